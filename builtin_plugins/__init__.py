@@ -1,0 +1,1 @@
+"""Builtin features, each a plugin published through the ``svc_display.plugins`` entry points."""

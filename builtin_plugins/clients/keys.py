@@ -1,0 +1,93 @@
+"""API keys: derivation, hashing, issue/rotate, lookup. Shared by adoption and the CLI."""
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from pony import orm
+
+from svc_host.auth import Principal, same_digest, sha256_hex
+from svc_host.permissions import ROLES
+
+KEY_PREFIX = "svc_"
+IDENTIFIER_MAX = 128
+
+
+class ClientError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class IssuedClient:
+    id: str
+    identifier: str
+    role: str
+    api_key: str
+
+
+def define_entities(db: Any) -> None:
+    class ApiClient(db.Entity):
+        _table_ = "svc_api_client"
+        id = orm.PrimaryKey(str, 32)
+        identifier = orm.Required(str, IDENTIFIER_MAX, unique=True)
+        role = orm.Required(str, 32)
+        key_hash = orm.Required(str, 64, unique=True)
+        masked_api_key = orm.Required(str, 32)
+        created_at_ms = orm.Required(int, size=64)
+
+
+def derive_api_key(instance_id: str, challenge: str, identifier: str) -> str:
+    """``svc_`` + HMAC-SHA256(instance id; challenge, identifier), URL-safe base64."""
+    mac = hmac.new(instance_id.encode(), f"{challenge}\n{identifier}".encode(), hashlib.sha256).digest()
+    return KEY_PREFIX + base64.urlsafe_b64encode(mac).decode().rstrip("=")
+
+
+def mask(api_key: str) -> str:
+    return f"{api_key[:8]}…{api_key[-4:]}"
+
+
+def validate_identifier(identifier: Any) -> str:
+    if not isinstance(identifier, str) or not identifier.strip():
+        raise ClientError("identifier must be a non-empty string")
+    identifier = identifier.strip()
+    if len(identifier) > IDENTIFIER_MAX:
+        raise ClientError(f"identifier must be at most {IDENTIFIER_MAX} characters")
+    if any(ord(c) < 32 for c in identifier):
+        raise ClientError("identifier may not contain control characters")
+    return identifier
+
+
+def issue_client(host: Any, identifier: str, role: str, challenge: str | None = None) -> IssuedClient:
+    """Create the client row, or rotate the key of an existing identifier. Needs a db_session."""
+    identifier = validate_identifier(identifier)
+    if role not in ROLES:
+        raise ClientError(f"role must be one of {', '.join(ROLES)}")
+    instance_id = host.instance_id
+    if not instance_id:
+        raise ClientError("the instance id is missing")
+    api_key = derive_api_key(instance_id, challenge or secrets.token_urlsafe(16), identifier)
+    db = host.db
+    row = db.ApiClient.get(identifier=identifier)
+    if row is None:
+        row = db.ApiClient(id=uuid.uuid4().hex, identifier=identifier, role=role, key_hash=sha256_hex(api_key),
+                           masked_api_key=mask(api_key), created_at_ms=host.clock.now_ms())
+    else:
+        row.set(role=role, key_hash=sha256_hex(api_key), masked_api_key=mask(api_key),
+                created_at_ms=host.clock.now_ms())
+    return IssuedClient(row.id, identifier, role, api_key)
+
+
+def authenticate_api_key(host: Any, token: str) -> Principal | None:
+    if not token.startswith(KEY_PREFIX):
+        return None
+    digest = sha256_hex(token)
+    with orm.db_session:
+        row = host.db.ApiClient.get(key_hash=digest)
+        if row is None or not same_digest(row.key_hash, digest):
+            return None
+        return Principal(identifier=row.identifier, role=row.role, kind="api_key", subject_id=row.id)

@@ -1,0 +1,1 @@
+"""The HTTP side of the host: the Falcon app factory, errors, OpenAPI, core routes."""

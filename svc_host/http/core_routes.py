@@ -1,0 +1,103 @@
+"""The two routes the host serves itself, with every plugin disabled: health and OpenAPI."""
+from __future__ import annotations
+
+import os
+import platform
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from marshmallow import Schema, fields
+
+from hookspecs import PUBLIC, Operation, Route
+
+_ARCH = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64", "armv7l": "arm", "i686": "x86"}
+
+
+class HealthSchema(Schema):
+    status = fields.String(required=True, metadata={"enum": ["ok"]})
+    app = fields.String(required=True)
+    version = fields.String(required=True)
+    build = fields.String(required=True)
+    schema_version = fields.Integer(required=True)
+    platform_os = fields.String()
+    platform_os_version = fields.String()
+    hostname = fields.String()
+    cpu_count = fields.Integer()
+    python_version = fields.String(metadata={"description": "runtime version of the implementation language"})
+    platform_arch = fields.String(required=True)
+    upgrade_capable = fields.Boolean(required=True)
+    uptime_seconds = fields.Integer(required=True)
+    plugins_dir_configured = fields.Boolean(required=True)
+
+
+def _build_id() -> str:
+    """The git commit of the source tree when there is one, else ``release``; computed once."""
+    source = Path(__file__).resolve().parents[2]
+    if (source / ".git").exists():
+        try:
+            out = subprocess.run(["git", "-C", str(source), "rev-parse", "--short", "HEAD"],
+                                 capture_output=True, text=True, timeout=2, check=False)
+            if out.returncode == 0 and out.stdout.strip():
+                return out.stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return "release"
+
+
+def platform_arch() -> str:
+    machine = platform.machine().lower()
+    return _ARCH.get(machine, machine or "unknown")
+
+
+def upgrade_capable(settings: Any) -> bool:
+    script = settings.upgrade_script
+    return (platform.system() == "Linux" and platform_arch() == "arm64" and script is not None
+            and script.is_file() and os.access(script, os.X_OK))
+
+
+class HealthResource:
+    def __init__(self, host: Any):
+        from svc_host import __version__
+
+        self.host = host
+        self.static = {
+            "status": "ok",
+            "app": "svc-display",
+            "version": __version__,
+            "build": _build_id(),
+            "platform_os": platform.system().lower() or "unknown",
+            "platform_os_version": platform.release() or "unknown",
+            "hostname": socket.gethostname(),
+            "cpu_count": os.cpu_count() or 1,
+            "python_version": platform.python_version(),
+            "platform_arch": platform_arch(),
+            "upgrade_capable": upgrade_capable(host.settings),
+            "plugins_dir_configured": bool(host.settings.plugins_dir),
+        }
+
+    def on_get(self, req, resp):  # noqa: ANN001
+        resp.media = {
+            **self.static,
+            "schema_version": self.host.schema_version(),
+            "uptime_seconds": int(time.monotonic() - self.host.started_at),
+        }
+
+
+class OpenApiResource:
+    def __init__(self, host: Any):
+        self.host = host
+
+    def on_get(self, req, resp):  # noqa: ANN001
+        resp.media = self.host.openapi
+
+
+def core_routes(host: Any) -> list[Route]:
+    return [
+        Route("/v1/health", HealthResource(host),
+              {"GET": Operation(PUBLIC, "service health", response=HealthSchema, tags=["host"])}),
+        Route("/v1/openapi.json", OpenApiResource(host),
+              {"GET": Operation(PUBLIC, "this OpenAPI 3.1 document", tags=["host"])}, db_session=False),
+    ]

@@ -1,0 +1,199 @@
+"""Storage: one Pony database (SQLite file or PostgreSQL), migrations, blobs, instance id."""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import secrets
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+from urllib.parse import urlparse
+
+from pony import orm
+
+from hookspecs import Migration
+
+log = logging.getLogger(__name__)
+
+INSTANCE_ID_FILE = "svc_instance.id"
+POSTGRES_BASELINE_SCHEMA_VERSION = 1
+
+
+def new_database() -> orm.Database:
+    """An unbound database with the host's own bookkeeping entity declared."""
+    db = orm.Database()
+
+    class AppliedMigration(db.Entity):
+        _table_ = "svc_applied_migration"
+        plugin = orm.Required(str, 200)
+        migration_id = orm.Required(str, 200)
+        applied_at_ms = orm.Required(int, size=64)
+        orm.composite_key(plugin, migration_id)
+
+    return db
+
+
+def bind_database(db: orm.Database, database_url: str | None, sqlite_path: Path) -> str:
+    """Bind ``db`` to PostgreSQL when a URL is given, else to the SQLite file. Returns the provider."""
+    if database_url:
+        parsed = urlparse(database_url)
+        dsn = database_url.replace(parsed.scheme + "://", "postgresql://", 1)
+        db.bind(provider="postgres", dsn=dsn)
+        return "postgres"
+
+    sqlite_path.parent.mkdir(parents=True, exist_ok=True)
+
+    @db.on_connect(provider="sqlite")
+    def _sqlite_pragmas(_db, connection):  # noqa: ANN001
+        cursor = connection.cursor()
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.execute("PRAGMA busy_timeout = 10000")
+        cursor.execute("PRAGMA synchronous = NORMAL")
+
+    db.bind(provider="sqlite", filename=str(sqlite_path), create_db=True)
+    return "sqlite"
+
+
+def apply_migrations(db: orm.Database, migrations: Iterable[tuple[str, Migration]], now_ms: int) -> int:
+    """Run every not-yet-applied migration in order; return how many are applied in total."""
+    for plugin, migration in migrations:
+        with orm.db_session:
+            if db.AppliedMigration.get(plugin=plugin, migration_id=migration.id):
+                continue
+            log.info("applying migration %s:%s", plugin, migration.id)
+            migration.apply(db)
+            db.AppliedMigration(plugin=plugin, migration_id=migration.id, applied_at_ms=now_ms)
+    with orm.db_session:
+        return orm.count(m for m in db.AppliedMigration)
+
+
+def schema_version(db: orm.Database) -> int:
+    """``/v1/health`` schema_version: applied migrations on SQLite, the baseline on PostgreSQL."""
+    if db.provider_name == "postgres":
+        return POSTGRES_BASELINE_SCHEMA_VERSION
+    with orm.db_session:
+        return orm.count(m for m in db.AppliedMigration)
+
+
+def read_or_create_instance_id(data_dir: Path) -> str:
+    """The adoption HMAC secret: created once (mode 0600), then read on every start."""
+    path = data_dir / INSTANCE_ID_FILE
+    data_dir.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_hex(32) + "\n")
+    return path.read_text().strip()
+
+
+def read_instance_id(data_dir: Path) -> str | None:
+    """The instance id, or None when the file is missing, unreadable or empty."""
+    try:
+        value = (data_dir / INSTANCE_ID_FILE).read_text().strip()
+    except OSError:
+        return None
+    return value or None
+
+
+class BlobKeyError(ValueError):
+    """A blob key that is malformed or would leave the media folder."""
+
+
+_KEY_SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+META_SUFFIX = ".meta.json"
+
+
+@dataclass(frozen=True)
+class Blob:
+    key: str
+    path: Path
+    content_type: str
+    size: int
+
+
+class BlobStore:
+    """Files under ``media/`` addressed by key, written atomically, with content-type metadata.
+
+    A key is one to eight ``/``-separated segments of ``[A-Za-z0-9._-]`` (no leading dot),
+    so no key can name a path outside the folder. Metadata sits beside the file as
+    ``<key>.meta.json``; a blob is found only when both exist.
+    """
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    def path_for(self, key: str) -> Path:
+        if not isinstance(key, str) or not key or len(key) > 512:
+            raise BlobKeyError("blob key must be a non-empty string of at most 512 characters")
+        segments = key.split("/")
+        if len(segments) > 8 or not all(_KEY_SEGMENT.match(s) for s in segments):
+            raise BlobKeyError("blob key segments may use only letters, digits, '.', '_' and '-'")
+        if key.endswith(META_SUFFIX):
+            raise BlobKeyError("blob key may not end in " + META_SUFFIX)
+        path = (self.root / key).resolve()
+        if not path.is_relative_to(self.root.resolve()):
+            raise BlobKeyError("blob key leaves the media folder")
+        return path
+
+    @staticmethod
+    def new_key(prefix: str, extension: str = "") -> str:
+        return f"{prefix}/{uuid.uuid4().hex}{extension}"
+
+    def put(self, key: str, data: bytes, content_type: str) -> Blob:
+        path = self.path_for(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _atomic_write(path, data)
+        meta = {"content_type": content_type, "size": len(data), "created_at_ms": int(time.time() * 1000)}
+        _atomic_write(path.with_name(path.name + META_SUFFIX), json.dumps(meta).encode())
+        return Blob(key, path, content_type, len(data))
+
+    def get(self, key: str) -> Blob | None:
+        try:
+            path = self.path_for(key)
+        except BlobKeyError:
+            return None
+        meta_path = path.with_name(path.name + META_SUFFIX)
+        if not path.is_file() or not meta_path.is_file():
+            return None
+        try:
+            meta = json.loads(meta_path.read_text())
+        except (OSError, ValueError):
+            return None
+        content_type = meta.get("content_type") if isinstance(meta, dict) else None
+        return Blob(key, path, content_type or "application/octet-stream", path.stat().st_size)
+
+    def delete(self, key: str) -> bool:
+        try:
+            path = self.path_for(key)
+        except BlobKeyError:
+            return False
+        found = False
+        for candidate in (path, path.with_name(path.name + META_SUFFIX)):
+            try:
+                candidate.unlink()
+                found = True
+            except FileNotFoundError:
+                pass
+        return found
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise

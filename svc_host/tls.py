@@ -1,0 +1,91 @@
+"""TLS on by default: a self-signed certificate in ``tls/``, reused until it expires."""
+from __future__ import annotations
+
+import datetime as dt
+import ipaddress
+import logging
+import os
+import socket
+from pathlib import Path
+
+import psutil
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+log = logging.getLogger(__name__)
+
+CERT_FILE = "display-cert.pem"
+KEY_FILE = "display-key.pem"
+VALIDITY_DAYS = 825
+RENEW_BEFORE = dt.timedelta(days=7)
+
+
+def local_ipv4_addresses() -> list[str]:
+    """Every IPv4 address of this machine's interfaces, loopback first."""
+    found: list[str] = []
+    for addresses in psutil.net_if_addrs().values():
+        for address in addresses:
+            if address.family == socket.AF_INET and address.address not in found:
+                found.append(address.address)
+    return sorted(found, key=lambda a: (not ipaddress.ip_address(a).is_loopback, a))
+
+
+def first_non_loopback_ipv4() -> str | None:
+    """The address adoption URLs use (spec 1), or None on a machine with only loopback."""
+    for address in local_ipv4_addresses():
+        if not ipaddress.ip_address(address).is_loopback:
+            return address
+    return None
+
+
+def _certificate_is_usable(cert_path: Path, key_path: Path) -> bool:
+    try:
+        cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
+        key = serialization.load_pem_private_key(key_path.read_bytes(), password=None)
+    except (OSError, ValueError, TypeError):
+        return False
+    if cert.public_key().public_numbers() != key.public_key().public_numbers():
+        return False
+    return cert.not_valid_after_utc - RENEW_BEFORE > dt.datetime.now(dt.timezone.utc)
+
+
+def generate_self_signed(cert_path: Path, key_path: Path, hostname: str, addresses: list[str]) -> None:
+    key = ec.generate_private_key(ec.SECP256R1())
+    now = dt.datetime.now(dt.timezone.utc)
+    names: list[x509.GeneralName] = [x509.DNSName("localhost")]
+    if hostname and hostname != "localhost":
+        names.append(x509.DNSName(hostname))
+    names += [x509.IPAddress(ipaddress.ip_address(a)) for a in addresses]
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, hostname or "svc-display")])
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5))
+        .not_valid_after(now + dt.timedelta(days=VALIDITY_DAYS))
+        .add_extension(x509.SubjectAlternativeName(names), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                       serialization.NoEncryption()))
+    os.chmod(key_path, 0o600)
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+
+
+def ensure_certificate(settings) -> tuple[Path, Path]:  # noqa: ANN001
+    """The (cert, key) paths to serve with: the overrides, or the generated pair in ``tls/``."""
+    if settings.http_tls_cert and settings.http_tls_key:
+        return settings.http_tls_cert, settings.http_tls_key
+    cert_path, key_path = settings.tls_dir / CERT_FILE, settings.tls_dir / KEY_FILE
+    if not _certificate_is_usable(cert_path, key_path):
+        log.info("generating a self-signed TLS certificate in %s", settings.tls_dir)
+        generate_self_signed(cert_path, key_path, socket.gethostname(), local_ipv4_addresses())
+    return cert_path, key_path

@@ -1,0 +1,73 @@
+"""The settings table and the service API other plugins use.
+
+``SettingsService.get(key)`` returns the stored value or the default of
+:data:`DEFAULTS`; ``set``/``delete`` need a ``db_session`` (the caller's request one).
+Key-values (``{key, value}`` strings, spec 2.11) live in their own table.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from pony import orm
+
+ALL_ROLES = ["admin", "operator", "power_viewer", "viewer"]
+
+DEFAULTS: dict[str, Any] = {
+    "display_theme_id": "navy_coral",
+    "display_text_scale_screen": 1.0,
+    "display_text_scale_ticker": 1.0,
+    "display_timezone": "UTC",
+    "controller_time_format": "24h",
+    "controller_date_order": "ymd",
+    "display_weather_temperature_unit": "c",
+    "adoption_allowed_roles": list(ALL_ROLES),
+}
+
+
+def define_entities(db: Any) -> None:
+    class DisplaySetting(db.Entity):
+        _table_ = "svc_display_setting"
+        key = orm.PrimaryKey(str, 100)
+        value = orm.Required(orm.Json)
+
+    class KeyValue(db.Entity):
+        _table_ = "svc_key_value"
+        key = orm.PrimaryKey(str, 256)
+        value = orm.Required(str, 8192)
+
+
+class SettingsService:
+    def __init__(self, host: Any):
+        self.db = host.db
+
+    @orm.db_session
+    def get(self, key: str) -> Any:
+        row = self.db.DisplaySetting.get(key=key)
+        if row is not None:
+            return row.value
+        if key == "adoption_allowed_roles":
+            legacy = self.db.DisplaySetting.get(key="adoption_allow_new_requests")
+            if legacy is not None:
+                return list(ALL_ROLES) if legacy.value else []
+        return DEFAULTS.get(key)
+
+    @orm.db_session
+    def is_stored(self, key: str) -> bool:
+        return self.db.DisplaySetting.get(key=key) is not None
+
+    def set(self, key: str, value: Any) -> None:
+        row = self.db.DisplaySetting.get(key=key)
+        if row is None:
+            self.db.DisplaySetting(key=key, value=value)
+        else:
+            row.value = value
+
+    def delete(self, key: str) -> None:
+        row = self.db.DisplaySetting.get(key=key)
+        if row is not None:
+            row.delete()
+
+    @orm.db_session
+    def key_value(self, key: str) -> str | None:
+        row = self.db.KeyValue.get(key=key)
+        return row.value if row is not None else None

@@ -89,27 +89,50 @@ def _serve_uvicorn(host: Any, wsgi_app: Any) -> None:
         ws_max_size=1024 * 1024,
         **ssl,
     )
+    # uvicorn shuts down gracefully on SIGTERM/SIGINT, then re-raises the signal with the handler
+    # that was installed before it ran: make that handler a clean exit so the host closes.
+    signal.signal(signal.SIGTERM, _exit_cleanly)
+    signal.signal(signal.SIGINT, _exit_cleanly)
     log.info("serving %s://%s:%d (uvicorn)", "https" if ssl else "http", settings.http_bind_ip, settings.http_port)
     uvicorn.Server(config).run()
 
 
+def _exit_cleanly(signum: int, _frame: Any) -> None:
+    raise SystemExit(0)
+
+
 def _serve_waitress(host: Any, wsgi_app: Any) -> None:
+    import threading
+
     import waitress
+    from waitress import wasyncore
+    from waitress.channel import HTTPChannel
 
     settings = host.settings
     if settings.http_tls:
         log.warning("waitress serves plain HTTP only: put a TLS-terminating proxy in front of it")
     server = waitress.create_server(wsgi_app, host=settings.http_bind_ip, port=settings.http_port, threads=8,
                                     clear_untrusted_proxy_headers=True)
+    stopping = threading.Event()
 
     def stop(signum: int, _frame: Any) -> None:
-        log.info("signal %d: stopping", signum)
-        server.close()
+        log.info("signal %d: stopping after in-flight requests", signum)
+        stopping.set()
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     log.info("serving http://%s:%d (waitress)", settings.http_bind_ip, settings.http_port)
-    try:
-        server.run()
-    except OSError:  # select() on the closed listening socket after stop()
-        pass
+    # waitress's own run() has no graceful stop: drive its loop, stop accepting on the
+    # signal, and leave once no channel is mid-request.
+    listening = True
+    while True:
+        if stopping.is_set():
+            if listening:
+                server.del_channel()
+                server.socket.close()
+                listening = False
+            if not any(isinstance(c, HTTPChannel) and (c.requests or c.total_outbufs_len)
+                       for c in list(server._map.values())):
+                break
+        wasyncore.loop(timeout=0.2, map=server._map, use_poll=True, count=1)
+    server.task_dispatcher.shutdown()

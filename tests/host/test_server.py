@@ -1,0 +1,144 @@
+"""The real server process: TLS by default, certificate lifecycle, plain HTTP, waitress, SIGTERM."""
+import datetime as dt
+import hashlib
+import ipaddress
+import signal
+import socket
+import ssl
+import threading
+import time
+
+import pytest
+import requests
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+from svc_host.config import load_settings
+from svc_host.tls import ensure_certificate, generate_self_signed, local_ipv4_addresses
+
+HEALTH_FIELDS = {"status", "app", "version", "build", "schema_version", "platform_os", "platform_os_version",
+                 "hostname", "cpu_count", "python_version", "platform_arch", "upgrade_capable", "uptime_seconds",
+                 "plugins_dir_configured"}
+
+
+def peer_certificate(port: int, cafile: str) -> bytes:
+    context = ssl.create_default_context(cafile=cafile)
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as raw:
+        with context.wrap_socket(raw, server_hostname="localhost") as tls:
+            return tls.getpeercert(binary_form=True)
+
+
+def test_tls_by_default_with_a_verifiable_self_signed_certificate(start_server, backend):
+    server = start_server()
+    assert server.url.startswith("https://")
+    der = peer_certificate(server.port, server.verify)  # full verification: chain + hostname
+    cert = x509.load_der_x509_certificate(der)
+    san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    assert "localhost" in san.get_values_for_type(x509.DNSName)
+    assert socket.gethostname() in san.get_values_for_type(x509.DNSName)
+    ips = {str(ip) for ip in san.get_values_for_type(x509.IPAddress)}
+    assert set(local_ipv4_addresses()) <= ips and "127.0.0.1" in ips
+
+    health = server.get("/v1/health")
+    assert health.status_code == 200
+    body = health.json()
+    assert HEALTH_FIELDS <= set(body)
+    assert body["status"] == "ok" and body["app"] == "svc-display"
+    assert isinstance(body["schema_version"], int) and isinstance(body["uptime_seconds"], int)
+    assert body["plugins_dir_configured"] is False and body["upgrade_capable"] is False
+    if backend == "postgres":
+        assert body["schema_version"] == 1
+
+    with pytest.raises(requests.exceptions.SSLError):  # an unrelated CA does not trust it
+        requests.get(server.url + "/v1/health", timeout=5, verify=True)
+
+
+def test_certificate_is_reused_across_restarts(start_server):
+    first = start_server()
+    fingerprint = hashlib.sha256(peer_certificate(first.port, first.verify)).hexdigest()
+    first.stop()
+    second = start_server()
+    assert hashlib.sha256(peer_certificate(second.port, second.verify)).hexdigest() == fingerprint
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])  # certificate handling does not touch the database
+def test_unreadable_or_expired_certificates_are_replaced(tmp_path, backend):
+    settings = load_settings({"SVC_DISPLAY_DATA_DIR": str(tmp_path)})
+    cert_path, key_path = ensure_certificate(settings)
+    original = cert_path.read_bytes()
+    assert ensure_certificate(settings) == (cert_path, key_path) and cert_path.read_bytes() == original
+    assert oct(key_path.stat().st_mode & 0o777) == "0o600"
+
+    cert_path.write_text("garbage")
+    ensure_certificate(settings)
+    renewed = x509.load_pem_x509_certificate(cert_path.read_bytes())
+    assert renewed.not_valid_after_utc > dt.datetime.now(dt.timezone.utc)
+
+    key = serialization.load_pem_private_key(key_path.read_bytes(), None)
+    now = dt.datetime.now(dt.timezone.utc)
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "old")])
+    expired = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+               .serial_number(1).not_valid_before(now - dt.timedelta(days=30))
+               .not_valid_after(now - dt.timedelta(days=1)).sign(key, hashes.SHA256()))
+    cert_path.write_bytes(expired.public_bytes(serialization.Encoding.PEM))
+    ensure_certificate(settings)
+    assert x509.load_pem_x509_certificate(cert_path.read_bytes()).not_valid_after_utc > now
+
+    other_key = ec.generate_private_key(ec.SECP256R1())
+    key_path.write_bytes(other_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                 serialization.NoEncryption()))
+    ensure_certificate(settings)  # a key that does not match the certificate is replaced too
+    cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
+    key = serialization.load_pem_private_key(key_path.read_bytes(), None)
+    assert cert.public_key().public_numbers() == key.public_key().public_numbers()
+
+
+def test_certificate_and_key_path_overrides(start_server, tmp_path):
+    cert, key = tmp_path / "own" / "cert.pem", tmp_path / "own" / "key.pem"
+    generate_self_signed(cert, key, "own-display", ["127.0.0.1"])
+    server = start_server({"SVC_DISPLAY_HTTP_TLS_CERT": str(cert), "SVC_DISPLAY_HTTP_TLS_KEY": str(key)})
+    served = x509.load_der_x509_certificate(peer_certificate(server.port, str(cert)))
+    assert served == x509.load_pem_x509_certificate(cert.read_bytes())
+    assert not (server.data_dir / "tls").exists()
+
+
+def test_plain_http_when_tls_is_off(start_server):
+    server = start_server({"SVC_DISPLAY_HTTP_TLS": "0"})
+    assert server.url.startswith("http://")
+    assert server.get("/v1/health").json()["status"] == "ok"
+
+
+def test_waitress_serves_the_same_app_over_plain_http(start_server):
+    server = start_server({"SVC_DISPLAY_HTTP_SERVER": "waitress"})
+    assert server.get("/v1/health").json()["status"] == "ok"
+    assert server.get("/v1/nowhere").json()["code"] == "not_found"
+    assert server.stop() == 0
+
+
+def test_keys_created_while_serving_work_at_once(start_server):
+    server = start_server()
+    key = server.key("viewer")
+    assert server.get("/v1/health", key=key).status_code == 200
+    assert server.request("GET", "/v1/openapi.json", key=key).status_code == 200
+
+
+@pytest.mark.parametrize("server_kind", ["uvicorn", "waitress"])
+def test_sigterm_lets_in_flight_requests_finish(start_server, hello_plugin_path, server_kind):
+    server = start_server({"SVC_DISPLAY_HTTP_SERVER": server_kind}, extra_pythonpath=[hello_plugin_path])
+    key = server.key("viewer")
+    result = {}
+
+    def slow_call():
+        result["response"] = server.get("/v1/hello", key=key, params={"delay_ms": 1500})
+
+    worker = threading.Thread(target=slow_call)
+    worker.start()
+    time.sleep(0.5)
+    server.process.send_signal(signal.SIGTERM)
+    worker.join(20)
+    assert result["response"].status_code == 200
+    assert result["response"].json()["message"] == "hello, world"
+    assert server.process.wait(30) == 0
+    assert "stopped" in server.log

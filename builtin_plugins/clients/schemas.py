@@ -1,0 +1,66 @@
+"""Request and response schemas of the client routes, shared with adoption."""
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+from builtin_plugins.clients.keys import IDENTIFIER_MAX, ClientError, validate_identifier
+from svc_host.permissions import ROLES
+
+
+class Identifier(fields.String):
+    """A client label: 1-128 characters after trimming, no control characters."""
+
+    def __init__(self, **kwargs: Any):
+        super().__init__(metadata={"description": f"client label, 1-{IDENTIFIER_MAX} characters",
+                                   "maxLength": IDENTIFIER_MAX}, **kwargs)
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> str:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            return validate_identifier(text)
+        except ClientError as exc:
+            raise ValidationError(str(exc)) from None
+
+
+def role_field(**kwargs: Any) -> fields.String:
+    return fields.String(validate=validate.OneOf(ROLES), metadata={"enum": list(ROLES)}, **kwargs)
+
+
+class ClientCreateBody(Schema):
+    identifier = Identifier(required=True)
+    role = role_field(load_default="operator")
+
+
+class ClientSchema(Schema):
+    id = fields.String(required=True)
+    identifier = fields.String(required=True)
+    role = fields.String(required=True)
+    masked_api_key = fields.String(required=True)
+    created_at_ms = fields.Integer(required=True)
+
+
+class ClientListSchema(Schema):
+    items = fields.List(fields.Nested(ClientSchema), required=True)
+
+
+class GrantSchema(Schema):
+    """A key handed out once: ``{api_key, identifier, role, permissions}``."""
+
+    api_key = fields.String(required=True)
+    identifier = fields.String(required=True)
+    role = fields.String(required=True)
+    permissions = fields.List(fields.String(), required=True)
+
+
+class CreatedClientSchema(GrantSchema):
+    id = fields.String(required=True)
+    masked_api_key = fields.String(required=True)
+    created_at_ms = fields.Integer(required=True)
+
+
+class SessionSchema(Schema):
+    identifier = fields.String(required=True)
+    role = fields.String(required=True)
+    permissions = fields.List(fields.String(), required=True)

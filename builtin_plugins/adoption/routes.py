@@ -10,7 +10,7 @@ from hookspecs import PUBLIC, Operation, Route
 from builtin_plugins.adoption.challenges import MAX_PENDING, ConfirmFailed
 from builtin_plugins.clients.keys import issue_client
 from builtin_plugins.clients.routes import grant_json, require_instance_id
-from builtin_plugins.clients.schemas import GrantSchema, Identifier, role_field
+from builtin_plugins.clients.schemas import AdoptionGrantSchema, Identifier, role_field
 from builtin_plugins.common.origins import request_origin
 from builtin_plugins.common.ratelimit import SlidingWindowLimiter, client_address, rate_limited
 from svc_host.http.errors import ApiError
@@ -20,21 +20,26 @@ RATE_WINDOW_MS = 60_000
 CHALLENGE_INPUT_MAX = 32
 
 
-class RequestBody(Schema):
+class AdoptionRequestBody(Schema):
     identifier = Identifier(required=True)
     role = role_field(load_default="operator")
 
 
-class ConfirmBody(Schema):
+class AdoptionConfirmBody(Schema):
     identifier = Identifier(required=True)
     challenge_code = fields.String(required=True, validate=validate.Length(min=1, max=CHALLENGE_INPUT_MAX),
                                    metadata={"description": "8 Crockford base32 characters; hyphen optional"})
 
 
-class PendingSchema(Schema):
-    expires_at_ms = fields.Integer(required=True)
+class AdoptionRequestAnswerSchema(Schema):
+    """Without a key: ``{expires_at_ms, identifier, role}``; with an admin key: ``{api_key, identifier, role,
+    permissions}``."""
+
     identifier = fields.String(required=True)
     role = fields.String(required=True)
+    expires_at_ms = fields.Integer(metadata={"description": "challenge expiry (public request only)"})
+    api_key = fields.String(metadata={"description": "plaintext key, returned once (admin grant only)"})
+    permissions = fields.List(fields.String(), metadata={"description": "admin grant only"})
 
 
 def allowed_roles(host: Any) -> list[str]:
@@ -159,10 +164,10 @@ def routes(host: Any) -> list[Route]:
             "POST": Operation(PUBLIC, "request adoption: without a key a challenge is shown on the display "
                                       "(response {expires_at_ms, identifier, role}); with an admin key the client "
                                       "is adopted at once (response {api_key, identifier, role, permissions})",
-                              body=RequestBody, tags=tags),
+                              body=AdoptionRequestBody, response=AdoptionRequestAnswerSchema, tags=tags),
         }),
         Route("/v1/adoption/confirm", ConfirmResource(shared), {
             "POST": Operation(PUBLIC, "confirm adoption with the challenge read on the display",
-                              body=ConfirmBody, response=GrantSchema, tags=tags),
+                              body=AdoptionConfirmBody, response=AdoptionGrantSchema, tags=tags),
         }),
     ]

@@ -6,11 +6,11 @@ from typing import Any
 from hookspecs import AUTHENTICATED, Operation, Route
 from builtin_plugins.clients.keys import ClientError, client_json, issue_client, revoke_client
 from builtin_plugins.clients.schemas import (
-    ClientCreateBody,
-    ClientListSchema,
-    ClientSchema,
-    CreatedClientSchema,
-    SessionSchema,
+    AdoptionClientCreateBody,
+    AdoptionClientListSchema,
+    AdoptionClientSchema,
+    AdoptionCreatedClientSchema,
+    AdoptionSessionSchema,
 )
 from svc_host.http.errors import ApiError, not_found
 from svc_host.permissions import ADOPTION_ADMIN
@@ -42,7 +42,7 @@ class ClientsResource:
         except ClientError as exc:  # pragma: no cover - the schema already checked both
             raise ApiError(400, "validation_failed", str(exc)) from None
         row = self.host.db.ApiClient[issued.id]
-        resp.status = 201 if issued.created else 200
+        resp.status = 201  # a new key either way: a new client, or a rotated one
         resp.media = {**grant_json(self.host, issued), **client_json(row)}
 
 
@@ -76,18 +76,18 @@ def routes(host: Any) -> list[Route]:
     tags = ["adoption"]
     return [
         Route("/v1/adoption/clients", ClientsResource(host), {
-            "GET": Operation(ADOPTION_ADMIN, "adopted clients (masked keys)", response=ClientListSchema, tags=tags),
+            "GET": Operation(ADOPTION_ADMIN, "adopted clients (masked keys)", response=AdoptionClientListSchema, tags=tags),
             "POST": Operation(ADOPTION_ADMIN, "adopt a client directly; the plaintext key is returned once "
-                                              "(201 new, 200 when an existing identifier's key is rotated)",
-                              body=ClientCreateBody, response=CreatedClientSchema, status=201, tags=tags),
+                                              "(an existing identifier's key is rotated)",
+                              body=AdoptionClientCreateBody, response=AdoptionCreatedClientSchema, status=201, tags=tags),
         }),
         Route("/v1/adoption/clients/{id}", ClientResource(host), {
-            "GET": Operation(ADOPTION_ADMIN, "one adopted client", response=ClientSchema, tags=tags),
+            "GET": Operation(ADOPTION_ADMIN, "one adopted client", response=AdoptionClientSchema, tags=tags),
             "DELETE": Operation(ADOPTION_ADMIN, "revoke a client; its key answers 401 at once", status=204,
                                 tags=tags),
         }),
         Route("/v1/adoption/session", SessionResource(host), {
             "GET": Operation(AUTHENTICATED, "who the caller is: identifier, role, permissions",
-                             response=SessionSchema, tags=tags),
+                             response=AdoptionSessionSchema, tags=tags),
         }),
     ]

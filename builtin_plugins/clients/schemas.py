@@ -28,12 +28,12 @@ def role_field(**kwargs: Any) -> fields.String:
     return fields.String(validate=validate.OneOf(ROLES), metadata={"enum": list(ROLES)}, **kwargs)
 
 
-class ClientCreateBody(Schema):
+class AdoptionClientCreateBody(Schema):
     identifier = Identifier(required=True)
     role = role_field(load_default="operator")
 
 
-class ClientSchema(Schema):
+class AdoptionClientSchema(Schema):
     id = fields.String(required=True)
     identifier = fields.String(required=True)
     role = fields.String(required=True)
@@ -41,11 +41,11 @@ class ClientSchema(Schema):
     created_at_ms = fields.Integer(required=True)
 
 
-class ClientListSchema(Schema):
-    items = fields.List(fields.Nested(ClientSchema), required=True)
+class AdoptionClientListSchema(Schema):
+    items = fields.List(fields.Nested(AdoptionClientSchema), required=True)
 
 
-class GrantSchema(Schema):
+class AdoptionGrantSchema(Schema):
     """A key handed out once: ``{api_key, identifier, role, permissions}``."""
 
     api_key = fields.String(required=True)
@@ -54,13 +54,13 @@ class GrantSchema(Schema):
     permissions = fields.List(fields.String(), required=True)
 
 
-class CreatedClientSchema(GrantSchema):
+class AdoptionCreatedClientSchema(AdoptionGrantSchema):
     id = fields.String(required=True)
     masked_api_key = fields.String(required=True)
     created_at_ms = fields.Integer(required=True)
 
 
-class SessionSchema(Schema):
+class AdoptionSessionSchema(Schema):
     identifier = fields.String(required=True)
     role = fields.String(required=True)
     permissions = fields.List(fields.String(), required=True)

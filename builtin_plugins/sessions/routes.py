@@ -33,12 +33,12 @@ def _new_password(value: str) -> None:
         raise ValidationError(str(exc)) from None
 
 
-class LoginBody(Schema):
+class AuthLoginBody(Schema):
     username = fields.String(required=True, validate=validate.Length(min=1, max=USERNAME_MAX))
     password = fields.String(required=True, validate=validate.Length(min=1, max=PASSWORD_MAX))
 
 
-class LoginSchema(Schema):
+class AuthLoginSchema(Schema):
     session_token = fields.String(required=True)
     expires_at_ms = fields.Integer(required=True)
     user_id = fields.String(required=True)
@@ -47,7 +47,7 @@ class LoginSchema(Schema):
     permissions = fields.List(fields.String(), required=True)
 
 
-class PasswordBody(Schema):
+class UserPasswordBody(Schema):
     old_password = fields.String(validate=validate.Length(min=1, max=PASSWORD_MAX),
                                  metadata={"description": "required when changing your own password without "
                                                           "users.admin"})
@@ -148,7 +148,7 @@ def routes(host: Any) -> list[Route]:
     return [
         Route("/v1/auth/login", LoginResource(host, guard), {
             "POST": Operation(PUBLIC, "sign in with a username and password; the session token is a Bearer value",
-                              body=LoginBody, response=LoginSchema, tags=tags),
+                              body=AuthLoginBody, response=AuthLoginSchema, tags=tags),
         }),
         Route("/v1/auth/logout", LogoutResource(host), {
             "POST": Operation(AUTHENTICATED, "end the current login session", status=204, tags=tags),
@@ -156,6 +156,6 @@ def routes(host: Any) -> list[Route]:
         Route("/v1/users/{id}/password", PasswordResource(host, guard), {
             "POST": Operation(AUTHENTICATED, f"change a password: the user's own session with old_password, or "
                                              f"{USERS_ADMIN}; ends the user's other sessions",
-                              body=PasswordBody, status=204, tags=tags),
+                              body=UserPasswordBody, status=204, tags=tags),
         }),
     ]

@@ -41,7 +41,7 @@ def test_default_role_is_operator(api):
 def test_creating_an_existing_identifier_rotates_its_key(api):
     first = api.post("/v1/adoption/clients", json={"identifier": "rot", "role": "viewer"}).json
     second = api.post("/v1/adoption/clients", json={"identifier": "rot", "role": "operator"})
-    assert second.status_code == 200
+    assert second.status_code == 201
     assert second.json["id"] == first["id"] and second.json["api_key"] != first["api_key"]
     assert_error(api.get("/v1/adoption/session", key=first["api_key"]), 401, "unauthorized")
     assert api.get("/v1/adoption/session", key=second.json["api_key"]).json["role"] == "operator"

@@ -8,7 +8,6 @@ response, and the alert carries it only in ``display_only``.
 from __future__ import annotations
 
 import hmac
-import json
 import logging
 import secrets
 import sys
@@ -106,7 +105,8 @@ class AdoptionService:
         row.alert_id = self._raise_alert(identifier, role, code, expires)
         if self.host.settings.headless:
             # The console is the display in headless mode: exactly one line on stderr.
-            print(f"svc-display: adoption challenge for identifier {json.dumps(identifier)} role {role}: {code} "
+            # The identifier is printed as given (it cannot hold line breaks or control characters).
+            print(f'svc-display: adoption challenge for identifier "{identifier}" role {role}: {code} '
                   f"(valid 5 minutes)", file=sys.stderr, flush=True)
         return {"identifier": identifier, "role": role, "expires_at_ms": expires}
 

@@ -45,8 +45,8 @@ class AdoptionRequestAnswerSchema(Schema):
 def allowed_roles(host: Any) -> list[str]:
     settings = host.services.get("settings")
     value = settings.get("adoption_allowed_roles") if settings is not None else list(ROLES)
-    if not isinstance(value, list):
-        return list(ROLES)
+    if not isinstance(value, list):  # a corrupt setting closes public adoption rather than opening it
+        return []
     return [role for role in value if role in ROLES]
 
 

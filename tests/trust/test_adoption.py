@@ -91,6 +91,14 @@ def test_public_request_answers_without_the_challenge_and_confirm_issues_a_key(t
     assert_error(confirm(trust, "kiosk-laptop", code), 401, "invalid_challenge")
 
 
+def test_console_line_shows_the_identifier_as_given(trust, capsys):
+    identifier = 'Küche "oben" #2'
+    capsys.readouterr()
+    assert request(trust, identifier, "viewer").status_code == 200
+    (line,) = [line for line in capsys.readouterr().err.splitlines() if "adoption challenge" in line]
+    assert identifier in line and "viewer" in line and challenge_for(trust.host, identifier) in line
+
+
 def test_key_is_the_documented_hmac_and_only_its_sha256_is_stored(trust):
     from builtin_plugins.clients.keys import derive_api_key
 

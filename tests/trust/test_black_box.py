@@ -15,7 +15,7 @@ FIVE_MINUTES = 5 * 60 * 1000
 
 def challenge_lines(server, identifier: str) -> list[str]:
     return [line for line in server.log.splitlines()
-            if "adoption challenge" in line and json.dumps(identifier) in line]
+            if "adoption challenge" in line and f'"{identifier}"' in line]
 
 
 def wait_for_code(server, identifier: str, count: int = 1) -> str:

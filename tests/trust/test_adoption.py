@@ -275,6 +275,14 @@ def test_legacy_allow_new_requests_false_blocks_and_true_allows(trust):
     assert request(trust, "legacy", "admin").status_code == 200
 
 
+def test_a_corrupt_allowed_roles_setting_blocks_public_adoption(trust):
+    _set_setting(trust.host, "adoption_allowed_roles", "admin")
+    assert_error(request(trust, "corrupt", "admin"), 403, "adoption_role_not_allowed")
+    _set_setting(trust.host, "adoption_allowed_roles", ["viewer", "wizard", 3])
+    assert request(trust, "corrupt", "viewer").status_code == 200
+    assert_error(request(trust, "corrupt", "operator"), 403, "adoption_role_not_allowed")
+
+
 def test_narrowing_roles_before_confirm_refuses_and_voids(trust):
     request(trust, "late", "admin")
     code = challenge_for(trust.host, "late")

@@ -270,3 +270,10 @@ def test_unusable_origin_headers_are_harmless(cors_api):
                                   headers={"Origin": origin, "Access-Control-Request-Method": "POST"})
         assert result.status_code < 500
         assert_denied(result)
+
+
+def test_the_system_resolver_answers_localhost_with_loopback_only():
+    from builtin_plugins.cors.policy import system_resolver
+
+    answers = system_resolver("localhost")
+    assert answers and all(is_private_address(a) for a in answers)

@@ -61,6 +61,8 @@ def mask(api_key: str) -> str:
 def validate_identifier(identifier: Any) -> str:
     if not isinstance(identifier, str) or not identifier.strip():
         raise ClientError("identifier must be a non-empty string")
+    if any(unicodedata.category(c) in _FORBIDDEN_CATEGORIES for c in identifier):
+        raise ClientError("identifier may not contain control characters, surrogates or line separators")
     identifier = identifier.strip()
     if len(identifier) > IDENTIFIER_MAX:
         raise ClientError(f"identifier must be at most {IDENTIFIER_MAX} characters")

@@ -9,12 +9,22 @@ from builtin_plugins.clients.keys import IDENTIFIER_MAX, ClientError, validate_i
 from svc_host.permissions import ROLES
 
 
+# Characters an identifier may hold: no control characters, no line/paragraph separators.
+_ALLOWED = r"[^\x00-\x1f\x7f-\x9f\u2028\u2029]"
+IDENTIFIER_PATTERN = f"^{_ALLOWED}*(?=\\S){_ALLOWED}+$"
+
+
 class Identifier(fields.String):
-    """A client label: 1-128 characters after trimming, no control characters."""
+    """A client label: 1-128 characters, at least one not a space, no control characters; trimmed."""
 
     def __init__(self, **kwargs: Any):
-        super().__init__(metadata={"description": f"client label, 1-{IDENTIFIER_MAX} characters",
-                                   "maxLength": IDENTIFIER_MAX}, **kwargs)
+        super().__init__(
+            validate=[validate.Length(min=1, max=IDENTIFIER_MAX),
+                      validate.Regexp(IDENTIFIER_PATTERN, error="must hold a visible character and no control "
+                                                                  "characters or line separators")],
+            metadata={"description": f"client label, 1-{IDENTIFIER_MAX} characters; surrounding spaces are "
+                                     "trimmed"},
+            **kwargs)
 
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> str:
         text = super()._deserialize(value, attr, data, **kwargs)

@@ -107,7 +107,7 @@ class LogoutResource:
 
     def on_post(self, req, resp):  # noqa: ANN001
         if req.context.principal.kind != "session":
-            raise ApiError(400, "not_a_session", "this Bearer value is an API key, not a login session; "
+            raise ApiError(409, "not_a_session", "this Bearer value is an API key, not a login session; "
                                                  "revoke keys through /v1/adoption/clients")
         close_session(self.host, bearer_token(req))
         resp.status = 204

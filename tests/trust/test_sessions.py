@@ -115,8 +115,8 @@ def test_logout_ends_only_the_current_session(api):
     assert_error(api.post("/v1/auth/logout", key=""), 401, "unauthorized")
 
 
-def test_logout_with_an_api_key_is_400_and_the_key_keeps_working(api):
-    assert_error(api.post("/v1/auth/logout"), 400, "not_a_session")
+def test_logout_with_an_api_key_is_409_and_the_key_keeps_working(api):
+    assert_error(api.post("/v1/auth/logout"), 409, "not_a_session")
     assert api.get("/v1/adoption/session").status_code == 200
 
 

@@ -133,6 +133,16 @@ class AdoptionService:
             raise ConfirmFailed()
         return row
 
+    def consume(self, row: Any) -> bool:
+        """Delete a confirmed challenge exactly once: False when a concurrent confirm took it."""
+        identifier, challenge, alert_id = row.identifier, row.challenge, row.alert_id
+        taken = self.host.db.AdoptionChallenge.select(
+            lambda c: c.identifier == identifier and c.challenge == challenge).delete(bulk=True)
+        if taken != 1:
+            return False
+        self._dismiss(alert_id)
+        return True
+
     def finish(self, row: Any) -> None:
         """Remove a confirmed (or refused) challenge and dismiss its alert."""
         self._drop(row)
@@ -140,6 +150,9 @@ class AdoptionService:
     def _drop(self, row: Any) -> None:
         alert_id = row.alert_id
         row.delete()
+        self._dismiss(alert_id)
+
+    def _dismiss(self, alert_id: str | None) -> None:
         if alert_id:
             alerts = self.host.services.get("alerts")
             if alerts is not None:

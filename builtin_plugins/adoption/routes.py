@@ -4,19 +4,19 @@ from __future__ import annotations
 from typing import Any
 
 from marshmallow import Schema, fields, validate
-from pony import orm
-
 from hookspecs import PUBLIC, Operation, Route
 from builtin_plugins.adoption.challenges import MAX_PENDING, ConfirmFailed
 from builtin_plugins.clients.keys import issue_client
 from builtin_plugins.clients.routes import grant_json, require_instance_id
 from builtin_plugins.clients.schemas import AdoptionGrantSchema, Identifier, role_field
 from builtin_plugins.common.origins import request_origin
+from builtin_plugins.common.transactions import commit_quietly, committed_or_conflict
 from builtin_plugins.common.ratelimit import SlidingWindowLimiter, client_address, rate_limited
 from svc_host.http.errors import ApiError
 from svc_host.permissions import ADOPTION_ADMIN, ROLES
 
 RATE_WINDOW_MS = 60_000
+RACE = "another adoption of this identifier happened at the same time; retry"
 CHALLENGE_INPUT_MAX = 32
 
 
@@ -54,15 +54,6 @@ def check_role_allowed(host: Any, role: str) -> None:
     if role not in allowed_roles(host):
         raise ApiError(403, "adoption_role_not_allowed",
                        f"role {role!r} is not in adoption_allowed_roles", {"role": role})
-
-
-def commit_or_conflict() -> None:
-    """Commit now, so a race on the same identifier is a 409 rather than a failed commit later."""
-    try:
-        orm.commit()
-    except (orm.TransactionIntegrityError, orm.CommitException):
-        orm.rollback()
-        raise ApiError(409, "conflict", "another adoption of this identifier happened at the same time") from None
 
 
 def remember_origin(host: Any, req: Any) -> None:
@@ -113,19 +104,19 @@ class RequestResource:
         if pending is None and service.pending_count() >= MAX_PENDING:
             retry = max(1, -(-(service.oldest_expiry_ms() - self.host.clock.now_ms()) // 1000))
             raise rate_limited(retry, f"{MAX_PENDING} adoption challenges are already pending; retry later")
-        answer = service.create(body["identifier"], body["role"])
-        commit_or_conflict()
+        with committed_or_conflict(RACE):
+            answer = service.create(body["identifier"], body["role"])
         resp.media = answer
 
     def _grant(self, req, resp, body) -> None:  # noqa: ANN001
         require_instance_id(self.host)
         check_role_allowed(self.host, body["role"])
-        issued = issue_client(self.host, body["identifier"], body["role"])
-        pending = self.host.db.AdoptionChallenge.get(identifier=issued.identifier)
-        if pending is not None:  # the admin adopted it directly: the challenge is moot
-            self.routes.service.finish(pending)
-        remember_origin(self.host, req)
-        commit_or_conflict()
+        with committed_or_conflict(RACE):
+            issued = issue_client(self.host, body["identifier"], body["role"])
+            pending = self.host.db.AdoptionChallenge.get(identifier=issued.identifier)
+            if pending is not None:  # the admin adopted it directly: the challenge is moot
+                self.routes.service.finish(pending)
+            remember_origin(self.host, req)
         resp.media = grant_json(self.host, issued)
 
 
@@ -142,17 +133,18 @@ class ConfirmResource:
         try:
             row = service.confirm(body["identifier"], body["challenge_code"])
         except ConfirmFailed:
-            orm.commit()  # keep the wrong-attempt count and any expiry, then refuse
+            commit_quietly()  # keep the wrong-attempt count and any expiry, then refuse
             raise ApiError(401, "invalid_challenge", "the challenge code is wrong or expired") from None
         role, challenge = row.role, row.challenge
         if role not in allowed_roles(self.host):
             service.finish(row)
-            orm.commit()
+            commit_quietly()
             check_role_allowed(self.host, role)
-        service.finish(row)
-        issued = issue_client(self.host, body["identifier"], role, challenge=challenge)
-        remember_origin(self.host, req)
-        commit_or_conflict()
+        with committed_or_conflict(RACE):
+            if not service.consume(row):  # a concurrent confirm used this code first
+                raise ApiError(401, "invalid_challenge", "the challenge code is wrong or expired")
+            issued = issue_client(self.host, body["identifier"], role, challenge=challenge)
+            remember_origin(self.host, req)
         resp.media = grant_json(self.host, issued)
 
 

@@ -12,6 +12,7 @@ from builtin_plugins.clients.schemas import (
     AdoptionCreatedClientSchema,
     AdoptionSessionSchema,
 )
+from builtin_plugins.common.transactions import committed_or_conflict
 from svc_host.http.errors import ApiError, not_found
 from svc_host.permissions import ADOPTION_ADMIN
 
@@ -37,10 +38,11 @@ class ClientsResource:
     def on_post(self, req, resp):  # noqa: ANN001
         body = req.context.body
         require_instance_id(self.host)
-        try:
-            issued = issue_client(self.host, body["identifier"], body["role"])
-        except ClientError as exc:  # pragma: no cover - the schema already checked both
-            raise ApiError(400, "validation_failed", str(exc)) from None
+        with committed_or_conflict("another request adopted this identifier at the same time; retry"):
+            try:
+                issued = issue_client(self.host, body["identifier"], body["role"])
+            except ClientError as exc:  # pragma: no cover - the schema already checked both
+                raise ApiError(400, "validation_failed", str(exc)) from None
         row = self.host.db.ApiClient[issued.id]
         resp.status = 201  # a new key either way: a new client, or a rotated one
         resp.media = {**grant_json(self.host, issued), **client_json(row)}

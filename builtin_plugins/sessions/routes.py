@@ -7,6 +7,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 from pony import orm
 
 from hookspecs import AUTHENTICATED, PUBLIC, Operation, Route
+from builtin_plugins.common.transactions import committed_or_conflict
 from builtin_plugins.common.ratelimit import SlidingWindowLimiter, client_address, rate_limited
 from builtin_plugins.sessions.passwords import PASSWORD_MAX, PasswordError, check_password_policy, verify_password
 from builtin_plugins.sessions.store import (
@@ -95,7 +96,8 @@ class LoginResource:
             self.guard.failed(username, address)
             raise ApiError(401, "invalid_credentials", "unknown username or wrong password")
         self.guard.succeeded(username)
-        token, expires = open_session(self.host, user)
+        with committed_or_conflict():
+            token, expires = open_session(self.host, user)
         resp.media = {"session_token": token, "expires_at_ms": expires, "user_id": user.id,
                       "username": user.username, "role": user.role,
                       "permissions": self.host.registries.permissions.for_role(user.role)}
@@ -109,7 +111,8 @@ class LogoutResource:
         if req.context.principal.kind != "session":
             raise ApiError(409, "not_a_session", "this Bearer value is an API key, not a login session; "
                                                  "revoke keys through /v1/adoption/clients")
-        close_session(self.host, bearer_token(req))
+        with committed_or_conflict():
+            close_session(self.host, bearer_token(req))
         resp.status = 204
 
 
@@ -138,7 +141,8 @@ class PasswordResource:
                 self.guard.failed(user.username, address)
                 raise ApiError(403, "invalid_credentials", "the old password is wrong")
         keep = sha256_hex(bearer_token(req)) if is_self else None
-        set_password(self.host, user, body["new_password"], keep_token_hash=keep)
+        with committed_or_conflict("the password was changed by another request at the same time; retry"):
+            set_password(self.host, user, body["new_password"], keep_token_hash=keep)
         resp.status = 204
 
 

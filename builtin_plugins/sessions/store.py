@@ -13,6 +13,7 @@ from typing import Any
 
 from pony import orm
 
+from builtin_plugins.common.transactions import commit_quietly
 from builtin_plugins.sessions.passwords import hash_password
 from svc_host.auth import Principal, same_digest, sha256_hex
 from svc_host.permissions import ROLES
@@ -126,6 +127,7 @@ def authenticate_session(host: Any, token: str) -> Principal | None:
             return None
         if session.expires_at_ms <= host.clock.now_ms():
             session.delete()
+            commit_quietly()  # another request may have dropped it first
             return None
         user = session.user
         return Principal(identifier=user.username, role=user.role, kind="session", subject_id=user.id)

@@ -543,3 +543,53 @@ def test_pending_challenges_are_capped(make_host):
     assert int(limited.headers["retry-after"]) >= 1
     assert request(api, "flood-0").status_code == 200  # replacing a pending one is fine
     assert count(host, "AdoptionChallenge") == MAX_PENDING
+
+
+# ---- races ---------------------------------------------------------------------------------
+
+def _together(calls):
+    """Run the calls on threads released at the same moment; their results in order."""
+    import threading
+
+    barrier = threading.Barrier(len(calls))
+    results = [None] * len(calls)
+
+    def run(index, call):
+        barrier.wait()
+        results[index] = call()
+
+    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    return results
+
+
+def test_concurrent_confirms_issue_one_working_key_and_never_fail_500(trust):
+    for round_ in range(3):
+        identifier = f"race-{round_}"
+        request(trust, identifier)
+        code = challenge_for(trust.host, identifier)
+        answers = _together([lambda: confirm(trust, identifier, code) for _ in range(4)])
+        statuses = sorted(a.status_code for a in answers)
+        assert 200 in statuses and all(s in (200, 401, 409) for s in statuses), statuses
+        keys = [a.json["api_key"] for a in answers if a.status_code == 200]
+        working = [k for k in keys if trust.get("/v1/adoption/session", key=k).status_code == 200]
+        assert len(working) == 1
+        with orm.db_session:
+            assert trust.host.db.ApiClient.select(lambda c: c.identifier == identifier).count() == 1
+
+
+def test_concurrent_requests_for_one_identifier_leave_one_challenge(trust):
+    answers = _together([lambda: request(trust, "same-time") for _ in range(4)])
+    assert all(a.status_code in (200, 409) for a in answers), [a.status_code for a in answers]
+    assert 200 in [a.status_code for a in answers]
+    assert count(trust.host, "AdoptionChallenge") == 1
+
+
+def test_concurrent_admin_creations_of_one_identifier_never_fail_500(trust):
+    answers = _together([lambda: trust.post("/v1/adoption/clients", json={"identifier": "twin"}) for _ in range(4)])
+    assert all(a.status_code in (201, 409) for a in answers), [a.status_code for a in answers]
+    with orm.db_session:
+        assert trust.host.db.ApiClient.select(lambda c: c.identifier == "twin").count() == 1

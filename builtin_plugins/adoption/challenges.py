@@ -70,9 +70,13 @@ class AdoptionService:
     # -- for the display ---------------------------------------------------------------
     @orm.db_session
     def pending_challenges(self) -> list[dict]:
-        """Unexpired challenges, oldest first: ``[{identifier, role, challenge, expires_at_ms}]``."""
-        self.sweep()
-        rows = self.host.db.AdoptionChallenge.select().order_by(lambda c: (c.created_at_ms, c.identifier))
+        """Unexpired challenges, oldest first: ``[{identifier, role, challenge, expires_at_ms}]``.
+
+        Read-only, callable from any thread (the display's); expired rows are left to the sweep.
+        """
+        now = self.host.clock.now_ms()
+        rows = self.host.db.AdoptionChallenge.select(lambda c: c.expires_at_ms > now).order_by(
+            lambda c: (c.created_at_ms, c.identifier))
         return [{"identifier": r.identifier, "role": r.role, "challenge": r.challenge,
                  "expires_at_ms": r.expires_at_ms} for r in rows]
 

@@ -99,12 +99,13 @@ class RequestResource:
         require_instance_id(self.host)
         check_role_allowed(self.host, body["role"])
         service = self.routes.service
-        service.sweep()
-        pending = self.host.db.AdoptionChallenge.get(identifier=body["identifier"])
-        if pending is None and service.pending_count() >= MAX_PENDING:
-            retry = max(1, -(-(service.oldest_expiry_ms() - self.host.clock.now_ms()) // 1000))
-            raise rate_limited(retry, f"{MAX_PENDING} adoption challenges are already pending; retry later")
         with committed_or_conflict(RACE):
+            service.sweep()
+        with committed_or_conflict(RACE):
+            pending = self.host.db.AdoptionChallenge.get(identifier=body["identifier"])
+            if pending is None and service.pending_count() >= MAX_PENDING:
+                retry = max(1, -(-(service.oldest_expiry_ms() - self.host.clock.now_ms()) // 1000))
+                raise rate_limited(retry, f"{MAX_PENDING} adoption challenges are already pending; retry later")
             answer = service.create(body["identifier"], body["role"])
         resp.media = answer
 

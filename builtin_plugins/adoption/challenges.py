@@ -198,5 +198,7 @@ class AdoptionService:
             try:
                 with orm.db_session:
                     self.sweep()
+            except orm.TransactionError:  # a request dropped the same row first: next round
+                log.debug("adoption challenge sweep raced a request")
             except Exception:  # a busy database must not kill the sweeper
                 log.exception("adoption challenge sweep failed")

@@ -4,14 +4,15 @@ from __future__ import annotations
 from typing import Any
 
 from marshmallow import Schema, fields, validate
+
 from hookspecs import PUBLIC, Operation, Route
 from builtin_plugins.adoption.challenges import MAX_PENDING, ConfirmFailed
 from builtin_plugins.clients.keys import issue_client
 from builtin_plugins.clients.routes import grant_json, require_instance_id
 from builtin_plugins.clients.schemas import AdoptionGrantSchema, Identifier, role_field
 from builtin_plugins.common.origins import request_origin
-from builtin_plugins.common.transactions import commit_quietly, committed_or_conflict
 from builtin_plugins.common.ratelimit import SlidingWindowLimiter, client_address, rate_limited
+from builtin_plugins.common.transactions import commit_quietly, committed_or_conflict
 from svc_host.http.errors import ApiError
 from svc_host.permissions import ADOPTION_ADMIN, ROLES
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
-from pony import orm
 
 from hookspecs import AUTHENTICATED, PUBLIC, Operation, Route
-from builtin_plugins.common.transactions import committed_or_conflict
 from builtin_plugins.common.ratelimit import SlidingWindowLimiter, client_address, rate_limited
+from builtin_plugins.common.transactions import committed_or_conflict
 from builtin_plugins.sessions.passwords import PASSWORD_MAX, PasswordError, check_password_policy, verify_password
 from builtin_plugins.sessions.store import (
     USERNAME_MAX,

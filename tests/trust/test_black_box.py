@@ -5,8 +5,6 @@ import json
 import re
 import time
 
-import pytest
-
 from tests.conftest import REPO, advance_clock
 from tests.trust.helpers import assert_error, fake_alerts_site
 

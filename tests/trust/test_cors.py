@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import pytest
-from pony import orm
 
 from builtin_plugins.common.origins import normalize_origin
 from builtin_plugins.cors.middleware import ALLOW_HEADERS, ALLOW_METHODS
 from builtin_plugins.cors.policy import DNS_CACHE_MS, PrivateOriginPolicy, is_private_address
-from tests.conftest import Api, advance_clock, issue_key
-from tests.trust.helpers import assert_error, challenge_for
+from tests.conftest import Api, issue_key
+from tests.trust.helpers import challenge_for
 
 ACAO = "access-control-allow-origin"
 

@@ -176,6 +176,14 @@ def test_cors_over_https(start_server):
     after = server.get("/v1/adoption/session", key=granted.json()["api_key"], headers={"Origin": browser})
     assert after.headers["Access-Control-Allow-Origin"] == browser
 
+    # an admin grant stores the Referer's origin when Origin is absent
+    other = "http://192.168.50.7:5199"
+    assert "Access-Control-Allow-Origin" not in server.get("/v1/health", headers={"Origin": other}).headers
+    grant = server.request("POST", "/v1/adoption/request", key=admin, json={"identifier": "via-referer"},
+                           headers={"Referer": other + "/controller/adopt?x=1"})
+    assert grant.status_code == 200
+    assert server.get("/v1/health", headers={"Origin": other}).headers["Access-Control-Allow-Origin"] == other
+
 
 def test_users_and_sessions_over_https(start_server, env):
     server = start_server()

@@ -28,6 +28,8 @@ def register_entities(db: Any) -> None:
 
 @hookimpl
 def register_routes(host: Any) -> list[Any]:
+    if "ApiClient" not in host.db.entities:
+        raise RuntimeError("adoption issues API keys through the clients plugin: enable clients or disable adoption")
     _service(host)
     return routes(host)
 

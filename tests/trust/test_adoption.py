@@ -593,3 +593,21 @@ def test_concurrent_admin_creations_of_one_identifier_never_fail_500(trust):
     assert all(a.status_code in (201, 409) for a in answers), [a.status_code for a in answers]
     with orm.db_session:
         assert trust.host.db.ApiClient.select(lambda c: c.identifier == "twin").count() == 1
+
+
+def test_adoption_without_the_clients_plugin_stops_startup_with_a_clear_message(make_host):
+    from svc_host.plugins import PluginError
+
+    with pytest.raises(PluginError, match="adoption.*clients"):
+        make_host({"SVC_DISPLAY_DISABLE_PLUGINS": "clients"})
+
+
+def test_each_trust_plugin_but_adoption_can_be_disabled_alone(make_host):
+    for name in ("cors", "sessions", "permissions_doc", "settings"):
+        host = make_host({"SVC_DISPLAY_DISABLE_PLUGINS": name, "SVC_DISPLAY_ADOPTION_RATE_PER_MIN": "0"})
+        api = Api(host)
+        assert api.post("/v1/adoption/request", json={"identifier": f"without-{name}"}).status_code == 200
+        code = challenge_for(host, f"without-{name}")
+        answer = api.post("/v1/adoption/confirm", json={"identifier": f"without-{name}", "challenge_code": code},
+                          headers={"Origin": "http://192.168.1.2"})
+        assert answer.status_code == 200

@@ -41,6 +41,21 @@ def test_read_password_takes_the_first_stdin_line():
     assert read_password(io.StringIO("no newline")) == "no newline"
 
 
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_read_password_prompts_twice_on_a_terminal(monkeypatch):
+    from builtin_plugins.sessions.passwords import PasswordError
+
+    answers = iter(["typed secret", "typed secret", "first try", "second try"])
+    monkeypatch.setattr("getpass.getpass", lambda prompt="": next(answers))
+    assert read_password(_Terminal()) == "typed secret"
+    with pytest.raises(PasswordError):
+        read_password(_Terminal())
+
+
 def test_login_gives_a_bearer_session_token(api):
     user_id = add_user(api.host, "ada", "power_viewer")
     before = api.host.clock.now_ms()

@@ -14,9 +14,13 @@ from hookspecs import hookimpl
 from builtin_plugins.clients.keys import (
     ClientError,
     authenticate_api_key,
+    client_json,
     define_entities,
     issue_client,
+    revoke_client,
+    validate_identifier,
 )
+from builtin_plugins.clients.routes import routes
 from svc_host.permissions import ROLES
 
 
@@ -26,11 +30,19 @@ def register_entities(db: Any) -> None:
 
 
 @hookimpl
+def register_routes(host: Any) -> list[Any]:
+    return routes(host)
+
+
+@hookimpl
 def authenticate_token(host: Any, token: str) -> Any:
     return authenticate_api_key(host, token)
 
 
 def _keys_create(host: Any, args: Any) -> int:
+    if not host.instance_id:
+        print("svc-display: the instance id is missing; cannot issue keys", file=sys.stderr)
+        return 2
     try:
         with orm.db_session:
             issued = issue_client(host, args.identifier, args.role)
@@ -54,3 +66,30 @@ def register_commands(subparsers: Any) -> None:
     create.add_argument("--identifier", required=True)
     create.add_argument("--role", default="operator", choices=ROLES)
     create.set_defaults(handler=_keys_create)
+    listing = keys.add_parser("list", help="adopted clients as JSON (masked keys only)")
+    listing.set_defaults(handler=_keys_list)
+    revoke = keys.add_parser("revoke", help="revoke the client with this identifier; its key stops working")
+    revoke.add_argument("--identifier", required=True)
+    revoke.set_defaults(handler=_keys_revoke)
+
+
+def _keys_list(host: Any, args: Any) -> int:
+    with orm.db_session:
+        rows = host.db.ApiClient.select().order_by(lambda c: (c.created_at_ms, c.id))
+        print(json.dumps({"items": [client_json(row) for row in rows]}))
+    return 0
+
+
+def _keys_revoke(host: Any, args: Any) -> int:
+    try:
+        identifier = validate_identifier(args.identifier)
+    except ClientError as exc:
+        print(f"svc-display: {exc}", file=sys.stderr)
+        return 2
+    with orm.db_session:
+        row = host.db.ApiClient.get(identifier=identifier)
+        if row is None or not revoke_client(host, row.id):
+            print(f"svc-display: no client with identifier {identifier!r}", file=sys.stderr)
+            return 1
+    print(json.dumps({"revoked": identifier}))
+    return 0

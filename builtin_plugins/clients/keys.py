@@ -4,7 +4,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import re
 import secrets
+import unicodedata
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +18,10 @@ from svc_host.permissions import ROLES
 
 KEY_PREFIX = "svc_"
 IDENTIFIER_MAX = 128
+# Control characters, lone surrogates and line/paragraph separators: an identifier is shown
+# on the display and in one console line, and must survive every database encoding.
+_FORBIDDEN_CATEGORIES = frozenset({"Cc", "Cs", "Zl", "Zp"})
+_CLIENT_ID = re.compile(r"^[0-9a-f]{32}$")
 
 
 class ClientError(ValueError):
@@ -28,6 +34,7 @@ class IssuedClient:
     identifier: str
     role: str
     api_key: str
+    created: bool = True
 
 
 def define_entities(db: Any) -> None:
@@ -54,16 +61,22 @@ def mask(api_key: str) -> str:
 def validate_identifier(identifier: Any) -> str:
     if not isinstance(identifier, str) or not identifier.strip():
         raise ClientError("identifier must be a non-empty string")
+    if any(unicodedata.category(c) in _FORBIDDEN_CATEGORIES for c in identifier):
+        raise ClientError("identifier may not contain control characters, surrogates or line separators")
     identifier = identifier.strip()
     if len(identifier) > IDENTIFIER_MAX:
         raise ClientError(f"identifier must be at most {IDENTIFIER_MAX} characters")
-    if any(ord(c) < 32 for c in identifier):
-        raise ClientError("identifier may not contain control characters")
+    if any(unicodedata.category(c) in _FORBIDDEN_CATEGORIES for c in identifier):
+        raise ClientError("identifier may not contain control characters, surrogates or line separators")
     return identifier
 
 
 def issue_client(host: Any, identifier: str, role: str, challenge: str | None = None) -> IssuedClient:
-    """Create the client row, or rotate the key of an existing identifier. Needs a db_session."""
+    """Create the client row, or rotate the key of an existing identifier. Needs a db_session.
+
+    ``challenge`` is the confirmed adoption challenge; local and admin grants have none and
+    use 128 random bits in its place, so every issued key is unpredictable.
+    """
     identifier = validate_identifier(identifier)
     if role not in ROLES:
         raise ClientError(f"role must be one of {', '.join(ROLES)}")
@@ -73,13 +86,31 @@ def issue_client(host: Any, identifier: str, role: str, challenge: str | None = 
     api_key = derive_api_key(instance_id, challenge or secrets.token_urlsafe(16), identifier)
     db = host.db
     row = db.ApiClient.get(identifier=identifier)
+    created = row is None
     if row is None:
         row = db.ApiClient(id=uuid.uuid4().hex, identifier=identifier, role=role, key_hash=sha256_hex(api_key),
                            masked_api_key=mask(api_key), created_at_ms=host.clock.now_ms())
     else:
         row.set(role=role, key_hash=sha256_hex(api_key), masked_api_key=mask(api_key),
                 created_at_ms=host.clock.now_ms())
-    return IssuedClient(row.id, identifier, role, api_key)
+    return IssuedClient(row.id, identifier, role, api_key, created)
+
+
+def client_json(row: Any) -> dict:
+    """A client as listed: never the key, never its hash."""
+    return {"id": row.id, "identifier": row.identifier, "role": row.role,
+            "masked_api_key": row.masked_api_key, "created_at_ms": row.created_at_ms}
+
+
+def revoke_client(host: Any, client_id: str) -> bool:
+    """Delete a client row; its key answers 401 from the next request on. Needs a db_session."""
+    if not isinstance(client_id, str) or not _CLIENT_ID.match(client_id):
+        return False
+    row = host.db.ApiClient.get(id=client_id)
+    if row is None:
+        return False
+    row.delete()
+    return True
 
 
 def authenticate_api_key(host: Any, token: str) -> Principal | None:

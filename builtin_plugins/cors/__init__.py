@@ -1,0 +1,37 @@
+"""CORS (spec 5.11-5.12): the stored allowed-origin list and the middleware that applies it.
+
+``host.services["cors"]`` is the :class:`~builtin_plugins.cors.store.OriginStore`;
+adoption stores the caller's origin there on a successful confirm or admin grant.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from hookspecs import hookimpl
+from builtin_plugins.cors.middleware import CorsMiddleware
+from builtin_plugins.cors.policy import PrivateOriginPolicy
+from builtin_plugins.cors.store import OriginStore, define_entities
+
+
+@hookimpl
+def register_entities(db: Any) -> None:
+    define_entities(db)
+
+
+def _store(host: Any) -> OriginStore:
+    store = host.services.get("cors")
+    if store is None:
+        store = host.services["cors"] = OriginStore(host)
+        host.services["cors_policy"] = PrivateOriginPolicy(host.clock.now_ms)
+    return store
+
+
+@hookimpl
+def register_middleware(host: Any) -> list[Any]:
+    store = _store(host)
+    return [CorsMiddleware(store, host.services["cors_policy"])]
+
+
+@hookimpl(tryfirst=True)
+def startup(host: Any) -> None:
+    _store(host).seed_from_settings()

@@ -1,0 +1,114 @@
+"""Users, passwords and login sessions (spec 4.14, 5.10).
+
+``POST /v1/auth/login`` trades a username and password for a session token usable as a
+Bearer value; ``svc-display users create`` adds users (the password comes from stdin or a
+prompt, never from the command line).
+"""
+from __future__ import annotations
+
+import getpass
+import json
+import sys
+from typing import Any
+
+from pony import orm
+
+from hookspecs import hookimpl
+from builtin_plugins.sessions.passwords import PasswordError, check_password_policy
+from builtin_plugins.sessions.routes import routes
+from builtin_plugins.sessions.store import (
+    UserError,
+    authenticate_session,
+    create_user,
+    define_entities,
+    normalize_username,
+    set_password,
+    user_json,
+)
+from svc_host.permissions import ROLES
+
+
+@hookimpl
+def register_entities(db: Any) -> None:
+    define_entities(db)
+
+
+@hookimpl
+def register_routes(host: Any) -> list[Any]:
+    return routes(host)
+
+
+@hookimpl
+def authenticate_token(host: Any, token: str) -> Any:
+    return authenticate_session(host, token)
+
+
+def read_password(stream: Any = None) -> str:
+    """The new password: two prompts on a terminal, else the first line of stdin."""
+    stream = stream or sys.stdin
+    if stream.isatty():
+        first = getpass.getpass("password: ")
+        if getpass.getpass("repeat password: ") != first:
+            raise PasswordError("the two passwords differ")
+        return first
+    line = stream.readline()
+    return line[:-1] if line.endswith("\n") else line
+
+
+def _password_from_stdin() -> str:
+    password = read_password()
+    if password.endswith("\r"):
+        password = password[:-1]
+    return check_password_policy(password)
+
+
+def _users_create(host: Any, args: Any) -> int:
+    try:
+        password = _password_from_stdin()
+        with orm.db_session:
+            user = create_user(host, args.username, args.role, password)
+            out = user_json(user)
+    except (UserError, PasswordError) as exc:
+        print(f"svc-display: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(out))
+    return 0
+
+
+def _users_password(host: Any, args: Any) -> int:
+    name = normalize_username(args.username)
+    try:
+        password = _password_from_stdin()
+    except PasswordError as exc:
+        print(f"svc-display: {exc}", file=sys.stderr)
+        return 2
+    with orm.db_session:
+        user = host.db.User.get(username=name) if name else None
+        if user is None:
+            print(f"svc-display: no user {args.username!r}", file=sys.stderr)
+            return 1
+        ended = set_password(host, user, password)
+        out = {**user_json(user), "sessions_ended": ended}
+    print(json.dumps(out))
+    return 0
+
+
+def _users_list(host: Any, args: Any) -> int:
+    with orm.db_session:
+        users = host.db.User.select().order_by(lambda u: u.username)
+        print(json.dumps({"items": [user_json(u) for u in users]}))
+    return 0
+
+
+@hookimpl
+def register_commands(subparsers: Any) -> None:
+    users = subparsers.add_parser("users", help="users who sign in with a password").add_subparsers(
+        dest="users_command", required=True)
+    create = users.add_parser("create", help="create a user; the password is read from stdin or a prompt")
+    create.add_argument("--username", required=True)
+    create.add_argument("--role", default="operator", choices=ROLES)
+    create.set_defaults(handler=_users_create)
+    password = users.add_parser("password", help="set a user's password (stdin or prompt); ends their sessions")
+    password.add_argument("--username", required=True)
+    password.set_defaults(handler=_users_password)
+    users.add_parser("list", help="users as JSON").set_defaults(handler=_users_list)

@@ -1,0 +1,124 @@
+"""Client administration and the caller's session (spec 4.1), plus the keys commands."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from pony import orm
+
+from svc_host.auth import sha256_hex
+from svc_host.permissions import ROLES
+from tests.conftest import issue_key
+from tests.trust.helpers import assert_error, count
+
+
+def test_create_returns_the_key_once_and_listing_masks_it(api):
+    created = api.post("/v1/adoption/clients", json={"identifier": "wall-tablet", "role": "viewer"})
+    assert created.status_code == 201, created.text
+    body = created.json
+    assert body["api_key"].startswith("svc_")
+    assert body["identifier"] == "wall-tablet" and body["role"] == "viewer"
+    assert body["permissions"] == ["telemetry.read"]
+    assert {"id", "masked_api_key", "created_at_ms"} <= set(body)
+    key = body["api_key"]
+
+    listed = api.get("/v1/adoption/clients")
+    assert listed.status_code == 200
+    (row,) = [item for item in listed.json["items"] if item["identifier"] == "wall-tablet"]
+    assert set(row) == {"id", "identifier", "role", "masked_api_key", "created_at_ms"}
+    assert row["id"] == body["id"] and row["role"] == "viewer"
+    assert row["masked_api_key"].startswith("svc_") and row["masked_api_key"] != key
+    assert key not in listed.text and sha256_hex(key) not in listed.text
+    single = api.get(f"/v1/adoption/clients/{body['id']}")
+    assert single.json == row
+    assert api.get("/v1/adoption/session", key=key).json["identifier"] == "wall-tablet"
+
+
+def test_default_role_is_operator(api):
+    assert api.post("/v1/adoption/clients", json={"identifier": "d"}).json["role"] == "operator"
+
+
+def test_creating_an_existing_identifier_rotates_its_key(api):
+    first = api.post("/v1/adoption/clients", json={"identifier": "rot", "role": "viewer"}).json
+    second = api.post("/v1/adoption/clients", json={"identifier": "rot", "role": "operator"})
+    assert second.status_code == 201
+    assert second.json["id"] == first["id"] and second.json["api_key"] != first["api_key"]
+    assert_error(api.get("/v1/adoption/session", key=first["api_key"]), 401, "unauthorized")
+    assert api.get("/v1/adoption/session", key=second.json["api_key"]).json["role"] == "operator"
+
+
+def test_delete_revokes_the_key_at_once(api):
+    created = api.post("/v1/adoption/clients", json={"identifier": "gone"}).json
+    assert api.get("/v1/adoption/session", key=created["api_key"]).status_code == 200
+    deleted = api.delete(f"/v1/adoption/clients/{created['id']}")
+    assert deleted.status_code == 204 and deleted.text == ""
+    assert_error(api.get("/v1/adoption/session", key=created["api_key"]), 401, "unauthorized")
+    assert_error(api.delete(f"/v1/adoption/clients/{created['id']}"), 404, "not_found")
+    assert_error(api.get(f"/v1/adoption/clients/{created['id']}"), 404, "not_found")
+
+
+@pytest.mark.parametrize("client_id", ["nope", "0" * 32, "x" * 5000, "%00", "ü", "' OR 1=1 --",
+                                       "..%2F..%2Fetc"])
+def test_unknown_or_odd_ids_are_404(api, client_id):
+    assert_error(api.delete(f"/v1/adoption/clients/{client_id}"), 404, "not_found")
+    assert_error(api.get(f"/v1/adoption/clients/{client_id}"), 404, "not_found")
+
+
+@pytest.mark.parametrize("role", ["operator", "power_viewer", "viewer"])
+def test_client_admin_needs_adoption_admin(api, role):
+    key = issue_key(api.host, role)
+    created = api.post("/v1/adoption/clients", json={"identifier": "victim"}).json
+    assert_error(api.get("/v1/adoption/clients", key=key), 403, "forbidden")
+    assert_error(api.post("/v1/adoption/clients", key=key, json={"identifier": "mine"}), 403, "forbidden")
+    assert_error(api.delete(f"/v1/adoption/clients/{created['id']}", key=key), 403, "forbidden")
+    assert api.get("/v1/adoption/session", key=created["api_key"]).status_code == 200
+
+
+def test_session_describes_every_role(api):
+    table = api.host.registries.permissions
+    for role in ROLES:
+        key = issue_key(api.host, role, f"who-{role}")
+        answer = api.get("/v1/adoption/session", key=key)
+        assert answer.json == {"identifier": f"who-{role}", "role": role, "permissions": table.for_role(role)}
+    assert_error(api.get("/v1/adoption/session", key=""), 401, "unauthorized")
+    assert_error(api.get("/v1/adoption/session", key="svc_forged"), 401, "unauthorized")
+
+
+@pytest.mark.parametrize("body", [{}, {"identifier": ""}, {"identifier": "x" * 129}, {"identifier": 1},
+                                  {"identifier": "ok", "role": "god"}, {"identifier": "ok", "role": None},
+                                  {"identifier": "ok", "api_key": "svc_chosen"}])
+def test_bad_create_bodies_are_400_and_store_nothing(api, body):
+    before = count(api.host, "ApiClient")
+    assert_error(api.post("/v1/adoption/clients", json=body), 400, "validation_failed")
+    assert count(api.host, "ApiClient") == before
+
+
+def test_stored_rows_hold_no_plaintext_key(api):
+    key = api.post("/v1/adoption/clients", json={"identifier": "hash-only"}).json["api_key"]
+    with orm.db_session:
+        row = api.host.db.ApiClient.get(identifier="hash-only").to_dict()
+    assert row["key_hash"] == sha256_hex(key)
+    assert key not in json.dumps(row)
+
+
+def test_keys_commands_create_list_and_revoke(start_server):
+    server = start_server()
+    created = server.cli("keys", "create", "--identifier", "cli-box", "--role", "viewer")
+    assert created.returncode == 0, created.stderr
+    grant = json.loads(created.stdout)
+    assert set(grant) == {"api_key", "identifier", "role", "permissions"}
+    assert server.get("/v1/adoption/session", key=grant["api_key"]).json()["role"] == "viewer"
+
+    listed = server.cli("keys", "list")
+    assert listed.returncode == 0
+    items = json.loads(listed.stdout)["items"]
+    assert [i["identifier"] for i in items] == ["cli-box"]
+    assert grant["api_key"] not in listed.stdout
+
+    revoked = server.cli("keys", "revoke", "--identifier", "cli-box")
+    assert revoked.returncode == 0, revoked.stderr
+    assert server.get("/v1/adoption/session", key=grant["api_key"]).status_code == 401
+    again = server.cli("keys", "revoke", "--identifier", "cli-box")
+    assert again.returncode == 1
+    bad = server.cli("keys", "create", "--identifier", "x" * 129)
+    assert bad.returncode == 2 and "128" in bad.stderr

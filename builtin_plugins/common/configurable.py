@@ -7,7 +7,7 @@ describe types the same way for the meta routes and ``include_config_schema=true
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from marshmallow import Schema, fields
 
@@ -35,13 +35,17 @@ def require_type(registry: Any, type_id: Any, field: str) -> Any:
     return item
 
 
-def validate_config(registry: Any, type_id: str, config: Any, field: str = "config_json") -> None:
+def validate_config(registry: Any, type_id: str, config: Any, field: str = "config_json",
+                    extra_check: Callable[[str, Any], list[tuple[str, str]]] | None = None) -> None:
     """400 ``validation_failed`` when ``config`` does not match the type's schema.
 
     ``details[field]`` maps the JSON pointer of each failing location inside the config
-    (``/`` is the config itself) to its messages.
+    (``/`` is the config itself) to its messages. ``extra_check(type_id, config)`` adds
+    (pointer, message) pairs for rules a schema cannot express (an existing IANA zone).
     """
     problems = registry.validate_config(type_id, config)
+    if not problems and extra_check is not None:
+        problems = extra_check(type_id, config)
     if problems:
         by_pointer: dict[str, list[str]] = {}
         for pointer, message in problems:
@@ -74,3 +78,16 @@ class TypeDescriptorSchema(Schema):
     description = fields.String()
     config_json_schema = fields.Dict(required=True)
     example_config_json = fields.Dict(required=True)
+
+
+def time_zone_check(type_id: str, config: Any) -> list[tuple[str, str]]:
+    """A ``timeZone`` key, where a type has one, must name an IANA zone."""
+    from builtin_plugins.common.runtime import is_iana_zone
+
+    if isinstance(config, dict) and "timeZone" in config and not is_iana_zone(config["timeZone"]):
+        return [("/timeZone", f"{str(config['timeZone'])[:64]!r} is not an IANA time zone")]
+    return []
+
+
+class EmptySchema(Schema):
+    """The ``{}`` answer of a delete."""

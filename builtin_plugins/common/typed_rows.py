@@ -9,7 +9,7 @@ partial, DELETE answers 404 for a missing row, and list routes add
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import falcon
 
@@ -25,6 +25,8 @@ class RowKind:
     what: str              # "screen" / "ticker tape", for messages
     fields: Sequence[str]  # serialized attributes, in order
     defaults: dict[str, Any]
+    # (type_id, config) -> [(pointer, message)] for rules beyond the JSON Schema.
+    extra_check: Callable[[str, Any], list[tuple[str, str]]] | None = None
 
 
 def serialize(kind: RowKind, row: Any, schema: Any = None) -> dict[str, Any]:
@@ -43,7 +45,7 @@ def _schema_of(host: Any, kind: RowKind, type_id: str) -> dict[str, Any]:
 def _check(host: Any, kind: RowKind, type_id: Any, config: Any) -> None:
     registry = getattr(host.registries, kind.registry)
     require_type(registry, type_id, kind.type_field)
-    validate_config(registry, type_id, config)
+    validate_config(registry, type_id, config, extra_check=kind.extra_check)
 
 
 class TypedCollection:

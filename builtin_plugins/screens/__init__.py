@@ -11,7 +11,7 @@ from marshmallow import Schema, fields, validate
 from pony import orm
 
 from hookspecs import AUTHENTICATED, Operation, Route, hookimpl
-from builtin_plugins.common.configurable import IncludeSchemaQuery
+from builtin_plugins.common.configurable import EmptySchema, IncludeSchemaQuery, time_zone_check
 from builtin_plugins.common.schemas import JsonObject, client_id
 from builtin_plugins.common.typed_rows import RowKind, TypedCollection, TypedItem
 from builtin_plugins.screens.types import TYPES
@@ -31,6 +31,7 @@ KIND = RowKind(
             "data_key", "require_news_photo", "sort_order", "config_json", "created_at_ms", "updated_at_ms"),
     defaults={"name": "", "description": "", "enabled": True, "dwell_seconds": 10.0, "frequency_weight": 1.0,
               "data_key": None, "require_news_photo": None, "sort_order": 0},
+    extra_check=time_zone_check,
 )
 
 
@@ -102,10 +103,6 @@ class ScreenList(Schema):
     items = fields.List(fields.Nested(ScreenSchema), required=True)
 
 
-class Empty(Schema):
-    pass
-
-
 @hookimpl
 def register_routes(host: Any) -> list[Route]:
     tags = ["screens"]
@@ -120,6 +117,6 @@ def register_routes(host: Any) -> list[Route]:
             "GET": Operation(AUTHENTICATED, "one screen", query=IncludeSchemaQuery, response=ScreenSchema,
                              tags=tags),
             "PATCH": Operation(SCREENS_WRITE, "change a screen", body=ScreenPatch, response=ScreenSchema, tags=tags),
-            "DELETE": Operation(SCREENS_WRITE, "delete a screen", response=Empty, tags=tags),
+            "DELETE": Operation(SCREENS_WRITE, "delete a screen", response=EmptySchema, tags=tags),
         }),
     ]

@@ -81,12 +81,14 @@ class TypeDescriptorSchema(Schema):
 
 
 def time_zone_check(type_id: str, config: Any) -> list[tuple[str, str]]:
-    """A ``timeZone`` key, where a type has one, must name an IANA zone."""
+    """A ``timeZone`` / ``time_zone`` key, where a type has one, must name an IANA zone."""
     from builtin_plugins.common.runtime import is_iana_zone
 
-    if isinstance(config, dict) and "timeZone" in config and not is_iana_zone(config["timeZone"]):
-        return [("/timeZone", f"{str(config['timeZone'])[:64]!r} is not an IANA time zone")]
-    return []
+    problems = []
+    for key in ("timeZone", "time_zone"):
+        if isinstance(config, dict) and key in config and not is_iana_zone(config[key]):
+            problems.append((f"/{key}", f"{str(config[key])[:64]!r} is not an IANA time zone"))
+    return problems
 
 
 class EmptySchema(Schema):

@@ -19,7 +19,7 @@ from pony import orm
 
 from hookspecs import AUTHENTICATED, Operation, Route, hookimpl
 from builtin_plugins.common.configurable import row_id
-from builtin_plugins.common.schemas import BooleanText
+from builtin_plugins.common.schemas import StorableSchema, BooleanText
 from svc_host.http.errors import not_found
 from svc_host.permissions import ALERTS_WRITE
 
@@ -121,7 +121,7 @@ def startup(host: Any) -> None:
     host.services["alerts"] = AlertService(host)
 
 
-class AlertCreate(Schema):
+class AlertCreate(StorableSchema):
     title = fields.String(required=True, validate=validate.Length(min=1, max=TITLE_MAX))
     body = fields.String(load_default="", validate=validate.Length(max=BODY_MAX))
     qr_payload = fields.String(allow_none=True, validate=validate.Length(max=QR_MAX))
@@ -153,7 +153,7 @@ class AlertList(Schema):
     items = fields.List(fields.Nested(AlertSchema), required=True)
 
 
-class AlertQuery(Schema):
+class AlertQuery(StorableSchema):
     active = BooleanText(metadata={"description": "true: only active alerts; false: only inactive"})
 
 

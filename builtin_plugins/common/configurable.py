@@ -11,11 +11,11 @@ from typing import Any, Callable
 
 from marshmallow import Schema, fields
 
-from builtin_plugins.common.schemas import CLIENT_ID, BooleanText
+from builtin_plugins.common.schemas import CLIENT_ID, BooleanText, StorableSchema
 from svc_host.http.errors import ApiError, not_found
 
 
-class IncludeSchemaQuery(Schema):
+class IncludeSchemaQuery(StorableSchema):
     """``include_config_schema=true`` adds ``config_json_schema`` to every row."""
 
     include_config_schema = BooleanText(load_default=False)

@@ -26,7 +26,7 @@ from builtin_plugins.common.configurable import (
     validate_config,
 )
 from builtin_plugins.common.runtime import display_zone, key_value
-from builtin_plugins.common.schemas import JsonObject, client_id
+from builtin_plugins.common.schemas import StorableSchema, JsonObject, client_id
 from builtin_plugins.overlays.schedule import WINDOW_FIELDS, is_active_on, window_problems
 from builtin_plugins.overlays.types import TYPES
 from svc_host.http.errors import ApiError, not_found, validation_failed
@@ -149,7 +149,7 @@ def _schema_of(host: Any, overlay_type: str) -> dict:
     return dict(item.config_schema) if item is not None else {}
 
 
-class _OverlayFields(Schema):
+class _OverlayFields(StorableSchema):
     overlay_type = fields.String(validate=validate.Length(min=1, max=64))
     label = fields.String(allow_none=True, validate=validate.Length(max=200))
     enabled = fields.Boolean()

@@ -12,7 +12,7 @@ from pony import orm
 
 from hookspecs import AUTHENTICATED, Operation, Route, hookimpl
 from builtin_plugins.common.configurable import EmptySchema, IncludeSchemaQuery, time_zone_check
-from builtin_plugins.common.schemas import JsonObject, client_id
+from builtin_plugins.common.schemas import StorableSchema, JsonObject, client_id
 from builtin_plugins.common.typed_rows import RowKind, TypedCollection, TypedItem
 from builtin_plugins.screens.types import TYPES
 from svc_host.permissions import SCREENS_WRITE
@@ -59,7 +59,7 @@ def register_screen_types() -> list:
     return list(TYPES)
 
 
-class _ScreenFields(Schema):
+class _ScreenFields(StorableSchema):
     screen_type = fields.String(validate=validate.Length(min=1, max=64))
     name = fields.String(allow_none=True, validate=validate.Length(max=200))
     description = fields.String(allow_none=True, validate=validate.Length(max=2000))

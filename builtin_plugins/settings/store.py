@@ -33,7 +33,7 @@ def define_entities(db: Any) -> None:
     class KeyValue(db.Entity):
         _table_ = "svc_key_value"
         key = orm.PrimaryKey(str, 256)
-        value = orm.Required(str, 8192)
+        value = orm.Optional(str, 8192, default="")  # "" is a valid value
 
 
 class SettingsService:

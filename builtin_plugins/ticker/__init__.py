@@ -13,7 +13,7 @@ from pony import orm
 
 from hookspecs import AUTHENTICATED, Operation, Route, hookimpl
 from builtin_plugins.common.configurable import EmptySchema, IncludeSchemaQuery, time_zone_check
-from builtin_plugins.common.schemas import JsonObject, client_id
+from builtin_plugins.common.schemas import StorableSchema, JsonObject, client_id
 from builtin_plugins.common.typed_rows import RowKind, TypedCollection, TypedItem
 from builtin_plugins.ticker.items import build_ticker
 from builtin_plugins.ticker.types import TYPES
@@ -55,7 +55,7 @@ def register_ticker_types() -> list:
     return list(TYPES)
 
 
-class _TapeFields(Schema):
+class _TapeFields(StorableSchema):
     ticker_type = fields.String(validate=validate.Length(min=1, max=64))
     name = fields.String(allow_none=True, validate=validate.Length(max=200))
     description = fields.String(allow_none=True, validate=validate.Length(max=2000))

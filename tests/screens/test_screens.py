@@ -165,3 +165,18 @@ def test_every_builtin_example_is_accepted_as_a_screen(api):
                                                 "config_json": item.example_config})
         assert result.status_code == 201, (item.id, result.text)
     assert len(api.get("/v1/screens").json["items"]) == len(TYPES)
+
+
+@pytest.mark.parametrize("raw", [
+    '{"id": "a", "screen_type": "message", "config_json": {"body": "x\\u0000y"}}',
+    '{"id": "a", "screen_type": "message", "config_json": "{\\"body\\": \\"x\\\\u0000y\\"}"}',
+    '{"id": "a", "screen_type": "message", "name": "x\\u0000", "config_json": {"body": "x"}}',
+    '{"id": "a", "screen_type": "message", "name": "x\\ud800", "config_json": {"body": "x"}}',
+    '{"id": "a", "screen_type": "message", "config_json": {"body": "x\\udfff"}}',
+    '{"id": "a", "screen_type": "message", "config_json": {"body": "x", "\\u0000": 1}}',
+])
+def test_text_no_database_can_store_is_400_not_500(api, raw):
+    result = api.post("/v1/screens", body=raw, headers={"Content-Type": "application/json"})
+    assert result.status_code == 400, result.text
+    assert result.json["code"] == "validation_failed"
+    assert api.get("/v1/screens").json["items"] == []

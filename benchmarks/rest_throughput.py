@@ -67,7 +67,7 @@ def wait_ready(base: str, verify: str, timeout: float = 60) -> None:
         try:
             if requests.get(base + "/v1/health", verify=verify, timeout=1).ok:
                 return
-        except requests.RequestException:
+        except (requests.RequestException, OSError):  # OSError: the certificate is not written yet
             pass
         time.sleep(0.2)
     raise SystemExit("server did not start; see server.log")

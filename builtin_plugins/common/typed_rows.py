@@ -8,6 +8,7 @@ partial, DELETE answers 404 for a missing row, and list routes add
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -36,6 +37,31 @@ def serialize(kind: RowKind, row: Any, schema: Any = None) -> dict[str, Any]:
     return data
 
 
+def list_rows(entity: Any, names: Sequence[str], order_by: Sequence[str]) -> list[dict[str, Any]]:
+    """Every row of ``entity`` as plain dicts, read with one SQL statement, no entity objects.
+
+    List routes are the hottest reads of the display configuration; materialising Pony
+    objects costs about 0.1 ms per row, a plain ``SELECT`` of the same columns a tenth of
+    that. Only what the drivers return differently from Pony is converted: SQLite's 0/1
+    booleans and JSON text.
+    """
+    attrs = [entity._adict_[name] for name in names]
+    columns = ", ".join(f'"{attr.column}"' for attr in attrs)
+    order = ", ".join(f'"{entity._adict_[name].column}"' for name in order_by)
+    cursor = entity._database_.execute(f'SELECT {columns} FROM "{entity._table_}" ORDER BY {order}')
+    booleans = [name for name, attr in zip(names, attrs) if attr.py_type is bool]
+    documents = [name for name, attr in zip(names, attrs) if getattr(attr.py_type, "__name__", "") == "Json"]
+    rows = [dict(zip(names, row)) for row in cursor.fetchall()]
+    for row in rows:
+        for name in booleans:
+            if row[name] is not None:
+                row[name] = bool(row[name])
+        for name in documents:
+            if isinstance(row[name], (str, bytes)):
+                row[name] = json.loads(row[name])
+    return rows
+
+
 def _schema_of(host: Any, kind: RowKind, type_id: str) -> dict[str, Any]:
     item = getattr(host.registries, kind.registry).get(type_id)
     # A row whose type's plugin was removed keeps its data; its schema is then unknown.
@@ -56,12 +82,11 @@ class TypedCollection:
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         entity = getattr(self.host.db, self.kind.entity)
         include = req.context.query.get("include_config_schema", False)
-        rows = entity.select().order_by(lambda r: (r.sort_order, r.id))
-        resp.media = {"items": [
-            serialize(self.kind, row, _schema_of(self.host, self.kind, getattr(row, self.kind.type_field))
-                      if include else None)
-            for row in rows
-        ]}
+        items = list_rows(entity, self.kind.fields, ("sort_order", "id"))
+        if include:
+            for item in items:
+                item["config_json_schema"] = _schema_of(self.host, self.kind, item[self.kind.type_field])
+        resp.media = {"items": items}
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = dict(req.context.body)

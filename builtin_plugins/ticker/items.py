@@ -12,6 +12,7 @@ import math
 from typing import Any, Callable
 
 from pony.orm import coalesce, desc
+from pony.orm import select as orm_select
 
 from builtin_plugins.common.runtime import (
     display_zone,
@@ -91,6 +92,10 @@ def weather_items(host: Any, tape: Any, now_ms: int) -> list[str]:
         rows = [row] if row is not None else []
     else:
         rows = list(entity.select().order_by(lambda w: (w.location_name, w.location_id)))
+        locations = getattr(host.db, "WeatherLocation", None)
+        if locations is not None:  # every location, except those switched off in interests
+            disabled = set(orm_select(l.id for l in locations if not l.enabled))
+            rows = [row for row in rows if row.location_id not in disabled]
     items = []
     for row in rows:
         parts = []

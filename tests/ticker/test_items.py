@@ -100,6 +100,9 @@ def test_weather_units_tape_then_key_value_then_setting(ticker):
     assert _items(ticker)[0]["body"] == "Home: 71°F, Light rain"
     ticker.patch("/v1/ticker/tapes/w", json={"config_json": {}})
     assert [i["body"] for i in _items(ticker)] == ["Cabin: -3°C", "Home: 21°C, Light rain"]
+    with orm.db_session:
+        ticker.host.db.WeatherLocation(id="cabin", name="Cabin", latitude=1.0, longitude=2.0, enabled=False)
+    assert [i["body"] for i in _items(ticker)] == ["Home: 21°C, Light rain"]
     ticker.patch("/v1/ticker/tapes/w", json={"config_json": {"locationId": "nowhere"}})
     assert _items(ticker) == []
 

@@ -28,6 +28,7 @@ SEVERITIES = ("info", "warning", "critical")
 PRIORITY_MIN, PRIORITY_MAX = 0, 100
 TITLE_MAX, BODY_MAX, QR_MAX, SOURCE_MAX, ICON_MAX = 200, 4000, 2048, 100, 64
 API_SOURCE = "api"
+NOT_BLANK = validate.Regexp(r"\S", error="must contain a non-blank character")
 
 
 @hookimpl
@@ -84,9 +85,9 @@ class AlertService:
             raise ValueError(f"severity must be one of {SEVERITIES}")
         if not isinstance(priority, int) or not PRIORITY_MIN <= priority <= PRIORITY_MAX:
             raise ValueError(f"priority must be an integer from {PRIORITY_MIN} to {PRIORITY_MAX}")
-        if not title or len(title) > TITLE_MAX or len(body or "") > BODY_MAX:
+        if not title or not title.strip() or len(title) > TITLE_MAX or len(body or "") > BODY_MAX:
             raise ValueError(f"title must be 1-{TITLE_MAX} characters, body at most {BODY_MAX}")
-        if not source or len(source) > SOURCE_MAX:
+        if not source or not source.strip() or len(source) > SOURCE_MAX:
             raise ValueError(f"source must be 1-{SOURCE_MAX} characters")
         if display_only is not None and not isinstance(display_only, dict):
             raise ValueError("display_only must be a dict")
@@ -122,14 +123,14 @@ def startup(host: Any) -> None:
 
 
 class AlertCreate(StorableSchema):
-    title = fields.String(required=True, validate=validate.Length(min=1, max=TITLE_MAX))
+    title = fields.String(required=True, validate=[validate.Length(min=1, max=TITLE_MAX), NOT_BLANK])
     body = fields.String(load_default="", validate=validate.Length(max=BODY_MAX))
     qr_payload = fields.String(allow_none=True, validate=validate.Length(max=QR_MAX))
     severity = fields.String(load_default="info", validate=validate.OneOf(SEVERITIES))
     priority = fields.Integer(strict=True, load_default=0, validate=validate.Range(min=PRIORITY_MIN, max=PRIORITY_MAX))
     expires_at = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=0, max=2 ** 53),
                                 metadata={"description": "epoch milliseconds"})
-    source = fields.String(load_default=API_SOURCE, validate=validate.Length(min=1, max=SOURCE_MAX))
+    source = fields.String(load_default=API_SOURCE, validate=[validate.Length(min=1, max=SOURCE_MAX), NOT_BLANK])
     icon = fields.String(allow_none=True, validate=validate.Regexp(r"^[a-z0-9_]{1,64}$"),
                          metadata={"description": "material icon name"})
 

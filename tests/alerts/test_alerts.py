@@ -50,6 +50,8 @@ def test_expiry_is_honoured(api, env):
     ({}, "title"),
     ({"title": ""}, "title"),
     ({"title": "t" * 201}, "title"),
+    ({"title": "\r"}, "title"),
+    ({"title": "x", "source": "  "}, "source"),
     ({"title": "x", "severity": "panic"}, "severity"),
     ({"title": "x", "priority": 101}, "priority"),
     ({"title": "x", "priority": -1}, "priority"),
@@ -89,7 +91,7 @@ def test_service_raise_and_dismiss_keep_display_only_off_http(api):
 
 def test_service_rejects_bad_values(api):
     service = api.host.services["alerts"]
-    for kwargs in ({"severity": "panic"}, {"priority": 500}, {"title": ""}, {"source": ""},
+    for kwargs in ({"severity": "panic"}, {"priority": 500}, {"title": ""}, {"title": " \t"}, {"source": ""},
                    {"display_only": ["x"]}):
         args = {"title": "t", "body": "b", "source": "s", **kwargs}
         with pytest.raises(ValueError):

@@ -10,6 +10,9 @@ def test_put_list_sorted_and_delete(api):
         result = api.put("/v1/config/key-values", json={"key": key, "value": f"v-{key}"})
         assert result.status_code == 200 and result.json == {"key": key, "value": f"v-{key}"}
     assert api.put("/v1/config/key-values", json={"key": "alpha", "value": ""}).json["value"] == ""
+    assert api.put("/v1/config/key-values", json={"key": " spaced ", "value": "  kept \n"}).status_code == 200
+    assert {"key": " spaced ", "value": "  kept \n"} in api.get("/v1/config/key-values").json["items"]
+    assert api.delete("/v1/config/key-values", params={"key": " spaced "}).status_code == 200
     items = api.get("/v1/config/key-values", key=issue_key(api.host, "viewer")).json["items"]
     assert [i["key"] for i in items] == ["Beta", "alpha", "display.overlay.enabled", "zeta"]
     assert items[1] == {"key": "alpha", "value": ""}

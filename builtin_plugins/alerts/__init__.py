@@ -19,7 +19,7 @@ from pony import orm
 
 from hookspecs import AUTHENTICATED, Operation, Route, hookimpl
 from builtin_plugins.common.configurable import row_id
-from builtin_plugins.common.schemas import StorableSchema, BooleanText
+from builtin_plugins.common.schemas import BooleanText, StorableSchema
 from svc_host.http.errors import not_found
 from svc_host.permissions import ALERTS_WRITE
 

@@ -26,7 +26,7 @@ from builtin_plugins.common.configurable import (
     validate_config,
 )
 from builtin_plugins.common.runtime import display_zone, key_value
-from builtin_plugins.common.schemas import StorableSchema, JsonObject, client_id
+from builtin_plugins.common.schemas import JsonObject, StorableSchema, client_id
 from builtin_plugins.overlays.schedule import WINDOW_FIELDS, is_active_on, window_problems
 from builtin_plugins.overlays.types import TYPES
 from svc_host.http.errors import ApiError, not_found, validation_failed

@@ -12,7 +12,7 @@ from pony import orm
 
 from hookspecs import AUTHENTICATED, Operation, Route, hookimpl
 from builtin_plugins.common.configurable import EmptySchema, IncludeSchemaQuery, time_zone_check
-from builtin_plugins.common.schemas import StorableSchema, JsonObject, client_id
+from builtin_plugins.common.schemas import JsonObject, StorableSchema, client_id
 from builtin_plugins.common.typed_rows import RowKind, TypedCollection, TypedItem
 from builtin_plugins.screens.types import TYPES
 from svc_host.permissions import SCREENS_WRITE

@@ -10,10 +10,10 @@ from typing import Any
 import falcon
 from marshmallow import EXCLUDE, Schema, fields, validate
 
-from builtin_plugins.common.schemas import StorableSchema
 from hookspecs import AUTHENTICATED, Operation, Route
 from builtin_plugins.common.configurable import EmptySchema
 from builtin_plugins.common.runtime import is_iana_zone
+from builtin_plugins.common.schemas import StorableSchema
 from builtin_plugins.settings.store import ALL_ROLES
 from builtin_plugins.settings.themes import (
     BUILTIN_THEMES,

@@ -13,7 +13,7 @@ from pony import orm
 
 from hookspecs import AUTHENTICATED, Operation, Route, hookimpl
 from builtin_plugins.common.configurable import EmptySchema, IncludeSchemaQuery, time_zone_check
-from builtin_plugins.common.schemas import StorableSchema, JsonObject, client_id
+from builtin_plugins.common.schemas import JsonObject, StorableSchema, client_id
 from builtin_plugins.common.typed_rows import RowKind, TypedCollection, TypedItem
 from builtin_plugins.ticker.items import build_ticker
 from builtin_plugins.ticker.types import TYPES

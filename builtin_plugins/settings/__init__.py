@@ -17,6 +17,13 @@ def register_entities(db: Any) -> None:
     define_entities(db)
 
 
+@hookimpl
+def register_routes(host: Any) -> list:
+    from builtin_plugins.settings.routes import routes
+
+    return routes(host)
+
+
 @hookimpl(tryfirst=True)
 def startup(host: Any) -> None:
     host.services["settings"] = SettingsService(host)

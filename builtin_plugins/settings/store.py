@@ -32,8 +32,9 @@ def define_entities(db: Any) -> None:
 
     class KeyValue(db.Entity):
         _table_ = "svc_key_value"
-        key = orm.PrimaryKey(str, 256)
-        value = orm.Required(str, 8192)
+        # stored exactly as given: Pony strips str attributes by default
+        key = orm.PrimaryKey(str, 256, autostrip=False)
+        value = orm.Optional(str, 8192, default="", autostrip=False)  # "" is a valid value
 
 
 class SettingsService:

@@ -38,7 +38,7 @@ def test_disabled_plugins_are_not_loaded():
 
 
 def test_valid_types_are_registered():
-    plugins = load_plugins(disabled={"clients"}, extra=[("screens", ScreensPlugin(_screen()))])
+    plugins = load_plugins(disabled={"clients", "screens"}, extra=[("screens", ScreensPlugin(_screen()))])
     registries = build_registries(plugins)
     assert "banner" in registries.screen_types
     assert registries.screen_types.owner["banner"] == "screens"

@@ -1,0 +1,218 @@
+"""Operator alerts (spec 2.2, 4.2) and ``host.services["alerts"]`` for other plugins.
+
+Routes: ``GET/POST /v1/alerts``, ``GET/DELETE /v1/alerts/{id}`` (DELETE dismisses: the row
+stays with ``dismissed_at`` set). Reads need a valid key, writes ``alerts.write``.
+
+Severity is one of :data:`SEVERITIES`; priority an integer 0-100 (higher first). An
+alert is *active* while it is neither dismissed nor past ``expires_at``. ``display_only``
+(a dict only plugins can set, for example the adoption challenge) is stored for the
+display and never serialized into any HTTP response.
+"""
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import falcon
+from marshmallow import Schema, fields, validate
+from pony import orm
+
+from hookspecs import AUTHENTICATED, Operation, Route, hookimpl
+from builtin_plugins.common.configurable import row_id
+from builtin_plugins.common.schemas import BooleanText, StorableSchema
+from svc_host.http.errors import not_found
+from svc_host.permissions import ALERTS_WRITE
+
+MS = {"size": 64}
+SEVERITIES = ("info", "warning", "critical")
+PRIORITY_MIN, PRIORITY_MAX = 0, 100
+TITLE_MAX, BODY_MAX, QR_MAX, SOURCE_MAX, ICON_MAX = 200, 4000, 2048, 100, 64
+API_SOURCE = "api"
+NOT_BLANK = validate.Regexp(r"\S", error="must contain a non-blank character")
+
+
+@hookimpl
+def register_entities(db: Any) -> None:
+    class Alert(db.Entity):
+        _table_ = "svc_alert"
+        id = orm.PrimaryKey(str, 64)
+        title = orm.Required(str, TITLE_MAX)
+        body = orm.Optional(str, BODY_MAX, default="")
+        qr_payload = orm.Optional(str, QR_MAX, nullable=True)
+        severity = orm.Required(str, 16, default="info")
+        priority = orm.Required(int, default=0)
+        source = orm.Required(str, SOURCE_MAX, default=API_SOURCE)
+        icon = orm.Optional(str, ICON_MAX, nullable=True)
+        expires_at = orm.Optional(int, nullable=True, **MS)
+        dismissed_at = orm.Optional(int, nullable=True, **MS)
+        display_only = orm.Optional(orm.Json, nullable=True)  # never serialized over HTTP
+        created_at_ms = orm.Required(int, **MS)
+
+
+def is_active(row: Any, now_ms: int) -> bool:
+    return row.dismissed_at is None and (row.expires_at is None or row.expires_at > now_ms)
+
+
+def serialize(row: Any, now_ms: int) -> dict[str, Any]:
+    """The HTTP shape of an alert; ``display_only`` is deliberately absent."""
+    return {
+        "id": row.id,
+        "title": row.title,
+        "body": row.body,
+        "qr_payload": row.qr_payload,
+        "severity": row.severity,
+        "priority": row.priority,
+        "source": row.source,
+        "icon": row.icon,
+        "expires_at": row.expires_at,
+        "dismissed_at": row.dismissed_at,
+        "created_at_ms": row.created_at_ms,
+        "active": is_active(row, now_ms),
+    }
+
+
+class AlertService:
+    """What other plugins call (inside their ``db_session``) to raise and dismiss alerts."""
+
+    def __init__(self, host: Any):
+        self.host = host
+
+    @orm.db_session
+    def raise_alert(self, *, title: str, body: str, severity: str = "info", priority: int = 0, source: str,
+                    expires_at_ms: int | None = None, icon: str | None = None, qr_payload: str | None = None,
+                    display_only: dict | None = None) -> str:
+        if severity not in SEVERITIES:
+            raise ValueError(f"severity must be one of {SEVERITIES}")
+        if not isinstance(priority, int) or not PRIORITY_MIN <= priority <= PRIORITY_MAX:
+            raise ValueError(f"priority must be an integer from {PRIORITY_MIN} to {PRIORITY_MAX}")
+        if not title or not title.strip() or len(title) > TITLE_MAX or len(body or "") > BODY_MAX:
+            raise ValueError(f"title must be 1-{TITLE_MAX} characters, body at most {BODY_MAX}")
+        if not source or not source.strip() or len(source) > SOURCE_MAX:
+            raise ValueError(f"source must be 1-{SOURCE_MAX} characters")
+        if display_only is not None and not isinstance(display_only, dict):
+            raise ValueError("display_only must be a dict")
+        alert_id = uuid.uuid4().hex
+        self.host.db.Alert(id=alert_id, title=title, body=body or "", severity=severity, priority=priority,
+                           source=source, expires_at=expires_at_ms, icon=icon, qr_payload=qr_payload,
+                           display_only=display_only, created_at_ms=self.host.clock.now_ms())
+        return alert_id
+
+    @orm.db_session
+    def dismiss(self, alert_id: str) -> bool:
+        """True when the alert exists (and is now dismissed), False when there is no such alert."""
+        row = self.host.db.Alert.get(id=alert_id) if isinstance(alert_id, str) else None
+        if row is None:
+            return False
+        if row.dismissed_at is None:
+            row.dismissed_at = self.host.clock.now_ms()
+        return True
+
+    @orm.db_session
+    def active(self, now_ms: int | None = None) -> list[dict[str, Any]]:
+        """Active alerts for the display, highest priority first, with ``display_only``."""
+        now_ms = self.host.clock.now_ms() if now_ms is None else now_ms
+        rows = self.host.db.Alert.select(lambda a: a.dismissed_at is None)
+        active = [r for r in rows if is_active(r, now_ms)]
+        active.sort(key=lambda r: (-r.priority, -r.created_at_ms, r.id))
+        return [{**serialize(r, now_ms), "display_only": r.display_only} for r in active]
+
+
+@hookimpl(tryfirst=True)
+def startup(host: Any) -> None:
+    host.services["alerts"] = AlertService(host)
+
+
+class AlertCreate(StorableSchema):
+    title = fields.String(required=True, validate=[validate.Length(min=1, max=TITLE_MAX), NOT_BLANK])
+    body = fields.String(load_default="", validate=validate.Length(max=BODY_MAX))
+    qr_payload = fields.String(allow_none=True, validate=validate.Length(max=QR_MAX))
+    severity = fields.String(load_default="info", validate=validate.OneOf(SEVERITIES))
+    priority = fields.Integer(strict=True, load_default=0, validate=validate.Range(min=PRIORITY_MIN, max=PRIORITY_MAX))
+    expires_at = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=0, max=2 ** 53),
+                                metadata={"description": "epoch milliseconds"})
+    source = fields.String(load_default=API_SOURCE, validate=[validate.Length(min=1, max=SOURCE_MAX), NOT_BLANK])
+    icon = fields.String(allow_none=True, validate=validate.Regexp(r"^[a-z0-9_]{1,64}$"),
+                         metadata={"description": "material icon name"})
+
+
+class AlertSchema(Schema):
+    id = fields.String(required=True)
+    title = fields.String(required=True)
+    body = fields.String(required=True)
+    qr_payload = fields.String(required=True, allow_none=True)
+    severity = fields.String(required=True, validate=validate.OneOf(SEVERITIES))
+    priority = fields.Integer(required=True)
+    source = fields.String(required=True)
+    icon = fields.String(required=True, allow_none=True)
+    expires_at = fields.Integer(required=True, allow_none=True)
+    dismissed_at = fields.Integer(required=True, allow_none=True)
+    created_at_ms = fields.Integer(required=True)
+    active = fields.Boolean(required=True, metadata={"description": "neither dismissed nor expired"})
+
+
+class AlertList(Schema):
+    items = fields.List(fields.Nested(AlertSchema), required=True)
+
+
+class AlertQuery(StorableSchema):
+    active = BooleanText(metadata={"description": "true: only active alerts; false: only inactive"})
+
+
+class AlertCollection:
+    def __init__(self, host: Any):
+        self.host = host
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        now = self.host.clock.now_ms()
+        rows = self.host.db.Alert.select().order_by(lambda a: (orm.desc(a.created_at_ms), a.id))
+        items = [serialize(r, now) for r in rows]
+        wanted = req.context.query.get("active")
+        if wanted is not None:
+            items = [i for i in items if i["active"] is wanted]
+        resp.media = {"items": items}
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        body = req.context.body
+        alert_id = self.host.services["alerts"].raise_alert(
+            title=body["title"], body=body["body"], severity=body["severity"], priority=body["priority"],
+            source=body["source"], expires_at_ms=body.get("expires_at"), icon=body.get("icon"),
+            qr_payload=body.get("qr_payload"))
+        resp.status = falcon.HTTP_201
+        resp.media = serialize(self.host.db.Alert[alert_id], self.host.clock.now_ms())
+
+
+class AlertItem:
+    def __init__(self, host: Any):
+        self.host = host
+
+    def _row(self, id: str) -> Any:
+        row = self.host.db.Alert.get(id=row_id(id, "alert"))
+        if row is None:
+            raise not_found("alert")
+        return row
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, id: str) -> None:
+        resp.media = serialize(self._row(id), self.host.clock.now_ms())
+
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, id: str) -> None:
+        row = self._row(id)
+        self.host.services["alerts"].dismiss(row.id)
+        resp.media = serialize(row, self.host.clock.now_ms())
+
+
+@hookimpl
+def register_routes(host: Any) -> list[Route]:
+    tags = ["alerts"]
+    return [
+        Route("/v1/alerts", AlertCollection(host), {
+            "GET": Operation(AUTHENTICATED, "all alerts, newest first (active marks the live ones)",
+                             query=AlertQuery, response=AlertList, tags=tags),
+            "POST": Operation(ALERTS_WRITE, "raise an alert", body=AlertCreate, response=AlertSchema, status=201,
+                              tags=tags),
+        }),
+        Route("/v1/alerts/{id}", AlertItem(host), {
+            "GET": Operation(AUTHENTICATED, "one alert", response=AlertSchema, tags=tags),
+            "DELETE": Operation(ALERTS_WRITE, "dismiss an alert (dismissed_at set; the row stays)",
+                                response=AlertSchema, tags=tags),
+        }),
+    ]

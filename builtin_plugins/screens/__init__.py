@@ -1,0 +1,122 @@
+"""Screens (slides, spec 2.6) and the builtin screen types.
+
+Routes: ``GET/POST /v1/screens``, ``GET/PATCH/DELETE /v1/screens/{id}``. Reads need a
+valid key, writes ``screens.write``. The type list lives in :mod:`.types`.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, fields, validate
+from pony import orm
+
+from hookspecs import AUTHENTICATED, Operation, Route, hookimpl
+from builtin_plugins.common.configurable import EmptySchema, IncludeSchemaQuery, time_zone_check
+from builtin_plugins.common.schemas import JsonObject, StorableSchema, client_id
+from builtin_plugins.common.typed_rows import RowKind, TypedCollection, TypedItem
+from builtin_plugins.screens.types import TYPES
+from svc_host.permissions import SCREENS_WRITE
+
+MS = {"size": 64}
+DWELL = validate.Range(min=1, max=3600)
+WEIGHT = validate.Range(min=0, max=1000)
+SORT = validate.Range(min=-1_000_000, max=1_000_000)
+
+KIND = RowKind(
+    entity="Screen",
+    registry="screen_types",
+    type_field="screen_type",
+    what="screen",
+    fields=("id", "screen_type", "name", "description", "enabled", "dwell_seconds", "frequency_weight",
+            "data_key", "require_news_photo", "sort_order", "config_json", "created_at_ms", "updated_at_ms"),
+    defaults={"name": "", "description": "", "enabled": True, "dwell_seconds": 10.0, "frequency_weight": 1.0,
+              "data_key": None, "require_news_photo": None, "sort_order": 0},
+    extra_check=time_zone_check,
+)
+
+
+@hookimpl
+def register_entities(db: Any) -> None:
+    class Screen(db.Entity):
+        _table_ = "svc_screen"
+        id = orm.PrimaryKey(str, 128)
+        screen_type = orm.Required(str, 64)
+        name = orm.Optional(str, 200, default="")
+        description = orm.Optional(str, 2000, default="")
+        enabled = orm.Required(bool, default=True)
+        dwell_seconds = orm.Required(float, default=10.0)
+        frequency_weight = orm.Required(float, default=1.0)
+        data_key = orm.Optional(str, 200, nullable=True)
+        require_news_photo = orm.Optional(bool, nullable=True)
+        sort_order = orm.Required(int, default=0)
+        config_json = orm.Optional(orm.Json, nullable=True)
+        created_at_ms = orm.Required(int, **MS)
+        updated_at_ms = orm.Required(int, **MS)
+
+
+@hookimpl
+def register_screen_types() -> list:
+    return list(TYPES)
+
+
+class _ScreenFields(StorableSchema):
+    screen_type = fields.String(validate=validate.Length(min=1, max=64))
+    name = fields.String(allow_none=True, validate=validate.Length(max=200))
+    description = fields.String(allow_none=True, validate=validate.Length(max=2000))
+    enabled = fields.Boolean()
+    dwell_seconds = fields.Float(allow_nan=False, validate=DWELL)
+    frequency_weight = fields.Float(allow_nan=False, validate=WEIGHT)
+    data_key = fields.String(allow_none=True, validate=validate.Length(max=200))
+    require_news_photo = fields.Boolean(allow_none=True)
+    sort_order = fields.Integer(strict=True, validate=SORT)
+    config_json = JsonObject(metadata={"description": "object, or a string holding a JSON object"})
+
+
+class ScreenCreate(_ScreenFields):
+    id = fields.String(required=True, validate=client_id)
+    screen_type = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    config_json = JsonObject(required=True, metadata={"description": "object, or a string holding a JSON object"})
+
+
+class ScreenPatch(_ScreenFields):
+    pass
+
+
+class ScreenSchema(Schema):
+    id = fields.String(required=True)
+    screen_type = fields.String(required=True)
+    name = fields.String(required=True)
+    description = fields.String(required=True)
+    enabled = fields.Boolean(required=True)
+    dwell_seconds = fields.Float(required=True)
+    frequency_weight = fields.Float(required=True)
+    data_key = fields.String(required=True, allow_none=True)
+    require_news_photo = fields.Boolean(required=True, allow_none=True)
+    sort_order = fields.Integer(required=True)
+    config_json = fields.Dict(required=True, allow_none=True)
+    created_at_ms = fields.Integer(required=True)
+    updated_at_ms = fields.Integer(required=True)
+    config_json_schema = fields.Dict(metadata={"description": "only with include_config_schema=true"})
+
+
+class ScreenList(Schema):
+    items = fields.List(fields.Nested(ScreenSchema), required=True)
+
+
+@hookimpl
+def register_routes(host: Any) -> list[Route]:
+    tags = ["screens"]
+    return [
+        Route("/v1/screens", TypedCollection(host, KIND), {
+            "GET": Operation(AUTHENTICATED, "list screens", query=IncludeSchemaQuery, response=ScreenList,
+                             tags=tags),
+            "POST": Operation(SCREENS_WRITE, "create a screen", body=ScreenCreate, response=ScreenSchema,
+                              status=201, tags=tags),
+        }),
+        Route("/v1/screens/{id}", TypedItem(host, KIND), {
+            "GET": Operation(AUTHENTICATED, "one screen", query=IncludeSchemaQuery, response=ScreenSchema,
+                             tags=tags),
+            "PATCH": Operation(SCREENS_WRITE, "change a screen", body=ScreenPatch, response=ScreenSchema, tags=tags),
+            "DELETE": Operation(SCREENS_WRITE, "delete a screen", response=EmptySchema, tags=tags),
+        }),
+    ]

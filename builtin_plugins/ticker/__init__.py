@@ -1,0 +1,134 @@
+"""Ticker tapes (spec 2.5), the builtin ticker types and the item snapshot (spec 2.4).
+
+Routes: ``GET/POST /v1/ticker/tapes``, ``GET/PATCH/DELETE /v1/ticker/tapes/{id}`` and
+``GET /v1/ticker/items``. Reads need a valid key, writes ``ticker.write``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import falcon
+from marshmallow import Schema, fields, validate
+from pony import orm
+
+from hookspecs import AUTHENTICATED, Operation, Route, hookimpl
+from builtin_plugins.common.configurable import EmptySchema, IncludeSchemaQuery, time_zone_check
+from builtin_plugins.common.schemas import JsonObject, StorableSchema, client_id
+from builtin_plugins.common.typed_rows import RowKind, TypedCollection, TypedItem
+from builtin_plugins.ticker.items import build_ticker
+from builtin_plugins.ticker.types import TYPES
+from svc_host.permissions import TICKER_WRITE
+
+MS = {"size": 64}
+
+KIND = RowKind(
+    entity="TickerTape",
+    registry="ticker_types",
+    type_field="ticker_type",
+    what="ticker tape",
+    fields=("id", "ticker_type", "name", "description", "enabled", "frequency_weight", "sort_order",
+            "config_json", "created_at_ms", "updated_at_ms"),
+    defaults={"name": "", "description": "", "enabled": True, "frequency_weight": 1.0, "sort_order": 0,
+              "config_json": {}},
+    extra_check=time_zone_check,
+)
+
+
+@hookimpl
+def register_entities(db: Any) -> None:
+    class TickerTape(db.Entity):
+        _table_ = "svc_ticker_tape"
+        id = orm.PrimaryKey(str, 128)
+        ticker_type = orm.Required(str, 64)
+        name = orm.Optional(str, 200, default="")
+        description = orm.Optional(str, 2000, default="")
+        enabled = orm.Required(bool, default=True)
+        frequency_weight = orm.Required(float, default=1.0)
+        sort_order = orm.Required(int, default=0)
+        config_json = orm.Optional(orm.Json, nullable=True)
+        created_at_ms = orm.Required(int, **MS)
+        updated_at_ms = orm.Required(int, **MS)
+
+
+@hookimpl
+def register_ticker_types() -> list:
+    return list(TYPES)
+
+
+class _TapeFields(StorableSchema):
+    ticker_type = fields.String(validate=validate.Length(min=1, max=64))
+    name = fields.String(allow_none=True, validate=validate.Length(max=200))
+    description = fields.String(allow_none=True, validate=validate.Length(max=2000))
+    enabled = fields.Boolean()
+    frequency_weight = fields.Float(allow_nan=False, validate=validate.Range(min=0, max=1000))
+    sort_order = fields.Integer(strict=True, validate=validate.Range(min=-1_000_000, max=1_000_000))
+    config_json = JsonObject(metadata={"description": "object, or a string holding a JSON object"})
+
+
+class TapeCreate(_TapeFields):
+    id = fields.String(required=True, validate=client_id)
+    ticker_type = fields.String(required=True, validate=validate.Length(min=1, max=64))
+
+
+class TapePatch(_TapeFields):
+    pass
+
+
+class TapeSchema(Schema):
+    id = fields.String(required=True)
+    ticker_type = fields.String(required=True)
+    name = fields.String(required=True)
+    description = fields.String(required=True)
+    enabled = fields.Boolean(required=True)
+    frequency_weight = fields.Float(required=True)
+    sort_order = fields.Integer(required=True)
+    config_json = fields.Dict(required=True, allow_none=True)
+    created_at_ms = fields.Integer(required=True)
+    updated_at_ms = fields.Integer(required=True)
+    config_json_schema = fields.Dict(metadata={"description": "only with include_config_schema=true"})
+
+
+class TapeList(Schema):
+    items = fields.List(fields.Nested(TapeSchema), required=True)
+
+
+class TickerItemSchema(Schema):
+    ordinal = fields.Integer(required=True)
+    kind = fields.String(required=True)
+    body = fields.String(required=True)
+
+
+class TickerItems(Schema):
+    items = fields.List(fields.Nested(TickerItemSchema), required=True)
+
+
+class TickerItemsResource:
+    def __init__(self, host: Any):
+        self.host = host
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = {"items": build_ticker(self.host, self.host.clock.now_ms())}
+
+
+@hookimpl
+def register_routes(host: Any) -> list[Route]:
+    tags = ["ticker"]
+    return [
+        Route("/v1/ticker/tapes", TypedCollection(host, KIND), {
+            "GET": Operation(AUTHENTICATED, "list ticker tapes", query=IncludeSchemaQuery, response=TapeList,
+                             tags=tags),
+            "POST": Operation(TICKER_WRITE, "create a ticker tape", body=TapeCreate, response=TapeSchema,
+                              status=201, tags=tags),
+        }),
+        Route("/v1/ticker/tapes/{id}", TypedItem(host, KIND), {
+            "GET": Operation(AUTHENTICATED, "one ticker tape", query=IncludeSchemaQuery, response=TapeSchema,
+                             tags=tags),
+            "PATCH": Operation(TICKER_WRITE, "change a ticker tape", body=TapePatch, response=TapeSchema,
+                               tags=tags),
+            "DELETE": Operation(TICKER_WRITE, "delete a ticker tape", response=EmptySchema, tags=tags),
+        }),
+        Route("/v1/ticker/items", TickerItemsResource(host), {
+            "GET": Operation(AUTHENTICATED, "current ticker items (built in memory)", response=TickerItems,
+                             tags=tags),
+        }),
+    ]

@@ -60,6 +60,10 @@ class AuthAndValidationMiddleware:
         operation = self.operations.get((req.uri_template, req.method))
         if operation is None:  # Falcon answers 405 / OPTIONS itself
             return
+        for name, value in list(params.items()) + list(req.params.items()):
+            if _unstorable(value):
+                raise ApiError(400, "validation_failed", "request validation failed",
+                               {name: [UNSTORABLE_MESSAGE]})
         principal = self._principal(req)
         req.context.principal = principal
         if operation.permission != PUBLIC:
@@ -109,12 +113,53 @@ class AuthAndValidationMiddleware:
             raise ApiError(400, "invalid_json", "the body is not valid JSON") from None
         if not isinstance(data, dict):
             raise ApiError(400, "invalid_json", "the body must be a JSON object")
+        bad = _unstorable_path(data)
+        if bad is not None:
+            raise ApiError(400, "validation_failed", "request validation failed", {bad: [UNSTORABLE_MESSAGE]})
         if schema is None:
             return data
         try:
             return schema.load(data)
         except ValidationError as exc:
             raise ApiError(400, "validation_failed", "request validation failed", _flatten(exc.messages)) from None
+
+
+UNSTORABLE_MESSAGE = "contains a NUL character or a lone surrogate, which cannot be stored"
+
+
+def _unstorable(value: Any) -> bool:
+    """True for text no database here can store: NUL (PostgreSQL) or lone surrogates (both)."""
+    if isinstance(value, list):
+        return any(_unstorable(v) for v in value)
+    if not isinstance(value, str):
+        return False
+    if "\x00" in value:
+        return True
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _unstorable_path(data: Any, path: str = "") -> str | None:
+    """The dotted path of the first unstorable string (keys included) in parsed JSON, or None."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            here = f"{path}.{key}" if path else str(key)
+            if _unstorable(key):
+                return path or "_schema"
+            found = _unstorable_path(value, here)
+            if found is not None:
+                return found
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            found = _unstorable_path(value, f"{path}.{index}" if path else str(index))
+            if found is not None:
+                return found
+    elif _unstorable(data):
+        return path or "_schema"
+    return None
 
 
 def read_body(req: falcon.Request, cap: int) -> bytes:

@@ -32,6 +32,17 @@ class ThingsResource:
         resp.media = {"name": body["name"]}
 
 
+class ThingResource:
+    def __init__(self, host):
+        self.host = host
+
+    def on_get(self, req, resp, name):
+        thing = self.host.db.Thing.get(name=name)
+        if thing is None:
+            raise ApiError(404, "not_found", "no such thing")
+        resp.media = {"name": thing.name}
+
+
 class BoomResource:
     def on_get(self, req, resp):
         raise RuntimeError("secret-internal-detail")
@@ -51,6 +62,7 @@ class ThingsPlugin:
                 "GET": Operation(AUTHENTICATED, "list things"),
                 "POST": Operation("screens.write", "create a thing", body=ThingBody, status=201),
             }),
+            Route("/v1/things/{name}", ThingResource(host), {"GET": Operation(AUTHENTICATED, "one thing")}),
             Route("/v1/boom", BoomResource(), {"GET": Operation(PUBLIC, "fails")}),
         ]
 
@@ -142,3 +154,16 @@ def test_unexpected_exception_is_500_without_traceback_with_request_id_logged(th
 
 def test_trailing_slash_is_the_same_route(things):
     assert things.get("/v1/things/").status_code == 200
+
+
+@pytest.mark.parametrize("payload", ['{"name": "a\\u0000b"}', '{"name": "\\ud800"}', '{"name": "ok", "\\u0000": 1}'])
+def test_unstorable_text_in_bodies_is_400(things, payload):
+    result = things.post("/v1/things", body=payload.encode(), headers={"Content-Type": "application/json"})
+    _assert_error(result, 400, "validation_failed")
+    assert things.get("/v1/things").json == {"items": []}
+
+
+def test_unstorable_text_in_query_and_path_is_400(things):
+    _assert_error(things.get("/v1/things", query_string="x=%00"), 400, "validation_failed")
+    _assert_error(things.get("/v1/things/a%00b"), 400, "validation_failed")
+    assert things.get("/v1/things/plain").status_code == 404

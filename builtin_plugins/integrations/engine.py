@@ -20,6 +20,7 @@ import logging
 import random
 import threading
 import time
+import traceback
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -361,7 +362,8 @@ class Engine:
         except (CollectorError, HttpFailure) as exc:
             result = RunResult(run.integration_id, "failed", self.scrub(str(exc), secrets))
         except Exception as exc:  # noqa: BLE001 - a collector bug must never escape its run
-            log.warning("collector %s raised %s", run.integration_type, type(exc).__name__, exc_info=True)
+            trace = "".join(traceback.format_exception(exc))
+            log.warning("collector %s raised: %s", run.integration_type, self.scrub(trace, secrets))
             result = RunResult(run.integration_id, "failed",
                                self.scrub(f"{type(exc).__name__}: {exc}", secrets))
         result.duration_ms = int((time.monotonic() - run.started) * 1000)

@@ -28,6 +28,7 @@ from typing import Any
 import schedule
 from pony import orm
 
+from builtin_plugins.common.collecting import CollectorError
 from builtin_plugins.common.http_client import Cancelled, HttpClient, HttpFailure
 from builtin_plugins.integrations.secrets import SecretBox
 from builtin_plugins.integrations.telemetry import IntegrationTelemetry
@@ -53,10 +54,6 @@ def backoff_ms(failures: int, base_seconds: float = BACKOFF_FLOOR_SECONDS, rng: 
     delay = min(BACKOFF_CAP_SECONDS, max(BACKOFF_FLOOR_SECONDS, base_seconds) * (2 ** min(failures, 20)))
     draw = (rng or random).uniform(delay / 2, delay)
     return int(draw * 1000)
-
-
-class CollectorError(Exception):
-    """Raise from a collector for an expected failure; the message goes to telemetry as is."""
 
 
 @dataclass

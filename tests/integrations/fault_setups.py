@@ -1,0 +1,37 @@
+"""For each builtin collector: the rows and config that make one run talk to the upstream server.
+
+``SETUPS[type_id](host, upstream)`` prepares the host; the fault tests then turn every
+upstream answer into a fault and check the run fails cleanly, is backed off and reported.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from pony import orm
+
+
+def _config(host: Any, type_id: str, **config: Any) -> None:
+    with orm.db_session:
+        host.db.Integration[type_id].config_json = config
+
+
+def _secret(host: Any, type_id: str, **values: str) -> None:
+    engine = host.services["integrations"]
+    with orm.db_session:
+        for name, value in values.items():
+            engine.set_secret(type_id, name, value)
+
+
+def news_rss(host: Any, upstream: Any) -> None:
+    with orm.db_session:
+        host.db.RssFeed(id="fault", url=upstream.url + "/feed.xml")
+
+
+def news_hackernews(host: Any, upstream: Any) -> None:
+    _config(host, "news_hackernews", baseUrl=upstream.url)
+
+
+SETUPS: dict[str, Callable[[Any, Any], None]] = {
+    "news_rss": news_rss,
+    "news_hackernews": news_hackernews,
+}

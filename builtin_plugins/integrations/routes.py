@@ -111,7 +111,7 @@ def serialize(host: Any, row: Any, itype: Any) -> dict[str, Any]:
     return {
         "id": row.id,
         "integration_type": row.integration_type,
-        "family": itype.family,
+        "family": family_of(row.integration_type),
         "label": itype.label,
         "enabled": row.enabled,
         "poll_seconds": row.poll_seconds,

@@ -35,3 +35,24 @@ SETUPS: dict[str, Callable[[Any, Any], None]] = {
     "news_rss": news_rss,
     "news_hackernews": news_hackernews,
 }
+
+
+def _weather_locations(host: Any) -> None:
+    with orm.db_session:
+        if host.db.WeatherLocation.get(id="fault") is None:
+            host.db.WeatherLocation(id="fault", name="Fault", latitude=1.5, longitude=2.5,
+                                    include_active_weather_alerts=True)
+
+
+def _with_location(type_id: str) -> Callable[[Any, Any], None]:
+    def setup(host: Any, upstream: Any) -> None:
+        _weather_locations(host)
+        _config(host, type_id, baseUrl=upstream.url)
+    return setup
+
+
+SETUPS.update({
+    "weather_openmeteo": _with_location("weather_openmeteo"),
+    "air_quality_openmeteo": _with_location("air_quality_openmeteo"),
+    "weather_alerts_nws": _with_location("weather_alerts_nws"),
+})

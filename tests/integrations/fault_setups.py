@@ -56,3 +56,10 @@ SETUPS.update({
     "air_quality_openmeteo": _with_location("air_quality_openmeteo"),
     "weather_alerts_nws": _with_location("weather_alerts_nws"),
 })
+
+
+def calendar_ical(host: Any, upstream: Any) -> None:
+    _config(host, "calendar_ical", icsUrl=upstream.url + "/cal.ics")
+
+
+SETUPS["calendar_ical"] = calendar_ical

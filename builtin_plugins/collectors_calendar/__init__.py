@@ -1,0 +1,10 @@
+"""Calendar collectors: ``calendar_ical`` (ICS by URL)."""
+from __future__ import annotations
+
+from hookspecs import hookimpl
+from builtin_plugins.collectors_calendar import ical
+
+
+@hookimpl
+def register_integration_types() -> list:
+    return [ical.INTEGRATION_TYPE]

@@ -63,3 +63,28 @@ def calendar_ical(host: Any, upstream: Any) -> None:
 
 
 SETUPS["calendar_ical"] = calendar_ical
+
+
+def trivia_opentdb(host: Any, upstream: Any) -> None:
+    with orm.db_session:
+        host.db.TriviaCategory(id="fault")
+    _config(host, "trivia_opentdb", baseUrl=upstream.url)
+
+
+def joke_icanhazdadjoke(host: Any, upstream: Any) -> None:
+    with orm.db_session:
+        host.db.JokeCategory(id="fault")
+    _config(host, "joke_icanhazdadjoke", baseUrl=upstream.url)
+
+
+def general_openai(host: Any, upstream: Any) -> None:
+    _secret(host, "general_openai", apiKey="sk-fault-secret")
+    _config(host, "general_openai", baseUrl=upstream.url, prompt="a quote")
+
+
+SETUPS.update({
+    "trivia_opentdb": trivia_opentdb,
+    "joke_icanhazdadjoke": joke_icanhazdadjoke,
+    "quote_zenquotes": lambda host, upstream: _config(host, "quote_zenquotes", baseUrl=upstream.url),
+    "general_openai": general_openai,
+})

@@ -88,3 +88,32 @@ SETUPS.update({
     "quote_zenquotes": lambda host, upstream: _config(host, "quote_zenquotes", baseUrl=upstream.url),
     "general_openai": general_openai,
 })
+
+
+def _media(type_id: str) -> Callable[[Any, Any], None]:
+    def setup(host: Any, upstream: Any) -> None:
+        _secret(host, type_id, apiKey="media-fault-key")
+        _config(host, type_id, baseUrl=upstream.url)
+    return setup
+
+
+def stock_finnhub(host: Any, upstream: Any) -> None:
+    with orm.db_session:
+        host.db.StockSymbol(id="fault", symbol="FLT")
+    _media("stock_finnhub")(host, upstream)
+
+
+def home_assistant(host: Any, upstream: Any) -> None:
+    _secret(host, "home_assistant", token="ha-fault-token")
+    _config(host, "home_assistant", baseUrl=upstream.url, entities=[{"entityId": "sensor.x"}])
+
+
+SETUPS.update({
+    "photo_pexels": _media("photo_pexels"),
+    "video_pexels": _media("video_pexels"),
+    "photo_unsplash": _media("photo_unsplash"),
+    "photo_nasa_apod": _media("photo_nasa_apod"),
+    "stock_finnhub": stock_finnhub,
+    "home_assistant": home_assistant,
+    "plugin_http": lambda host, upstream: _config(host, "plugin_http", baseUrl=upstream.url),
+})

@@ -131,7 +131,9 @@ class HttpClient:
     def request(self, method: str, url: str, *, params: Mapping[str, Any] | None = None,
                 headers: Mapping[str, str] | None = None, json_body: Any = None, data: Any = None,
                 etag: str | None = None, last_modified: str | None = None, max_bytes: int | None = None,
-                accept: str | None = None) -> HttpResponse:
+                accept: str | None = None, allow_error_status: bool = False) -> HttpResponse:
+        """One exchange. 4xx/5xx raise :class:`UpstreamStatus` unless ``allow_error_status``
+        (OAuth token endpoints answer 400 with a JSON error the caller must read)."""
         if self.cancelled():
             raise Cancelled("run abandoned")
         shown = redact_url(url)
@@ -160,7 +162,7 @@ class HttpClient:
         try:
             if response.status_code == 304:
                 return HttpResponse(304, response.url, dict(response.headers), b"", True)
-            if response.status_code >= 400:
+            if response.status_code >= 400 and not allow_error_status:
                 raise UpstreamStatus(response.status_code, shown)
             declared = response.headers.get("Content-Length")
             if declared and declared.isdigit() and int(declared) > cap:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from hookspecs import hookimpl
+from builtin_plugins.integrations.accounts import AccountStore
 from builtin_plugins.integrations.engine import Engine
 from builtin_plugins.integrations.models import define_entities
 from builtin_plugins.integrations.routes import routes
@@ -42,6 +43,7 @@ def startup(host: Any) -> None:
     engine = Engine(host)
     host.services["integrations"] = engine
     host.services["integration_telemetry"] = engine.telemetry
+    host.services["integration_accounts"] = AccountStore(engine)
     engine.ensure_rows()
     if host.routes and not host.settings.saas_mode:
         engine.start()

@@ -293,6 +293,137 @@ class TelemetryCollection:
         resp.media = {"items": lines}
 
 
+ACCOUNT_ID = re.compile(r"^[a-f0-9]{32}$")
+SIGN_IN_ID = re.compile(r"^[A-Za-z0-9_-]{10,64}$")
+
+
+class DeviceCodeBody(Schema):
+    account_type = fields.String(validate=validate.OneOf(("google", "microsoft")))
+
+
+class TokenAccountBody(Schema):
+    account_type = fields.String(required=True, validate=validate.Regexp(r"^[a-z][a-z0-9_]{0,31}$"))
+    label = fields.String(load_default="", validate=validate.Length(max=300))
+    token = fields.String(required=True, validate=validate.Length(min=1, max=MAX_SECRET_LENGTH))
+
+
+def _accounts(host: Any) -> Any:
+    service = host.services.get("integration_accounts")
+    if service is None:
+        raise ApiError(503, "integrations_unavailable", "the integrations engine is not running")
+    return service
+
+
+def _account_call(call: Any, *args: Any) -> Any:
+    from builtin_plugins.integrations.accounts import AccountError
+
+    try:
+        return call(*args)
+    except AccountError as exc:
+        raise ApiError(exc.status, exc.code, str(exc)) from None
+
+
+class DeviceCodeStart:
+    def __init__(self, host: Any):
+        self.host = host
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response, id: str) -> None:  # noqa: A002
+        body = req.context.body or {}
+        with orm.db_session:
+            _row, itype = _get_row(self.host, id)
+        from builtin_plugins.integrations.accounts import PROVIDERS
+
+        choices = [t for t in itype.required_account_types if t in PROVIDERS]
+        account_type = body.get("account_type") or (choices[0] if choices else None)
+        if account_type is None or account_type not in choices:
+            raise validation_failed({"account_type": [f"this integration signs in with: {', '.join(choices) or 'none'}"]})
+        resp.media = _account_call(_accounts(self.host).start_device_sign_in, id, account_type)
+
+
+class DeviceCodePoll:
+    def __init__(self, host: Any):
+        self.host = host
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response, id: str, sign_in_id: str) -> None:  # noqa: A002
+        with orm.db_session:
+            _get_row(self.host, id)
+        if not SIGN_IN_ID.match(sign_in_id or ""):
+            raise not_found("sign-in")
+        resp.media = _account_call(_accounts(self.host).poll_device_sign_in, id, sign_in_id)
+
+
+class TokenAccounts:
+    def __init__(self, host: Any):
+        self.host = host
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response, id: str) -> None:  # noqa: A002
+        body = req.context.body
+        _row, itype = _get_row(self.host, id)
+        from builtin_plugins.integrations.accounts import PROVIDERS
+
+        allowed = [t for t in itype.required_account_types if t not in PROVIDERS]
+        if body["account_type"] not in allowed:
+            raise validation_failed({"account_type": [f"token accounts of this integration: {', '.join(allowed) or 'none'}"]})
+        resp.status = falcon.HTTP_201
+        resp.media = _accounts(self.host).link(id, body["account_type"], body["label"], {"token": body["token"]})
+
+
+class AccountItem:
+    def __init__(self, host: Any):
+        self.host = host
+
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, account_id: str) -> None:
+        if not ACCOUNT_ID.match(account_id or "") or not _accounts(self.host).unlink(account_id):
+            raise not_found("account")
+        resp.media = {}
+
+
+class GoogleCalendars:
+    """Calendars of a signed-in Google account, from the calendar_google integration's baseUrl."""
+
+    def __init__(self, host: Any):
+        self.host = host
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, account_id: str) -> None:
+        from builtin_plugins.common.http_client import HttpFailure, UpstreamStatus
+
+        if not ACCOUNT_ID.match(account_id or ""):
+            raise not_found("account")
+        with orm.db_session:
+            account = self.host.db.IntegrationAccount.get(id=account_id)
+            if account is None or account.account_type != "google":
+                raise not_found("account")
+            integration = self.host.db.Integration.get(id=account.integration_id)
+            config = dict(integration.config_json or {}) if integration is not None else {}
+        base = config.get("baseUrl") if isinstance(config.get("baseUrl"), str) else "https://www.googleapis.com"
+        headers = _account_call(_accounts(self.host).bearer, account_id)
+        engine = _engine(self.host)
+        items, page = [], None
+        try:
+            for _ in range(10):
+                params = {"maxResults": 250, **({"pageToken": page} if page else {})}
+                data = engine.http.get_json(base.rstrip("/") + "/calendar/v3/users/me/calendarList", params=params,
+                                            headers=headers)
+                if not isinstance(data, dict) or not isinstance(data.get("items", []), list):
+                    raise HttpFailure("the calendar list is not {items: [...]}")
+                for item in data.get("items", []):
+                    if isinstance(item, dict) and isinstance(item.get("id"), str):
+                        items.append({"id": item["id"], "summary": str(item.get("summaryOverride")
+                                                                       or item.get("summary") or item["id"]),
+                                      "primary": bool(item.get("primary")),
+                                      "access_role": str(item.get("accessRole") or ""),
+                                      "background_color": item.get("backgroundColor")})
+                page = data.get("nextPageToken")
+                if not isinstance(page, str) or not page:
+                    break
+        except UpstreamStatus as exc:
+            code = "oauth_token_unavailable" if exc.status in (401, 403) else "upstream_error"
+            raise ApiError(409 if exc.status in (401, 403) else 502, code, str(exc)) from None
+        except HttpFailure as exc:
+            raise ApiError(502, "upstream_error", str(exc)) from None
+        resp.media = {"items": items}
+
+
 def routes(host: Any) -> list[Route]:
     return [
         Route("/v1/integrations", IntegrationsCollection(host), {
@@ -307,6 +438,23 @@ def routes(host: Any) -> list[Route]:
         Route("/v1/integrations/{id}/run", RunItem(host), {
             "POST": Operation(INTEGRATIONS_WRITE, "Run one collection now and wait for its outcome",
                               tags=["integrations"]),
+        }, db_session=False),
+        Route("/v1/integrations/{id}/accounts", TokenAccounts(host), {
+            "POST": Operation(INTEGRATIONS_WRITE, "Link a token account (for example a Trello member token)",
+                              body=TokenAccountBody, status=201, tags=["integrations"]),
+        }),
+        Route("/v1/integrations/{id}/accounts/device-code", DeviceCodeStart(host), {
+            "POST": Operation(INTEGRATIONS_WRITE, "Start an OAuth device-code sign-in (Google, Microsoft)",
+                              body=DeviceCodeBody, tags=["integrations"]),
+        }, db_session=False),
+        Route("/v1/integrations/{id}/accounts/device-code/{sign_in_id}/poll", DeviceCodePoll(host), {
+            "POST": Operation(INTEGRATIONS_WRITE, "Poll a device-code sign-in once", tags=["integrations"]),
+        }, db_session=False),
+        Route("/v1/integration-accounts/{account_id}", AccountItem(host), {
+            "DELETE": Operation(INTEGRATIONS_WRITE, "Unlink an account and forget its token", tags=["integrations"]),
+        }),
+        Route("/v1/integration-accounts/{account_id}/google/calendars", GoogleCalendars(host), {
+            "GET": Operation(INTEGRATIONS_READ, "Calendars of a signed-in Google account", tags=["integrations"]),
         }, db_session=False),
         Route("/v1/telemetry/integrations", TelemetryCollection(host), {
             "GET": Operation(TELEMETRY_READ, "Integration telemetry lines, oldest first", query=TelemetryQuery,

@@ -117,3 +117,29 @@ SETUPS.update({
     "home_assistant": home_assistant,
     "plugin_http": lambda host, upstream: _config(host, "plugin_http", baseUrl=upstream.url),
 })
+
+
+def _linked(host: Any, type_id: str, account_type: str, token: dict) -> None:
+    accounts = host.services["integration_accounts"]
+    with orm.db_session:
+        accounts.link(type_id, account_type, "fault", token)
+
+
+def _calendar(type_id: str, account_type: str) -> Callable[[Any, Any], None]:
+    def setup(host: Any, upstream: Any) -> None:
+        _linked(host, type_id, account_type, {"access_token": "fault-access", "expires_at_ms": 2**62})
+        _config(host, type_id, baseUrl=upstream.url, calendars=[{"calendarId": "primary", "categoryId": "work"}])
+    return setup
+
+
+def tasks_trello(host: Any, upstream: Any) -> None:
+    _linked(host, "tasks_trello", "trello", {"token": "fault-member-token"})
+    _secret(host, "tasks_trello", apiKey="trello-fault-key")
+    _config(host, "tasks_trello", baseUrl=upstream.url, boardIds=["b1"])
+
+
+SETUPS.update({
+    "calendar_google": _calendar("calendar_google", "google"),
+    "calendar_microsoft": _calendar("calendar_microsoft", "microsoft"),
+    "tasks_trello": tasks_trello,
+})

@@ -14,6 +14,7 @@ from __future__ import annotations
 import calendar
 import re
 from typing import Any
+from urllib.parse import urljoin
 
 import feedparser
 from pony import orm
@@ -21,6 +22,7 @@ from pony import orm
 from builtin_plugins.common.collecting import (
     CollectorError,
     clip,
+    bulk_insert,
     delete_blobs,
     digest,
     outcome,
@@ -57,7 +59,12 @@ def _published_ms(entry: Any) -> int | None:
     return None
 
 
-def _image_url(entry: Any) -> str | None:
+def _image_url(entry: Any, base: str) -> str | None:
+    url = _raw_image_url(entry)
+    return urljoin(entry.get("link") or base, url) if url else None
+
+
+def _raw_image_url(entry: Any) -> str | None:
     for media in entry.get("media_content") or []:
         url = media.get("url")
         if url and (media.get("medium") == "image" or str(media.get("type", "")).startswith("image/")
@@ -76,7 +83,7 @@ def _image_url(entry: Any) -> str | None:
     return None
 
 
-def _entries(parsed: Any, limit: int) -> list[dict[str, Any]]:
+def _entries(parsed: Any, limit: int, base: str = "") -> list[dict[str, Any]]:
     """The newest ``limit`` entries as plain dicts with a stable guid."""
     rows = []
     for index, entry in enumerate(parsed.entries):
@@ -90,7 +97,7 @@ def _entries(parsed: Any, limit: int) -> list[dict[str, Any]]:
             summary = entry["content"][0].get("value", "")
         rows.append({"guid": guid, "title": title or link, "link": link,
                      "summary": plain_text(summary, 20000), "published_at_ms": _published_ms(entry),
-                     "image_url": _image_url(entry), "order": index})
+                     "image_url": _image_url(entry, base), "order": index})
     # newest first: by date when present, else feed order
     rows.sort(key=lambda r: (-(r["published_at_ms"] or 0), r["order"]))
     unique: dict[str, dict[str, Any]] = {}
@@ -107,39 +114,57 @@ def _due(ctx: Any, feed: Any, now: int) -> bool:
     return not feed.last_fetched_at or feed.last_fetched_at + feed.poll_seconds * 1000 <= now
 
 
+ARTICLE_COLUMNS = ["id", "feed_id", "guid", "title", "summary", "link", "image_blob_key", "published_at_ms",
+                   "integration_type", "suppressed", "created_at_ms"]
+
+
 def upsert_articles(ctx: Any, feed_id: str, entries: list[dict[str, Any]], max_articles: int,
                     integration_type: str = TYPE_ID) -> tuple[int, list]:
-    """Insert new entries, refresh changed ones, trim to ``max_articles``; needs a db_session.
+    """Insert new entries, refresh changed ones, trim to ``max_articles``; needs a db_session
+    that already holds a flushed change (new rows go in with :func:`bulk_insert`).
 
-    Returns (changed row count, rows still lacking an image that have an image URL).
+    Returns (changed row count, [(article id, image url)] of kept rows still lacking an image).
     """
     db = ctx.db
     now = ctx.now_ms()
+    by_guid = {entry["guid"]: entry for entry in entries}
     existing = {a.guid: a for a in db.RssArticle.select(lambda a: a.feed_id == feed_id)}
+    fresh: list[dict[str, Any]] = []
     changed = 0
-    need_image = []
-    for entry in entries:
-        row = existing.get(entry["guid"])
+    for guid, entry in by_guid.items():
         values = {"title": entry["title"], "summary": entry["summary"], "link": entry["link"],
                   "published_at_ms": entry["published_at_ms"]}
+        row = existing.get(guid)
         if row is None:
-            row = db.RssArticle(id=f"{integration_type}:{digest(feed_id, entry['guid'], length=40)}",
-                                feed_id=feed_id, guid=entry["guid"], integration_type=integration_type,
-                                created_at_ms=now, **values)
-            existing[entry["guid"]] = row
-            changed += 1
+            fresh.append({"id": f"{integration_type}:{digest(feed_id, guid, length=40)}", "guid": guid,
+                          "created_at_ms": now, **values})
         elif any(getattr(row, k) != v for k, v in values.items()):
             row.set(**values)
             changed += 1
-        if entry["image_url"] and not row.image_blob_key:
-            need_image.append((row.id, entry["image_url"]))
-    kept = sorted(existing.values(), key=lambda a: (-(a.published_at_ms or 0), -a.created_at_ms, a.id))
-    removed = kept[max(0, max_articles):]
-    delete_blobs(ctx, [a.image_blob_key for a in removed])
-    for article in removed:
+    # one ordering over stored and new rows: newest first; the newest max_articles stay
+    candidates: list[tuple[int, int, str, Any]] = [
+        (-(a.published_at_ms or 0), -a.created_at_ms, a.id, a) for a in existing.values()]
+    candidates += [(-(f["published_at_ms"] or 0), -now, f["id"], f) for f in fresh]
+    candidates.sort(key=lambda c: c[:3])
+    limit = max(0, max_articles)
+    kept = [c[3] for c in candidates[:limit]]
+    stale = [c[3] for c in candidates[limit:] if not isinstance(c[3], dict)]
+    delete_blobs(ctx, [a.image_blob_key for a in stale])
+    for article in stale:
         article.delete()
-    removed_ids = {a.id for a in removed}
-    return changed, [item for item in need_image if item[0] not in removed_ids]
+    orm.flush()
+    kept_new = [row for row in kept if isinstance(row, dict)]
+    bulk_insert(db, "svc_rss_article", ARTICLE_COLUMNS, [
+        (f["id"], feed_id, f["guid"], f["title"], f["summary"], f["link"], None, f["published_at_ms"],
+         integration_type, False, f["created_at_ms"]) for f in kept_new])
+    changed += len(kept_new)
+    need_image = []
+    for row in kept:
+        guid, image_key = (row["guid"], None) if isinstance(row, dict) else (row.guid, row.image_blob_key)
+        url = (by_guid.get(guid) or {}).get("image_url")
+        if url and not image_key:
+            need_image.append((row["id"] if isinstance(row, dict) else row.id, url))
+    return changed, need_image
 
 
 def collect_feed(ctx: Any, feed_id: str) -> str:
@@ -152,23 +177,28 @@ def collect_feed(ctx: Any, feed_id: str) -> str:
         with orm.db_session:
             ctx.db.RssFeed[feed_id].set(last_fetched_at=ctx.now_ms(), consecutive_failures=0, next_retry_at=None)
         return "not modified"
-    parsed = feedparser.parse(response.content, response_headers={
-        "content-type": response.headers.get("Content-Type", "application/xml")})
+    # No sanitizing or URI rewriting of HTML fragments: titles and summaries are stored as
+    # plain text (tags and script/style bodies stripped), which is also what makes a
+    # 10,000-entry feed ingest in less than twice feedparser's default parse time.
+    parsed = feedparser.parse(response.content, sanitize_html=False, resolve_relative_uris=False,
+                              response_headers={"content-type": response.headers.get("Content-Type",
+                                                                                      "application/xml")})
     if parsed.bozo and not parsed.entries:
         reason = type(parsed.get("bozo_exception")).__name__ if parsed.get("bozo_exception") else "unknown"
         raise CollectorError(f"feed {feed_id}: malformed feed ({reason})")
     if not parsed.entries and not parsed.feed:
         raise CollectorError(f"feed {feed_id}: not an RSS or Atom document")
-    entries = _entries(parsed, max(0, max_articles))
+    entries = _entries(parsed, max(0, max_articles), response.url or url)
     ctx.checkpoint()
     with orm.db_session:
-        changed, need_image = upsert_articles(ctx, feed_id, entries, max(0, max_articles))
         feed = ctx.db.RssFeed[feed_id]
         title = plain_text(parsed.feed.get("title"), 500)
         if title and not feed.title:
             feed.title = title
         feed.set(last_fetched_at=ctx.now_ms(), consecutive_failures=0, next_retry_at=None,
                  etag=clip(response.etag, 500) or None, last_modified=clip(response.last_modified, 200) or None)
+        orm.flush()
+        changed, need_image = upsert_articles(ctx, feed_id, entries, max(0, max_articles))
     images = _download_images(ctx, feed_id, need_image) if ctx.config.get("downloadImages", True) else 0
     return f"{len(entries)} entries, {changed} new or changed, {images} images"
 

@@ -182,3 +182,17 @@ def test_hackernews_front_page(host, upstream):
         ("hn:101", "Show HN: a thing", "news_hackernews"), ("hn:103", "Ask HN: why?", "news_hackernews")]
     assert rows[1]["link"] == "https://news.ycombinator.com/item?id=103"
     assert rows[0]["summary"] == "42 points by pg"
+
+
+def test_relative_images_and_script_bodies(host, upstream):
+    image = serve_images(upstream)
+    body = f"""<?xml version="1.0"?><rss version="2.0"><channel><title>T</title><link>{upstream.url}/</link>
+    <description>d</description><item><title>Relative</title><link>{upstream.url}/story/9</link>
+    <guid>rel-1</guid><description>&lt;script&gt;steal()&lt;/script&gt;&lt;style&gt;p {{}}&lt;/style&gt;Teaser
+    &lt;img src="/img/5.png"&gt;</description></item></channel></rss>"""
+    upstream.reply("/feed.xml", body, "application/rss+xml")
+    add_feed(host, "rel", upstream.url + "/feed.xml")
+    assert host.services["integrations"].run_now("news_rss").status == "ok"
+    row = articles(host, "rel")[0]
+    assert row["summary"] == "Teaser"
+    assert host.blobs.get(row["image_blob_key"]).path.read_bytes() == image

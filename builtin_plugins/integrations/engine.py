@@ -147,6 +147,7 @@ class Engine:
         version = getattr(host.plugins.info.get("integrations"), "version", "") or "dev"
         self.http = HttpClient(user_agent=f"svc-display/{version} (+https://github.com/svc-display; collectors)")
         self.scheduler = schedule.Scheduler()
+        self._schedule_lock = threading.Lock()  # schedule.Scheduler is not thread-safe
         self._lock = threading.RLock()
         self._runs: dict[str, _Run] = {}
         self._pending: list[str] = []
@@ -240,13 +241,18 @@ class Engine:
         for run in runs:
             if run.thread is not None:
                 run.thread.join(max(0.0, timeout / max(1, len(runs))))
-        self.scheduler.clear()
+        with self._schedule_lock:
+            self.scheduler.clear()
         self.http.close()
 
     def _loop(self) -> None:
         while not self._stop.is_set():
             try:
-                self.scheduler.run_pending()
+                with self._schedule_lock:
+                    due = [job for job in self.scheduler.jobs if job.should_run]
+                for job in due:  # job.run() only queues a run (submit) and reschedules the job
+                    with self._schedule_lock:
+                        job.run()
                 self._watchdog()
                 self._dispatch_pending()
             except Exception:  # noqa: BLE001 - the loop must survive anything
@@ -255,13 +261,15 @@ class Engine:
 
     def reschedule(self, integration_id: str, run_soon: bool = False) -> None:
         """(Re)create the schedule job of one integration from its row."""
-        self.scheduler.clear(integration_id)
+        with self._schedule_lock:
+            self.scheduler.clear(integration_id)
         with orm.db_session:
             row = self.host.db.Integration.get(id=integration_id)
             if row is None or not row.enabled or self.type_of(row.integration_type) is None:
                 return
             poll = max(1, row.poll_seconds)  # the API enforces MIN_POLL_SECONDS; tests may store less
-        self.scheduler.every(poll).seconds.do(self.submit, integration_id).tag(integration_id)
+        with self._schedule_lock:
+            self.scheduler.every(poll).seconds.do(self.submit, integration_id).tag(integration_id)
         if run_soon:
             self.submit(integration_id)
 

@@ -73,9 +73,10 @@ def test_secrets_and_accounts_configured_filters(make_host, api_for):
     configured = {i["id"] for i in api.get("/v1/integrations?secrets_configured=true&q=general").json["items"]}
     assert "general_probe" in configured and "general_broken" not in configured
     missing = {i["id"] for i in api.get("/v1/integrations?accounts_configured=false").json["items"]}
-    assert missing == {"calendar_probe"}
+    assert "calendar_probe" in missing and "general_probe" not in missing
+    assert {"calendar_google", "calendar_microsoft", "tasks_trello"} <= missing
     _link_account(host, "calendar_probe")
-    assert api.get("/v1/integrations?accounts_configured=false").json["items"] == []
+    assert api.get("/v1/integrations?accounts_configured=false&q=probe").json["items"] == []
     item = api.get("/v1/integrations/calendar_probe").json
     assert item["accounts_configured"] is True and item["required_account_types"] == ["google"]
     assert item["linked_accounts"][0]["account_type"] == "google"

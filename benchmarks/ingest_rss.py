@@ -10,6 +10,7 @@ Parse only = ``feedparser.parse(bytes)`` on the identical document, in the same 
 Prints one JSON object; results are recorded in docs/performance.md. Goal: end to end
 at most 2x the parse-only time.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,10 +40,15 @@ def make_feed(entries: int) -> bytes:
             f"<link>https://news.example.org/story/{i}</link><guid>urn:story:{i}</guid>"
             f"<description>&lt;p&gt;Summary of story {i}, with &lt;b&gt;some&lt;/b&gt; markup and a "
             f"sentence long enough to look like a real teaser text.&lt;/p&gt;</description>"
-            f"<pubDate>Mon, 03 Jun 2024 {i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d} GMT</pubDate></item>")
-    return ("<?xml version='1.0' encoding='UTF-8'?><rss version='2.0'><channel><title>Bench</title>"
-            "<link>https://news.example.org</link><description>bench</description>"
-            + "".join(items) + "</channel></rss>").encode()
+            f"<pubDate>Mon, 03 Jun 2024 {i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d} GMT</pubDate>"
+            "</item>"
+        )
+    return (
+        "<?xml version='1.0' encoding='UTF-8'?><rss version='2.0'><channel><title>Bench</title>"
+        "<link>https://news.example.org</link><description>bench</description>"
+        + "".join(items)
+        + "</channel></rss>"
+    ).encode()
 
 
 def serve(body: bytes) -> ThreadingHTTPServer:
@@ -65,7 +71,11 @@ def serve(body: bytes) -> ThreadingHTTPServer:
 def ingest_once(args: argparse.Namespace, url: str) -> float:
     """One end-to-end ingest into an empty table; returns the seconds of ``run_now``."""
     with tempfile.TemporaryDirectory() as data_dir:
-        env = {"SVC_DISPLAY_DATA_DIR": data_dir, "SVC_DISPLAY_HEADLESS": "1", "SVC_DISPLAY_LOG_LEVEL": "WARNING"}
+        env = {
+            "SVC_DISPLAY_DATA_DIR": data_dir,
+            "SVC_DISPLAY_HEADLESS": "1",
+            "SVC_DISPLAY_LOG_LEVEL": "WARNING",
+        }
         if args.database_url:
             env["SVC_DISPLAY_DATABASE_URL"] = args.database_url
         host = build_host(load_settings(env), with_routes=False)
@@ -112,14 +122,24 @@ def main() -> int:
     server.shutdown()
 
     parse_s, ingest_s = statistics.median(parse_times), statistics.median(ingest_times)
-    print(json.dumps({
-        "entries": args.entries, "feed_bytes": len(body), "repeat": args.repeat,
-        "database": "postgres" if args.database_url else "sqlite",
-        "parse_only_s": round(parse_s, 3), "end_to_end_s": round(ingest_s, 3),
-        "ratio": round(ingest_s / parse_s, 3), "goal_ratio": 2.0, "goal_met": ingest_s <= 2 * parse_s,
-        "parse_only_runs_s": [round(t, 3) for t in parse_times],
-        "end_to_end_runs_s": [round(t, 3) for t in ingest_times],
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "entries": args.entries,
+                "feed_bytes": len(body),
+                "repeat": args.repeat,
+                "database": "postgres" if args.database_url else "sqlite",
+                "parse_only_s": round(parse_s, 3),
+                "end_to_end_s": round(ingest_s, 3),
+                "ratio": round(ingest_s / parse_s, 3),
+                "goal_ratio": 2.0,
+                "goal_met": ingest_s <= 2 * parse_s,
+                "parse_only_runs_s": [round(t, 3) for t in parse_times],
+                "end_to_end_runs_s": [round(t, 3) for t in ingest_times],
+            },
+            indent=2,
+        )
+    )
     return 0
 
 

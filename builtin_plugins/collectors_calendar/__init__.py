@@ -1,4 +1,5 @@
 """Calendar collectors: ``calendar_ical`` (ICS by URL), ``calendar_google``, ``calendar_microsoft``."""
+
 from __future__ import annotations
 
 from hookspecs import hookimpl

@@ -6,6 +6,7 @@ RRULE, RDATE, EXDATE and overridden instances (RECURRENCE-ID) are expanded by
 ``recurring_ical_events``; all-day events (DATE values) start at midnight of the
 display timezone; TZID times keep their zone; floating times use the display timezone.
 """
+
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
@@ -16,7 +17,13 @@ import recurring_ical_events
 
 from builtin_plugins.common.collecting import CollectorError, outcome
 from builtin_plugins.common.http_client import HttpFailure
-from builtin_plugins.collectors_calendar.store import display_zone, drop_calendars, replace_events, to_ms, window
+from builtin_plugins.collectors_calendar.store import (
+    display_zone,
+    drop_calendars,
+    replace_events,
+    to_ms,
+    window,
+)
 from hookspecs import IntegrationType
 
 TYPE_ID = "calendar_ical"
@@ -26,10 +33,20 @@ SCHEMA = {
     "properties": {
         "icsUrl": {"type": "string", "pattern": "^https?://"},
         "categoryId": CATEGORY,
-        "calendars": {"type": "array", "maxItems": 50, "items": {
-            "type": "object", "required": ["url"], "additionalProperties": False,
-            "properties": {"url": {"type": "string", "pattern": "^https?://"}, "categoryId": CATEGORY,
-                           "label": {"type": "string", "maxLength": 200}}}},
+        "calendars": {
+            "type": "array",
+            "maxItems": 50,
+            "items": {
+                "type": "object",
+                "required": ["url"],
+                "additionalProperties": False,
+                "properties": {
+                    "url": {"type": "string", "pattern": "^https?://"},
+                    "categoryId": CATEGORY,
+                    "label": {"type": "string", "maxLength": 200},
+                },
+            },
+        },
         "pastDays": {"type": "integer", "minimum": 0, "maximum": 366, "default": 7},
         "futureDays": {"type": "integer", "minimum": 1, "maximum": 731, "default": 60},
     },
@@ -76,10 +93,17 @@ def parse_events(ctx: Any, data: bytes) -> list[dict[str, Any]]:
             finish = begin + timedelta(days=1) if all_day else begin
         uid = str(event.get("UID") or "")
         start_ms = to_ms(begin, zone)
-        events.append({"key": f"{uid}|{start_ms}", "title": str(event.get("SUMMARY") or ""),
-                       "location": str(event.get("LOCATION") or ""),
-                       "description": str(event.get("DESCRIPTION") or ""),
-                       "start_ms": start_ms, "end_ms": max(start_ms, to_ms(finish, zone)), "all_day": all_day})
+        events.append(
+            {
+                "key": f"{uid}|{start_ms}",
+                "title": str(event.get("SUMMARY") or ""),
+                "location": str(event.get("LOCATION") or ""),
+                "description": str(event.get("DESCRIPTION") or ""),
+                "start_ms": start_ms,
+                "end_ms": max(start_ms, to_ms(finish, zone)),
+                "all_day": all_day,
+            }
+        )
     return events
 
 
@@ -106,5 +130,10 @@ def collect(ctx: Any) -> str:
 
 
 INTEGRATION_TYPE = IntegrationType(
-    TYPE_ID, "ICS calendars", SCHEMA, {"calendars": [], "pastDays": 7, "futureDays": 60}, family="calendar",
-    collect=collect)
+    TYPE_ID,
+    "ICS calendars",
+    SCHEMA,
+    {"calendars": [], "pastDays": 7, "futureDays": 60},
+    family="calendar",
+    collect=collect,
+)

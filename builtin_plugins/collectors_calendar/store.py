@@ -1,4 +1,5 @@
 """Calendar rows shared by every calendar collector: one replace-per-calendar upsert."""
+
 from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta, timezone, tzinfo
@@ -40,8 +41,9 @@ def window(ctx: Any) -> tuple[datetime, datetime]:
     return now - timedelta(days=past), now + timedelta(days=future)
 
 
-def replace_events(ctx: Any, source: str, calendar_key: str, events: list[dict[str, Any]],
-                   category_id: str) -> int:
+def replace_events(
+    ctx: Any, source: str, calendar_key: str, events: list[dict[str, Any]], category_id: str
+) -> int:
     """Make the stored events of one calendar exactly ``events`` (idempotent); returns the count.
 
     Each event dict has ``key`` (stable per occurrence), ``title``, ``start_ms``, ``end_ms``,
@@ -55,7 +57,9 @@ def replace_events(ctx: Any, source: str, calendar_key: str, events: list[dict[s
             "title": plain_text(event.get("title"), 2000) or "(untitled)",
             "location": plain_text(event.get("location"), 2000),
             "description": clip(event.get("description") or "", 20000),
-            "start_ms": int(event["start_ms"]), "end_ms": int(event["end_ms"]), "all_day": bool(event["all_day"]),
+            "start_ms": int(event["start_ms"]),
+            "end_ms": int(event["end_ms"]),
+            "all_day": bool(event["all_day"]),
         }
     with orm.db_session:
         db = ctx.db
@@ -63,8 +67,13 @@ def replace_events(ctx: Any, source: str, calendar_key: str, events: list[dict[s
         for row_id, values in wanted.items():
             row = stored.get(row_id)
             if row is None:
-                row = db.CalendarEvent(id=row_id, source=source, category_id=category_id,
-                                       integration_id=ctx.integration_id, **values)
+                row = db.CalendarEvent(
+                    id=row_id,
+                    source=source,
+                    category_id=category_id,
+                    integration_id=ctx.integration_id,
+                    **values,
+                )
                 db.CalendarEventCategory(event=row, category_id=category_id)
                 continue
             changes = {k: v for k, v in values.items() if getattr(row, k) != v}
@@ -85,6 +94,8 @@ def drop_calendars(ctx: Any, source: str, keep_keys: list[str]) -> None:
     """Delete rows of calendars no longer configured for this integration."""
     keep = {f"{source}:{digest(ctx.integration_id, key, length=12)}:" for key in keep_keys}
     with orm.db_session:
-        for row in ctx.db.CalendarEvent.select(lambda e: e.source == source and e.integration_id == ctx.integration_id):
+        for row in ctx.db.CalendarEvent.select(
+            lambda e: e.source == source and e.integration_id == ctx.integration_id
+        ):
             if not any(row.id.startswith(prefix) for prefix in keep):
                 row.delete()

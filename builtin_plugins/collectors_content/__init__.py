@@ -1,4 +1,5 @@
 """Text content collectors: trivia, jokes, quotes, and text generation."""
+
 from __future__ import annotations
 
 from hookspecs import hookimpl

@@ -4,6 +4,7 @@ Fills every enabled joke category named in ``categoryIds`` (default: every enabl
 category) up to its ``pool_size``, at most ``perRun`` new jokes per category and run.
 A joke with a question mark splits into ``setup`` (through the ``?``) and ``punchline``.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -41,16 +42,21 @@ def collect(ctx: Any) -> str:
     wanted = ctx.config.get("categoryIds")
     per_run = int(ctx.config.get("perRun", 5))
     with orm.db_session:
-        categories = [(c.id, c.pool_size) for c in ctx.db.JokeCategory.select(lambda c: c.enabled).order_by(
-            lambda c: c.id) if wanted is None or c.id in wanted]
+        categories = [
+            (c.id, c.pool_size)
+            for c in ctx.db.JokeCategory.select(lambda c: c.enabled).order_by(lambda c: c.id)
+            if wanted is None or c.id in wanted
+        ]
     done, failed, added = 0, [], 0
     for category_id, pool_size in categories:
         try:
             for _ in range(per_run):
                 ctx.checkpoint()
                 with orm.db_session:
-                    if ctx.db.Joke.select(lambda j: j.category_id == category_id).count() >= pool_size \
-                            and not ctx.force:
+                    if (
+                        ctx.db.Joke.select(lambda j: j.category_id == category_id).count() >= pool_size
+                        and not ctx.force
+                    ):
                         break
                 data = ctx.http.get_json(base + "/")
                 if not isinstance(data, dict) or not isinstance(data.get("joke"), str) or not data.get("id"):
@@ -59,12 +65,24 @@ def collect(ctx: Any) -> str:
                 row_id = f"{TYPE_ID}:{clip(data['id'], 100)}"
                 with orm.db_session:
                     if ctx.db.Joke.get(id=row_id) is None:
-                        ctx.db.Joke(id=row_id, setup=clip(setup, 4000), punchline=clip(punchline, 4000),
-                                    category_id=category_id, integration_type=TYPE_ID, created_at_ms=ctx.now_ms())
+                        ctx.db.Joke(
+                            id=row_id,
+                            setup=clip(setup, 4000),
+                            punchline=clip(punchline, 4000),
+                            category_id=category_id,
+                            integration_type=TYPE_ID,
+                            created_at_ms=ctx.now_ms(),
+                        )
                         added += 1
             with orm.db_session:
-                trim_oldest(list(ctx.db.Joke.select(
-                    lambda j: j.category_id == category_id and j.integration_type == TYPE_ID)), pool_size)
+                trim_oldest(
+                    list(
+                        ctx.db.Joke.select(
+                            lambda j: j.category_id == category_id and j.integration_type == TYPE_ID
+                        )
+                    ),
+                    pool_size,
+                )
             done += 1
         except (HttpFailure, CollectorError) as exc:
             message = f"category {category_id}: {exc}"
@@ -78,5 +96,6 @@ def collect(ctx: Any) -> str:
     return ctx.summary
 
 
-INTEGRATION_TYPE = IntegrationType(TYPE_ID, "icanhazdadjoke", SCHEMA, {"perRun": 5}, family="joke",
-                                   collect=collect)
+INTEGRATION_TYPE = IntegrationType(
+    TYPE_ID, "icanhazdadjoke", SCHEMA, {"perRun": 5}, family="joke", collect=collect
+)

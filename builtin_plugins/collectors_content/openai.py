@@ -8,6 +8,7 @@
 - ``target: "joke"``: a JSON object ``{setup, punchline}`` when the model returns one,
   else the first line is the setup and the rest the punchline.
 """
+
 from __future__ import annotations
 
 import json
@@ -37,8 +38,12 @@ SCHEMA = {
     },
     "additionalProperties": False,
 }
-EXAMPLE = {"model": "gpt-4o-mini", "prompt": "Write one short uplifting quote for an office screen.",
-           "target": "quote", "categoryId": "quotes"}
+EXAMPLE = {
+    "model": "gpt-4o-mini",
+    "prompt": "Write one short uplifting quote for an office screen.",
+    "target": "quote",
+    "categoryId": "quotes",
+}
 AUTHOR = re.compile(r"^(.*?)\s*(?:\n|\s)[—–-]\s*([^\n]{1,200})$", re.DOTALL)
 
 
@@ -64,9 +69,15 @@ def collect(ctx: Any) -> str:
     if ctx.config.get("systemPrompt"):
         messages.append({"role": "system", "content": ctx.config["systemPrompt"]})
     messages.append({"role": "user", "content": prompt})
-    data = ctx.http.post_json(ctx.base_url(DEFAULT_BASE) + "/v1/chat/completions", {
-        "model": ctx.config.get("model", "gpt-4o-mini"), "messages": messages,
-        "temperature": ctx.config.get("temperature", 1)}, headers={"Authorization": f"Bearer {key}"})
+    data = ctx.http.post_json(
+        ctx.base_url(DEFAULT_BASE) + "/v1/chat/completions",
+        {
+            "model": ctx.config.get("model", "gpt-4o-mini"),
+            "messages": messages,
+            "temperature": ctx.config.get("temperature", 1),
+        },
+        headers={"Authorization": f"Bearer {key}"},
+    )
     try:
         text = data["choices"][0]["message"]["content"]
     except (KeyError, IndexError, TypeError):
@@ -81,8 +92,14 @@ def collect(ctx: Any) -> str:
         with orm.db_session:
             row_id = f"{TYPE_ID}:{digest(setup, punchline)}"
             if ctx.db.Joke.get(id=row_id) is None:
-                ctx.db.Joke(id=row_id, setup=clip(setup, 4000), punchline=clip(punchline, 4000),
-                            category_id=category, integration_type=TYPE_ID, created_at_ms=ctx.now_ms())
+                ctx.db.Joke(
+                    id=row_id,
+                    setup=clip(setup, 4000),
+                    punchline=clip(punchline, 4000),
+                    category_id=category,
+                    integration_type=TYPE_ID,
+                    created_at_ms=ctx.now_ms(),
+                )
             trim_oldest(list(ctx.db.Joke.select(lambda j: j.integration_type == TYPE_ID)), keep)
         ctx.summary = "1 joke generated"
         return ctx.summary
@@ -93,5 +110,12 @@ def collect(ctx: Any) -> str:
     return ctx.summary
 
 
-INTEGRATION_TYPE = IntegrationType(TYPE_ID, "OpenAI-compatible text generation", SCHEMA, EXAMPLE,
-                                   family="general", collect=collect, secret_fields=("apiKey",))
+INTEGRATION_TYPE = IntegrationType(
+    TYPE_ID,
+    "OpenAI-compatible text generation",
+    SCHEMA,
+    EXAMPLE,
+    family="general",
+    collect=collect,
+    secret_fields=("apiKey",),
+)

@@ -1,4 +1,5 @@
 """Pool upkeep shared by the joke, quote and trivia collectors: insert new rows, trim the oldest."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -7,6 +7,7 @@ for up to ``max_questions - stored`` questions (at most 50 per call, the API lim
 entities are decoded; options are shuffled deterministically per question. Rows carry the
 integration id as ``integration_type`` (spec 2.8); pools are trimmed to ``max_questions``.
 """
+
 from __future__ import annotations
 
 import html
@@ -22,12 +23,19 @@ from hookspecs import IntegrationType
 
 TYPE_ID = "trivia_opentdb"
 DEFAULT_BASE = "https://opentdb.com"
-RESPONSE_CODES = {1: "no results for this query", 2: "invalid parameter", 3: "session token not found",
-                  4: "session token exhausted", 5: "rate limited"}
+RESPONSE_CODES = {
+    1: "no results for this query",
+    2: "invalid parameter",
+    3: "session token not found",
+    4: "session token exhausted",
+    5: "rate limited",
+}
 SCHEMA = {
     "type": "object",
-    "properties": {"baseUrl": {"type": "string", "default": DEFAULT_BASE},
-                   "batchSize": {"type": "integer", "minimum": 1, "maximum": 50, "default": 50}},
+    "properties": {
+        "baseUrl": {"type": "string", "default": DEFAULT_BASE},
+        "batchSize": {"type": "integer", "minimum": 1, "maximum": 50, "default": 50},
+    },
     "additionalProperties": False,
 }
 
@@ -55,13 +63,17 @@ def collect(ctx: Any) -> str:
     base = ctx.base_url(DEFAULT_BASE)
     batch = int(ctx.config.get("batchSize", 50))
     with orm.db_session:
-        categories = [(c.id, c.min_questions, c.max_questions, dict(c.config_json or {}))
-                      for c in ctx.db.TriviaCategory.select(lambda c: c.enabled).order_by(lambda c: c.id)]
+        categories = [
+            (c.id, c.min_questions, c.max_questions, dict(c.config_json or {}))
+            for c in ctx.db.TriviaCategory.select(lambda c: c.enabled).order_by(lambda c: c.id)
+        ]
     done, failed, added = 0, [], 0
     for category_id, minimum, maximum, config in categories:
         ctx.checkpoint()
         with orm.db_session:
-            stored = ctx.db.TriviaQuestion.select(lambda q: q.category_id == category_id and not q.suppressed).count()
+            stored = ctx.db.TriviaQuestion.select(
+                lambda q: q.category_id == category_id and not q.suppressed
+            ).count()
         if (stored >= minimum and not ctx.force) or stored >= maximum:
             continue
         params: dict[str, Any] = {"amount": min(batch, maximum - stored), "type": "multiple"}
@@ -75,7 +87,9 @@ def collect(ctx: Any) -> str:
                 raise CollectorError("answer has no results list")
             code = data.get("response_code", 0)
             if code != 0:
-                raise CollectorError(f"Open Trivia DB response_code {code}: {RESPONSE_CODES.get(code, 'unknown')}")
+                raise CollectorError(
+                    f"Open Trivia DB response_code {code}: {RESPONSE_CODES.get(code, 'unknown')}"
+                )
             with orm.db_session:
                 for item in data["results"]:
                     row = _question(item)
@@ -83,11 +97,19 @@ def collect(ctx: Any) -> str:
                         continue
                     row_id = f"{TYPE_ID}:{digest(category_id, row['question'])}"
                     if ctx.db.TriviaQuestion.get(id=row_id) is None:
-                        ctx.db.TriviaQuestion(id=row_id, category_id=category_id, integration_type=ctx.integration_id,
-                                              created_at_ms=ctx.now_ms(), **row)
+                        ctx.db.TriviaQuestion(
+                            id=row_id,
+                            category_id=category_id,
+                            integration_type=ctx.integration_id,
+                            created_at_ms=ctx.now_ms(),
+                            **row,
+                        )
                         added += 1
-                pool = list(ctx.db.TriviaQuestion.select(
-                    lambda q: q.category_id == category_id and q.integration_type == ctx.integration_id))
+                pool = list(
+                    ctx.db.TriviaQuestion.select(
+                        lambda q: q.category_id == category_id and q.integration_type == ctx.integration_id
+                    )
+                )
                 trim_oldest(pool, maximum)
             done += 1
         except (HttpFailure, CollectorError) as exc:
@@ -102,5 +124,6 @@ def collect(ctx: Any) -> str:
     return ctx.summary
 
 
-INTEGRATION_TYPE = IntegrationType(TYPE_ID, "Open Trivia DB", SCHEMA, {"batchSize": 50}, family="trivia",
-                                   collect=collect)
+INTEGRATION_TYPE = IntegrationType(
+    TYPE_ID, "Open Trivia DB", SCHEMA, {"batchSize": 50}, family="trivia", collect=collect
+)

@@ -1,4 +1,5 @@
 """Photo and video collectors: photo_pexels, video_pexels, photo_unsplash, photo_nasa_apod."""
+
 from __future__ import annotations
 
 from hookspecs import hookimpl

@@ -1,4 +1,5 @@
 """Photo and video rows with their media blobs: upsert once per external id, trim the pool."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -26,24 +27,36 @@ def add_media(ctx: Any, entity: str, external_id: str, media_url: str, fields: d
         if table.get(id=row_id) is not None:
             return False
     video = entity == "Video"
-    key = store_remote_media(ctx, media_url, f"{ctx.integration_type}",
-                             VIDEO_TYPES if video else IMAGE_TYPES,
-                             DEFAULT_VIDEO_BYTES if video else DEFAULT_IMAGE_BYTES)
+    key = store_remote_media(
+        ctx,
+        media_url,
+        f"{ctx.integration_type}",
+        VIDEO_TYPES if video else IMAGE_TYPES,
+        DEFAULT_VIDEO_BYTES if video else DEFAULT_IMAGE_BYTES,
+    )
     if key is None:
         raise CollectorError(f"{entity.lower()} {external_id}: the media URL did not return a supported type")
-    values = {"alt_text": clip(fields.get("alt_text"), 2000),
-              "photographer_name": clip(fields.get("photographer_name"), 500),
-              "photographer_url": clip(fields.get("photographer_url"), 2048),
-              "source_url": clip(fields.get("source_url"), 2048), "data_provider": fields["data_provider"],
-              "category_id": fields.get("category_id") or ("videos" if video else "photos")}
+    values = {
+        "alt_text": clip(fields.get("alt_text"), 2000),
+        "photographer_name": clip(fields.get("photographer_name"), 500),
+        "photographer_url": clip(fields.get("photographer_url"), 2048),
+        "source_url": clip(fields.get("source_url"), 2048),
+        "data_provider": fields["data_provider"],
+        "category_id": fields.get("category_id") or ("videos" if video else "photos"),
+    }
     if video:
         values["duration_seconds"] = float(fields.get("duration_seconds") or 0)
     with orm.db_session:
         if table.get(id=row_id) is not None:
             ctx.blobs.delete(key)
             return False
-        table(id=row_id, media_blob_key=key, integration_type=ctx.integration_type, created_at_ms=ctx.now_ms(),
-              **values)
+        table(
+            id=row_id,
+            media_blob_key=key,
+            integration_type=ctx.integration_type,
+            created_at_ms=ctx.now_ms(),
+            **values,
+        )
     return True
 
 
@@ -51,8 +64,11 @@ def trim_pool(ctx: Any, entity: str, keep: int) -> int:
     """Delete this collector's oldest rows beyond ``keep`` together with their blobs."""
     table = getattr(ctx.db, entity)
     with orm.db_session:
-        rows = sorted(table.select(lambda r: r.integration_type == ctx.integration_type),
-                      key=lambda r: (r.created_at_ms, r.id), reverse=True)
+        rows = sorted(
+            table.select(lambda r: r.integration_type == ctx.integration_type),
+            key=lambda r: (r.created_at_ms, r.id),
+            reverse=True,
+        )
         removed = rows[max(0, keep):]
         keys = [r.media_blob_key for r in removed]
         for row in removed:

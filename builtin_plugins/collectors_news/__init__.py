@@ -1,4 +1,5 @@
 """News collectors: ``news_rss`` (interests RSS feeds) and ``news_hackernews``."""
+
 from __future__ import annotations
 
 from hookspecs import hookimpl

@@ -4,6 +4,7 @@
 gives ``{id, type, title, url, by, time, score}``. Stories become RSS articles of the
 virtual feed ``feedId`` (default ``hackernews``), trimmed to ``maxStories``.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -22,7 +23,11 @@ SCHEMA = {
     "properties": {
         "baseUrl": {"type": "string", "default": DEFAULT_BASE},
         "maxStories": {"type": "integer", "minimum": 1, "maximum": 100, "default": 30},
-        "feedId": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$", "default": "hackernews"},
+        "feedId": {
+            "type": "string",
+            "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$",
+            "default": "hackernews",
+        },
     },
     "additionalProperties": False,
 }
@@ -43,10 +48,16 @@ def collect(ctx: Any) -> str:
             continue
         link = clip(item.get("url") or f"https://news.ycombinator.com/item?id={story_id}", 2048)
         by = plain_text(item.get("by"), 100)
-        entries.append({"guid": f"hn:{story_id}", "title": plain_text(item["title"], 2000), "link": link,
-                        "summary": plain_text(f"{item.get('score', 0)} points by {by}", 20000),
-                        "published_at_ms": int(item["time"]) * 1000 if isinstance(item.get("time"), int) else None,
-                        "image_url": None})
+        entries.append(
+            {
+                "guid": f"hn:{story_id}",
+                "title": plain_text(item["title"], 2000),
+                "link": link,
+                "summary": plain_text(f"{item.get('score', 0)} points by {by}", 20000),
+                "published_at_ms": int(item["time"]) * 1000 if isinstance(item.get("time"), int) else None,
+                "image_url": None,
+            }
+        )
     with orm.db_session:
         changed, _ = upsert_articles(ctx, feed_id, entries, limit, TYPE_ID)
     ctx.summary = f"{len(entries)} stories, {changed} new or changed"
@@ -54,4 +65,5 @@ def collect(ctx: Any) -> str:
 
 
 INTEGRATION_TYPE = IntegrationType(
-    TYPE_ID, "Hacker News front page", SCHEMA, {"maxStories": 30}, family="news", collect=collect)
+    TYPE_ID, "Hacker News front page", SCHEMA, {"maxStories": 30}, family="news", collect=collect
+)

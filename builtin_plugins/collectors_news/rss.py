@@ -9,6 +9,7 @@ screens with ``require_news_photo`` can use the row. A failing feed counts
 ``consecutive_failures`` and backs off on its own row; the run fails only when every
 attempted feed failed.
 """
+
 from __future__ import annotations
 
 import calendar
@@ -40,8 +41,11 @@ SCHEMA = {
     "type": "object",
     "properties": {
         "baseUrl": {"type": "string", "description": "unused: feed URLs are absolute (interests RSS feeds)"},
-        "downloadImages": {"type": "boolean", "default": True,
-                           "description": "download one image per kept article into a blob"},
+        "downloadImages": {
+            "type": "boolean",
+            "default": True,
+            "description": "download one image per kept article into a blob",
+        },
         "maxImageBytes": {"type": "integer", "minimum": 1024, "maximum": 20971520, "default": 5242880},
     },
     "additionalProperties": False,
@@ -67,14 +71,21 @@ def _image_url(entry: Any, base: str) -> str | None:
 def _raw_image_url(entry: Any) -> str | None:
     for media in entry.get("media_content") or []:
         url = media.get("url")
-        if url and (media.get("medium") == "image" or str(media.get("type", "")).startswith("image/")
-                    or not media.get("type")):
+        if url and (
+            media.get("medium") == "image"
+            or str(media.get("type", "")).startswith("image/")
+            or not media.get("type")
+        ):
             return url
     for media in entry.get("media_thumbnail") or []:
         if media.get("url"):
             return media["url"]
     for link in entry.get("links") or []:
-        if link.get("rel") == "enclosure" and str(link.get("type", "")).startswith("image/") and link.get("href"):
+        if (
+            link.get("rel") == "enclosure"
+            and str(link.get("type", "")).startswith("image/")
+            and link.get("href")
+        ):
             return link["href"]
     for content in [*(entry.get("content") or []), {"value": entry.get("summary", "")}]:
         match = IMG_SRC.search(content.get("value") or "")
@@ -95,9 +106,17 @@ def _entries(parsed: Any, limit: int, base: str = "") -> list[dict[str, Any]]:
         summary = entry.get("summary") or ""
         if not summary and entry.get("content"):
             summary = entry["content"][0].get("value", "")
-        rows.append({"guid": guid, "title": title or link, "link": link,
-                     "summary": plain_text(summary, 20000), "published_at_ms": _published_ms(entry),
-                     "image_url": _image_url(entry, base), "order": index})
+        rows.append(
+            {
+                "guid": guid,
+                "title": title or link,
+                "link": link,
+                "summary": plain_text(summary, 20000),
+                "published_at_ms": _published_ms(entry),
+                "image_url": _image_url(entry, base),
+                "order": index,
+            }
+        )
     # newest first: by date when present, else feed order
     rows.sort(key=lambda r: (-(r["published_at_ms"] or 0), r["order"]))
     unique: dict[str, dict[str, Any]] = {}
@@ -114,12 +133,24 @@ def _due(ctx: Any, feed: Any, now: int) -> bool:
     return not feed.last_fetched_at or feed.last_fetched_at + feed.poll_seconds * 1000 <= now
 
 
-ARTICLE_COLUMNS = ["id", "feed_id", "guid", "title", "summary", "link", "image_blob_key", "published_at_ms",
-                   "integration_type", "suppressed", "created_at_ms"]
+ARTICLE_COLUMNS = [
+    "id",
+    "feed_id",
+    "guid",
+    "title",
+    "summary",
+    "link",
+    "image_blob_key",
+    "published_at_ms",
+    "integration_type",
+    "suppressed",
+    "created_at_ms",
+]
 
 
-def upsert_articles(ctx: Any, feed_id: str, entries: list[dict[str, Any]], max_articles: int,
-                    integration_type: str = TYPE_ID) -> tuple[int, list]:
+def upsert_articles(
+    ctx: Any, feed_id: str, entries: list[dict[str, Any]], max_articles: int, integration_type: str = TYPE_ID
+) -> tuple[int, list]:
     """Insert new entries, refresh changed ones, trim to ``max_articles``; needs a db_session
     that already holds a flushed change (new rows go in with :func:`bulk_insert`).
 
@@ -132,18 +163,29 @@ def upsert_articles(ctx: Any, feed_id: str, entries: list[dict[str, Any]], max_a
     fresh: list[dict[str, Any]] = []
     changed = 0
     for guid, entry in by_guid.items():
-        values = {"title": entry["title"], "summary": entry["summary"], "link": entry["link"],
-                  "published_at_ms": entry["published_at_ms"]}
+        values = {
+            "title": entry["title"],
+            "summary": entry["summary"],
+            "link": entry["link"],
+            "published_at_ms": entry["published_at_ms"],
+        }
         row = existing.get(guid)
         if row is None:
-            fresh.append({"id": f"{integration_type}:{digest(feed_id, guid, length=40)}", "guid": guid,
-                          "created_at_ms": now, **values})
+            fresh.append(
+                {
+                    "id": f"{integration_type}:{digest(feed_id, guid, length=40)}",
+                    "guid": guid,
+                    "created_at_ms": now,
+                    **values,
+                }
+            )
         elif any(getattr(row, k) != v for k, v in values.items()):
             row.set(**values)
             changed += 1
     # one ordering over stored and new rows: newest first; the newest max_articles stay
     candidates: list[tuple[int, int, str, Any]] = [
-        (-(a.published_at_ms or 0), -a.created_at_ms, a.id, a) for a in existing.values()]
+        (-(a.published_at_ms or 0), -a.created_at_ms, a.id, a) for a in existing.values()
+    ]
     candidates += [(-(f["published_at_ms"] or 0), -now, f["id"], f) for f in fresh]
     candidates.sort(key=lambda c: c[:3])
     limit = max(0, max_articles)
@@ -154,9 +196,27 @@ def upsert_articles(ctx: Any, feed_id: str, entries: list[dict[str, Any]], max_a
         article.delete()
     orm.flush()
     kept_new = [row for row in kept if isinstance(row, dict)]
-    bulk_insert(db, "svc_rss_article", ARTICLE_COLUMNS, [
-        (f["id"], feed_id, f["guid"], f["title"], f["summary"], f["link"], None, f["published_at_ms"],
-         integration_type, False, f["created_at_ms"]) for f in kept_new])
+    bulk_insert(
+        db,
+        "svc_rss_article",
+        ARTICLE_COLUMNS,
+        [
+            (
+                f["id"],
+                feed_id,
+                f["guid"],
+                f["title"],
+                f["summary"],
+                f["link"],
+                None,
+                f["published_at_ms"],
+                integration_type,
+                False,
+                f["created_at_ms"],
+            )
+            for f in kept_new
+        ],
+    )
     changed += len(kept_new)
     need_image = []
     for row in kept:
@@ -171,18 +231,28 @@ def collect_feed(ctx: Any, feed_id: str) -> str:
     with orm.db_session:
         feed = ctx.db.RssFeed[feed_id]
         url, etag, last_modified, max_articles = feed.url, feed.etag, feed.last_modified, feed.max_articles
-    response = ctx.http.get(url, etag=etag, last_modified=last_modified, max_bytes=MAX_FEED_BYTES,
-                            accept="application/rss+xml, application/atom+xml, application/xml, text/xml, */*")
+    response = ctx.http.get(
+        url,
+        etag=etag,
+        last_modified=last_modified,
+        max_bytes=MAX_FEED_BYTES,
+        accept="application/rss+xml, application/atom+xml, application/xml, text/xml, */*",
+    )
     if response.not_modified:
         with orm.db_session:
-            ctx.db.RssFeed[feed_id].set(last_fetched_at=ctx.now_ms(), consecutive_failures=0, next_retry_at=None)
+            ctx.db.RssFeed[feed_id].set(
+                last_fetched_at=ctx.now_ms(), consecutive_failures=0, next_retry_at=None
+            )
         return "not modified"
     # No sanitizing or URI rewriting of HTML fragments: titles and summaries are stored as
     # plain text (tags and script/style bodies stripped), which is also what makes a
     # 10,000-entry feed ingest in less than twice feedparser's default parse time.
-    parsed = feedparser.parse(response.content, sanitize_html=False, resolve_relative_uris=False,
-                              response_headers={"content-type": response.headers.get("Content-Type",
-                                                                                      "application/xml")})
+    parsed = feedparser.parse(
+        response.content,
+        sanitize_html=False,
+        resolve_relative_uris=False,
+        response_headers={"content-type": response.headers.get("Content-Type", "application/xml")},
+    )
     if parsed.bozo and not parsed.entries:
         reason = type(parsed.get("bozo_exception")).__name__ if parsed.get("bozo_exception") else "unknown"
         raise CollectorError(f"feed {feed_id}: malformed feed ({reason})")
@@ -195,8 +265,13 @@ def collect_feed(ctx: Any, feed_id: str) -> str:
         title = plain_text(parsed.feed.get("title"), 500)
         if title and not feed.title:
             feed.title = title
-        feed.set(last_fetched_at=ctx.now_ms(), consecutive_failures=0, next_retry_at=None,
-                 etag=clip(response.etag, 500) or None, last_modified=clip(response.last_modified, 200) or None)
+        feed.set(
+            last_fetched_at=ctx.now_ms(),
+            consecutive_failures=0,
+            next_retry_at=None,
+            etag=clip(response.etag, 500) or None,
+            last_modified=clip(response.last_modified, 200) or None,
+        )
         orm.flush()
         changed, need_image = upsert_articles(ctx, feed_id, entries, max(0, max_articles))
     images = _download_images(ctx, feed_id, need_image) if ctx.config.get("downloadImages", True) else 0
@@ -228,8 +303,11 @@ def _download_images(ctx: Any, feed_id: str, wanted: list[tuple[str, str]]) -> i
 def collect(ctx: Any) -> str:
     now = ctx.now_ms()
     with orm.db_session:
-        feeds = [f.id for f in ctx.db.RssFeed.select(lambda f: f.enabled).order_by(lambda f: f.id)
-                 if _due(ctx, f, now)]
+        feeds = [
+            f.id
+            for f in ctx.db.RssFeed.select(lambda f: f.enabled).order_by(lambda f: f.id)
+            if _due(ctx, f, now)
+        ]
     done, failed = 0, []
     for feed_id in feeds:
         ctx.checkpoint()
@@ -251,12 +329,20 @@ def _feed_failed(ctx: Any, feed_id: str, exc: Exception) -> str:
         feed = ctx.db.RssFeed.get(id=feed_id)
         if feed is not None:
             failures = feed.consecutive_failures + 1
-            feed.set(consecutive_failures=failures,
-                     next_retry_at=ctx.now_ms() + ctx.backoff_ms(failures, feed.poll_seconds))
+            feed.set(
+                consecutive_failures=failures,
+                next_retry_at=ctx.now_ms() + ctx.backoff_ms(failures, feed.poll_seconds),
+            )
     ctx.log(message, "error")
     return message
 
 
 INTEGRATION_TYPE = IntegrationType(
-    TYPE_ID, "RSS and Atom feeds", SCHEMA, {"downloadImages": True}, family="news", collect=collect,
-    description="Fetches the enabled interests RSS feeds (conditional GET) into RSS articles.")
+    TYPE_ID,
+    "RSS and Atom feeds",
+    SCHEMA,
+    {"downloadImages": True},
+    family="news",
+    collect=collect,
+    description="Fetches the enabled interests RSS feeds (conditional GET) into RSS articles.",
+)

@@ -1,4 +1,5 @@
 """Service collectors: stock_finnhub, home_assistant, plugin_http."""
+
 from __future__ import annotations
 
 from hookspecs import hookimpl

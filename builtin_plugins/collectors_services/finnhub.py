@@ -4,6 +4,7 @@
 ``X-Finnhub-Token`` header (never in the URL); answer ``{c, d, dp, h, l, o, pc, t}``.
 A symbol Finnhub does not know answers all zeros and counts as that symbol's failure.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -16,9 +17,14 @@ from hookspecs import IntegrationType
 
 TYPE_ID = "stock_finnhub"
 DEFAULT_BASE = "https://finnhub.io"
-SCHEMA = {"type": "object", "properties": {"baseUrl": {"type": "string", "default": DEFAULT_BASE},
-                                           "currency": {"type": "string", "maxLength": 8, "default": "USD"}},
-          "additionalProperties": False}
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "baseUrl": {"type": "string", "default": DEFAULT_BASE},
+        "currency": {"type": "string", "maxLength": 8, "default": "USD"},
+    },
+    "additionalProperties": False,
+}
 
 
 def _num(value: Any) -> float | None:
@@ -31,23 +37,33 @@ def collect(ctx: Any) -> str:
         raise CollectorError("the apiKey secret is not configured")
     base = ctx.base_url(DEFAULT_BASE)
     with orm.db_session:
-        symbols = [(s.id, s.symbol, s.display_name) for s in
-                   ctx.db.StockSymbol.select(lambda s: s.enabled).order_by(lambda s: s.id)]
+        symbols = [
+            (s.id, s.symbol, s.display_name)
+            for s in ctx.db.StockSymbol.select(lambda s: s.enabled).order_by(lambda s: s.id)
+        ]
     done, failed = 0, []
     for symbol_id, symbol, display_name in symbols:
         ctx.checkpoint()
         try:
-            data = ctx.http.get_json(f"{base}/api/v1/quote", params={"symbol": symbol},
-                                     headers={"X-Finnhub-Token": key})
+            data = ctx.http.get_json(
+                f"{base}/api/v1/quote", params={"symbol": symbol}, headers={"X-Finnhub-Token": key}
+            )
             if not isinstance(data, dict) or _num(data.get("c")) is None:
                 raise CollectorError("answer has no current price 'c'")
             if not data.get("c") and not data.get("t"):
                 raise CollectorError("unknown symbol (all-zero quote)")
-            values = {"symbol": symbol, "display_name": display_name or symbol, "price": _num(data["c"]),
-                      "change": _num(data.get("d")), "change_percent": _num(data.get("dp")),
-                      "currency": ctx.config.get("currency", "USD"),
-                      "as_of_ms": int(data["t"]) * 1000 if isinstance(data.get("t"), int) and data["t"] else
-                      ctx.now_ms(), "integration_type": TYPE_ID}
+            values = {
+                "symbol": symbol,
+                "display_name": display_name or symbol,
+                "price": _num(data["c"]),
+                "change": _num(data.get("d")),
+                "change_percent": _num(data.get("dp")),
+                "currency": ctx.config.get("currency", "USD"),
+                "as_of_ms": (
+                    int(data["t"]) * 1000 if isinstance(data.get("t"), int) and data["t"] else ctx.now_ms()
+                ),
+                "integration_type": TYPE_ID,
+            }
             with orm.db_session:
                 row = ctx.db.StockQuote.get(symbol_id=symbol_id)
                 if row is None:
@@ -65,5 +81,12 @@ def collect(ctx: Any) -> str:
     return outcome(ctx, done, failed, "symbols")
 
 
-INTEGRATION_TYPE = IntegrationType(TYPE_ID, "Finnhub stock quotes", SCHEMA, {"currency": "USD"}, family="stock",
-                                   collect=collect, secret_fields=("apiKey",))
+INTEGRATION_TYPE = IntegrationType(
+    TYPE_ID,
+    "Finnhub stock quotes",
+    SCHEMA,
+    {"currency": "USD"},
+    family="stock",
+    collect=collect,
+    secret_fields=("apiKey",),
+)

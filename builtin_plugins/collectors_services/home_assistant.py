@@ -7,6 +7,7 @@ Entities whose state is in ``alertWhen`` become alerts with source ``home_assist
 through the alerts service (``host.services["alerts"]``, see docs/integrations.md);
 alerts of entities that left the alert states are cleared.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -22,21 +23,43 @@ SCHEMA = {
     "type": "object",
     "properties": {
         "baseUrl": {"type": "string"},
-        "entities": {"type": "array", "maxItems": 200, "items": {
-            "type": "object", "required": ["entityId"], "additionalProperties": False,
-            "properties": {
-                "entityId": {"type": "string", "pattern": "^[a-z_]+\\.[A-Za-z0-9_]+$"},
-                "label": {"type": "string", "maxLength": 100},
-                "ticker": {"type": "boolean", "default": True},
-                "alertWhen": {"type": "array", "items": {"type": "string", "maxLength": 100}, "maxItems": 20},
-                "severity": {"type": "string", "maxLength": 32},
-                "alertTitle": {"type": "string", "maxLength": 200}}}},
+        "entities": {
+            "type": "array",
+            "maxItems": 200,
+            "items": {
+                "type": "object",
+                "required": ["entityId"],
+                "additionalProperties": False,
+                "properties": {
+                    "entityId": {"type": "string", "pattern": "^[a-z_]+\\.[A-Za-z0-9_]+$"},
+                    "label": {"type": "string", "maxLength": 100},
+                    "ticker": {"type": "boolean", "default": True},
+                    "alertWhen": {
+                        "type": "array",
+                        "items": {"type": "string", "maxLength": 100},
+                        "maxItems": 20,
+                    },
+                    "severity": {"type": "string", "maxLength": 32},
+                    "alertTitle": {"type": "string", "maxLength": 200},
+                },
+            },
+        },
     },
     "additionalProperties": False,
 }
-EXAMPLE = {"entities": [{"entityId": "sensor.office_temperature", "label": "Office", "ticker": True},
-                        {"entityId": "binary_sensor.front_door", "label": "Front door", "ticker": False,
-                         "alertWhen": ["on"], "severity": "warning", "alertTitle": "Front door open"}]}
+EXAMPLE = {
+    "entities": [
+        {"entityId": "sensor.office_temperature", "label": "Office", "ticker": True},
+        {
+            "entityId": "binary_sensor.front_door",
+            "label": "Front door",
+            "ticker": False,
+            "alertWhen": ["on"],
+            "severity": "warning",
+            "alertTitle": "Front door open",
+        },
+    ]
+}
 
 
 def collect(ctx: Any) -> str:
@@ -63,9 +86,11 @@ def collect(ctx: Any) -> str:
         if entity.get("ticker", True):
             parts.append(plain_text(f"{label}: {value}{(' ' + unit) if unit else ''}", 300))
         if value in (entity.get("alertWhen") or []):
-            alerts[entity["entityId"]] = {"title": clip(entity.get("alertTitle") or f"{label}: {value}", 200),
-                                          "body": clip(f"{label} is {value}{(' ' + unit) if unit else ''}", 2000),
-                                          "severity": entity.get("severity") or "warning"}
+            alerts[entity["entityId"]] = {
+                "title": clip(entity.get("alertTitle") or f"{label}: {value}", 200),
+                "body": clip(f"{label} is {value}{(' ' + unit) if unit else ''}", 2000),
+                "severity": entity.get("severity") or "warning",
+            }
     ticker = clip(" · ".join(parts), 8000)
     with orm.db_session:
         if hasattr(ctx.db, "KeyValue"):
@@ -95,5 +120,6 @@ def _publish_alerts(ctx: Any, alerts: dict[str, dict[str, Any]]) -> None:
     service.clear_source_alerts(source=TYPE_ID, keep_keys=list(alerts))
 
 
-INTEGRATION_TYPE = IntegrationType(TYPE_ID, "Home Assistant", SCHEMA, EXAMPLE, family="home", collect=collect,
-                                   secret_fields=("token",))
+INTEGRATION_TYPE = IntegrationType(
+    TYPE_ID, "Home Assistant", SCHEMA, EXAMPLE, family="home", collect=collect, secret_fields=("token",)
+)

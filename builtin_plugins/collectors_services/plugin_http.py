@@ -17,6 +17,7 @@ Rows get id ``plugin_http:<plugin_id>:<id>`` and ``integration_type`` ``plugin_h
 rows of the plugin missing from the answer are removed (the answer is the full set).
 ``ticker`` (when present) is stored as key-value ``ticker.marquee.<plugin_id>``.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -44,24 +45,39 @@ ENTITIES = {"joke": "Joke", "quote": "Quote", "rss_article": "RssArticle", "triv
 def _values(kind: str, item: dict[str, Any], now: int) -> dict[str, Any]:
     text = lambda name, limit: plain_text(item.get(name), limit)  # noqa: E731
     if kind == "joke":
-        return {"setup": text("setup", 4000) or "-", "punchline": text("punchline", 4000),
-                "category_id": clip(item.get("category_id") or "general", 64)}
+        return {
+            "setup": text("setup", 4000) or "-",
+            "punchline": text("punchline", 4000),
+            "category_id": clip(item.get("category_id") or "general", 64),
+        }
     if kind == "quote":
-        return {"text": text("text", 4000) or "-", "author": text("author", 500),
-                "category_id": clip(item.get("category_id") or "general", 64)}
+        return {
+            "text": text("text", 4000) or "-",
+            "author": text("author", 500),
+            "category_id": clip(item.get("category_id") or "general", 64),
+        }
     if kind == "rss_article":
         published = item.get("published_at_ms")
-        return {"feed_id": clip(item.get("feed_id") or "plugin", 64), "guid": clip(item["id"], 2048),
-                "title": text("title", 2000) or "-", "summary": text("summary", 20000),
-                "link": clip(item.get("link") or "", 2048),
-                "published_at_ms": published if isinstance(published, int) else None}
+        return {
+            "feed_id": clip(item.get("feed_id") or "plugin", 64),
+            "guid": clip(item["id"], 2048),
+            "title": text("title", 2000) or "-",
+            "summary": text("summary", 20000),
+            "link": clip(item.get("link") or "", 2048),
+            "published_at_ms": published if isinstance(published, int) else None,
+        }
     correct = str(item.get("correct_option") or "A").upper()
     if correct not in ("A", "B", "C", "D"):
         raise CollectorError(f"trivia item {item['id']!r}: correct_option must be A, B, C or D")
-    return {"question": text("question", 4000) or "-", "option_a": text("option_a", 1000),
-            "option_b": text("option_b", 1000), "option_c": text("option_c", 1000),
-            "option_d": text("option_d", 1000), "correct_option": correct,
-            "category_id": clip(item.get("category_id") or "general", 64)}
+    return {
+        "question": text("question", 4000) or "-",
+        "option_a": text("option_a", 1000),
+        "option_b": text("option_b", 1000),
+        "option_c": text("option_c", 1000),
+        "option_d": text("option_d", 1000),
+        "correct_option": correct,
+        "category_id": clip(item.get("category_id") or "general", 64),
+    }
 
 
 def collect(ctx: Any) -> str:
@@ -71,9 +87,17 @@ def collect(ctx: Any) -> str:
     plugin_id = ctx.config.get("pluginId", "plugin")
     headers = {"Authorization": f"Bearer {ctx.secrets['token']}"} if ctx.secrets.get("token") else {}
     config = {k: v for k, v in ctx.config.items() if k != "baseUrl"}
-    data = ctx.http.post_json(base.rstrip("/") + "/collect", {
-        "integration_id": ctx.integration_id, "integration_type": TYPE_ID, "plugin_id": plugin_id,
-        "config": config, "now_ms": ctx.now_ms()}, headers=headers)
+    data = ctx.http.post_json(
+        base.rstrip("/") + "/collect",
+        {
+            "integration_id": ctx.integration_id,
+            "integration_type": TYPE_ID,
+            "plugin_id": plugin_id,
+            "config": config,
+            "now_ms": ctx.now_ms(),
+        },
+        headers=headers,
+    )
     if not isinstance(data, dict) or not isinstance(data.get("items", []), list):
         raise CollectorError("the sidecar answer is not {items: [...]}")
     items = data.get("items", [])
@@ -82,8 +106,13 @@ def collect(ctx: Any) -> str:
     prefix = f"{TYPE_ID}:{plugin_id}:"
     wanted: dict[str, dict[str, tuple[str, dict]]] = {kind: {} for kind in ENTITIES}
     for item in items:
-        if not isinstance(item, dict) or item.get("kind") not in ENTITIES or not isinstance(item.get("id"), str) \
-                or not item["id"] or len(item["id"]) > 120:
+        if (
+            not isinstance(item, dict)
+            or item.get("kind") not in ENTITIES
+            or not isinstance(item.get("id"), str)
+            or not item["id"]
+            or len(item["id"]) > 120
+        ):
             raise CollectorError("every item needs a known kind and a string id of at most 120 characters")
         wanted[item["kind"]][prefix + item["id"]] = _values(item["kind"], item, ctx.now_ms())
     with orm.db_session:
@@ -110,5 +139,12 @@ def collect(ctx: Any) -> str:
     return ctx.summary
 
 
-INTEGRATION_TYPE = IntegrationType(TYPE_ID, "Plugin sidecar (HTTP)", SCHEMA, {"pluginId": "plugin"},
-                                   family="plugin", collect=collect, secret_fields=("token",))
+INTEGRATION_TYPE = IntegrationType(
+    TYPE_ID,
+    "Plugin sidecar (HTTP)",
+    SCHEMA,
+    {"pluginId": "plugin"},
+    family="plugin",
+    collect=collect,
+    secret_fields=("token",),
+)

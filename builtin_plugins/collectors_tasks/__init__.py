@@ -8,6 +8,7 @@ never in the URL. Per board: ``GET {baseUrl}/1/boards/<id>/lists`` (list names) 
 ``GET {baseUrl}/1/boards/<id>/cards`` (open cards); rows are replaced per board, with
 ``board_key`` = the board id (a ``task_board`` screen's ``boardKey``).
 """
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -26,8 +27,11 @@ SCHEMA = {
     "type": "object",
     "properties": {
         "baseUrl": {"type": "string", "default": DEFAULT_BASE},
-        "boardIds": {"type": "array", "maxItems": 20,
-                     "items": {"type": "string", "pattern": "^[A-Za-z0-9]{1,64}$"}},
+        "boardIds": {
+            "type": "array",
+            "maxItems": 20,
+            "items": {"type": "string", "pattern": "^[A-Za-z0-9]{1,64}$"},
+        },
         "includeCompleted": {"type": "boolean", "default": True},
     },
     "additionalProperties": False,
@@ -60,13 +64,18 @@ def collect(ctx: Any) -> str:
     for board in boards:
         ctx.checkpoint()
         try:
-            lists = ctx.http.get_json(f"{base}/1/boards/{quote(board)}/lists", params={"fields": "name"},
-                                      headers=headers)
-            cards = ctx.http.get_json(f"{base}/1/boards/{quote(board)}/cards", headers=headers, params={
-                "fields": "name,due,dueComplete,idList,closed"})
+            lists = ctx.http.get_json(
+                f"{base}/1/boards/{quote(board)}/lists", params={"fields": "name"}, headers=headers
+            )
+            cards = ctx.http.get_json(
+                f"{base}/1/boards/{quote(board)}/cards",
+                headers=headers,
+                params={"fields": "name,due,dueComplete,idList,closed"},
+            )
             if not isinstance(lists, list) or not isinstance(cards, list):
                 raise CollectorError("lists and cards must be JSON arrays")
-            names = {l["id"]: str(l.get("name") or "") for l in lists if isinstance(l, dict) and l.get("id")}
+            names = {item["id"]: str(item.get("name") or "") for item in lists
+                     if isinstance(item, dict) and item.get("id")}
             rows = {}
             for card in cards:
                 if not isinstance(card, dict) or not card.get("id") or card.get("closed"):
@@ -75,12 +84,20 @@ def collect(ctx: Any) -> str:
                     continue
                 rows[f"{TYPE_ID}:{clip(card['id'], 100)}"] = {
                     "title": plain_text(card.get("name"), 2000) or "(untitled)",
-                    "list_label": clip(names.get(card.get("idList"), ""), 500), "board_key": board,
-                    "due_at_ms": _due_ms(card.get("due")), "completed": bool(card.get("dueComplete")),
-                    "integration_type": TYPE_ID, "integration_id": ctx.integration_id}
+                    "list_label": clip(names.get(card.get("idList"), ""), 500),
+                    "board_key": board,
+                    "due_at_ms": _due_ms(card.get("due")),
+                    "completed": bool(card.get("dueComplete")),
+                    "integration_type": TYPE_ID,
+                    "integration_id": ctx.integration_id,
+                }
             with orm.db_session:
-                stored = {t.id: t for t in ctx.db.Task.select(
-                    lambda t: t.board_key == board and t.integration_id == ctx.integration_id)}
+                stored = {
+                    t.id: t
+                    for t in ctx.db.Task.select(
+                        lambda t: t.board_key == board and t.integration_id == ctx.integration_id
+                    )
+                }
                 for row_id, values in rows.items():
                     if row_id in stored:
                         stored[row_id].set(**values)
@@ -105,8 +122,16 @@ def collect(ctx: Any) -> str:
 
 
 INTEGRATION_TYPE = IntegrationType(
-    TYPE_ID, "Trello boards", SCHEMA, {"boardIds": []}, family="tasks", collect=collect,
-    secret_fields=("apiKey",), requires_accounts=True, required_account_types=("trello",))
+    TYPE_ID,
+    "Trello boards",
+    SCHEMA,
+    {"boardIds": []},
+    family="tasks",
+    collect=collect,
+    secret_fields=("apiKey",),
+    requires_accounts=True,
+    required_account_types=("trello",),
+)
 
 
 @hookimpl

@@ -8,6 +8,7 @@
 Each location is its own unit: one failing location is logged and the others still
 update; the run fails (and backs off) only when every location failed.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -25,26 +26,53 @@ NWS = "https://api.weather.gov"
 
 # WMO weather interpretation codes, as documented by Open-Meteo.
 WMO = {
-    0: "Clear sky", 1: "Mainly clear", 2: "Partly cloudy", 3: "Overcast", 45: "Fog",
-    48: "Depositing rime fog", 51: "Light drizzle", 53: "Moderate drizzle", 55: "Dense drizzle",
-    56: "Light freezing drizzle", 57: "Dense freezing drizzle", 61: "Slight rain", 63: "Moderate rain",
-    65: "Heavy rain", 66: "Light freezing rain", 67: "Heavy freezing rain", 71: "Slight snow fall",
-    73: "Moderate snow fall", 75: "Heavy snow fall", 77: "Snow grains", 80: "Slight rain showers",
-    81: "Moderate rain showers", 82: "Violent rain showers", 85: "Slight snow showers", 86: "Heavy snow showers",
-    95: "Thunderstorm", 96: "Thunderstorm with slight hail", 99: "Thunderstorm with heavy hail",
+    0: "Clear sky",
+    1: "Mainly clear",
+    2: "Partly cloudy",
+    3: "Overcast",
+    45: "Fog",
+    48: "Depositing rime fog",
+    51: "Light drizzle",
+    53: "Moderate drizzle",
+    55: "Dense drizzle",
+    56: "Light freezing drizzle",
+    57: "Dense freezing drizzle",
+    61: "Slight rain",
+    63: "Moderate rain",
+    65: "Heavy rain",
+    66: "Light freezing rain",
+    67: "Heavy freezing rain",
+    71: "Slight snow fall",
+    73: "Moderate snow fall",
+    75: "Heavy snow fall",
+    77: "Snow grains",
+    80: "Slight rain showers",
+    81: "Moderate rain showers",
+    82: "Violent rain showers",
+    85: "Slight snow showers",
+    86: "Heavy snow showers",
+    95: "Thunderstorm",
+    96: "Thunderstorm with slight hail",
+    99: "Thunderstorm with heavy hail",
 }
 
 
 def _schema(default_base: str, extra: dict | None = None) -> dict:
-    return {"type": "object", "properties": {"baseUrl": {"type": "string", "default": default_base},
-                                             **(extra or {})}, "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": {"baseUrl": {"type": "string", "default": default_base}, **(extra or {})},
+        "additionalProperties": False,
+    }
 
 
 def _locations(ctx: Any, only_alerts: bool = False) -> list[dict[str, Any]]:
     with orm.db_session:
-        rows = ctx.db.WeatherLocation.select(lambda l: l.enabled).order_by(lambda l: l.id)
-        return [{"id": l.id, "name": l.name, "latitude": l.latitude, "longitude": l.longitude}
-                for l in rows if l.include_active_weather_alerts or not only_alerts]
+        rows = ctx.db.WeatherLocation.select(lambda loc: loc.enabled).order_by(lambda loc: loc.id)
+        return [
+            {"id": loc.id, "name": loc.name, "latitude": loc.latitude, "longitude": loc.longitude}
+            for loc in rows
+            if loc.include_active_weather_alerts or not only_alerts
+        ]
 
 
 def _each_location(ctx: Any, locations: list[dict[str, Any]], work: Callable[[dict], None]) -> str:
@@ -84,16 +112,23 @@ def _number(value: Any) -> float | None:
 
 # ---- weather_openmeteo ----------------------------------------------------------------------
 
+
 def collect_weather(ctx: Any) -> str:
     base = ctx.base_url(OPEN_METEO)
     days = int(ctx.config.get("forecastDays", 3))
 
     def work(location: dict) -> None:
-        data = ctx.http.get_json(f"{base}/v1/forecast", params={
-            "latitude": location["latitude"], "longitude": location["longitude"],
-            "current": "temperature_2m,weather_code,is_day",
-            "daily": "weather_code,temperature_2m_max,temperature_2m_min",
-            "timezone": "auto", "forecast_days": days})
+        data = ctx.http.get_json(
+            f"{base}/v1/forecast",
+            params={
+                "latitude": location["latitude"],
+                "longitude": location["longitude"],
+                "current": "temperature_2m,weather_code,is_day",
+                "daily": "weather_code,temperature_2m_max,temperature_2m_min",
+                "timezone": "auto",
+                "forecast_days": days,
+            },
+        )
         if not isinstance(data, dict) or not isinstance(data.get("current"), dict):
             raise CollectorError("answer has no 'current' object")
         current = data["current"]
@@ -104,17 +139,28 @@ def collect_weather(ctx: Any) -> str:
         forecast = []
         daily = data.get("daily") if isinstance(data.get("daily"), dict) else {}
         for i, day in enumerate(daily.get("time") or []):
+
             def at(name: str) -> Any:
                 values = daily.get(name) or []
                 return values[i] if i < len(values) else None
-            forecast.append({"date": clip(day, 10), "weather_code": at("weather_code"),
-                             "description": WMO.get(at("weather_code"), ""),
-                             "temp_max_c": _number(at("temperature_2m_max")),
-                             "temp_min_c": _number(at("temperature_2m_min"))})
-        values = {"location_name": location["name"], "description": WMO.get(code, f"Weather code {code}"),
-                  "temp_c": temp, "observed_at_ms": _local_time_ms(current.get("time"),
-                                                                   data.get("utc_offset_seconds")),
-                  "forecast_json": forecast, "integration_type": ctx.integration_type}
+
+            forecast.append(
+                {
+                    "date": clip(day, 10),
+                    "weather_code": at("weather_code"),
+                    "description": WMO.get(at("weather_code"), ""),
+                    "temp_max_c": _number(at("temperature_2m_max")),
+                    "temp_min_c": _number(at("temperature_2m_min")),
+                }
+            )
+        values = {
+            "location_name": location["name"],
+            "description": WMO.get(code, f"Weather code {code}"),
+            "temp_c": temp,
+            "observed_at_ms": _local_time_ms(current.get("time"), data.get("utc_offset_seconds")),
+            "forecast_json": forecast,
+            "integration_type": ctx.integration_type,
+        }
         with orm.db_session:
             row = ctx.db.WeatherCurrent.get(location_id=location["id"])
             if row is None:
@@ -134,9 +180,15 @@ def collect_air_quality(ctx: Any) -> str:
     base = ctx.base_url(OPEN_METEO_AQ)
 
     def work(location: dict) -> None:
-        data = ctx.http.get_json(f"{base}/v1/air-quality", params={
-            "latitude": location["latitude"], "longitude": location["longitude"],
-            "current": ",".join(AQ_FIELDS), "timezone": "auto"})
+        data = ctx.http.get_json(
+            f"{base}/v1/air-quality",
+            params={
+                "latitude": location["latitude"],
+                "longitude": location["longitude"],
+                "current": ",".join(AQ_FIELDS),
+                "timezone": "auto",
+            },
+        )
         if not isinstance(data, dict) or not isinstance(data.get("current"), dict):
             raise CollectorError("answer has no 'current' object")
         current = data["current"]
@@ -147,8 +199,12 @@ def collect_air_quality(ctx: Any) -> str:
         with orm.db_session:
             row = ctx.db.WeatherCurrent.get(location_id=location["id"])
             if row is None:
-                ctx.db.WeatherCurrent(location_id=location["id"], location_name=location["name"],
-                                      air_quality_json=quality, integration_type=ctx.integration_type)
+                ctx.db.WeatherCurrent(
+                    location_id=location["id"],
+                    location_name=location["name"],
+                    air_quality_json=quality,
+                    integration_type=ctx.integration_type,
+                )
             else:
                 row.air_quality_json = quality
 
@@ -156,6 +212,7 @@ def collect_air_quality(ctx: Any) -> str:
 
 
 # ---- weather_alerts_nws ---------------------------------------------------------------------
+
 
 def _iso_ms(value: Any) -> int | None:
     if not isinstance(value, str):
@@ -173,9 +230,11 @@ def collect_alerts(ctx: Any) -> str:
     base = ctx.base_url(NWS)
 
     def work(location: dict) -> None:
-        data = ctx.http.get_json(f"{base}/alerts/active",
-                                 params={"point": f"{location['latitude']:.4f},{location['longitude']:.4f}"},
-                                 accept="application/geo+json")
+        data = ctx.http.get_json(
+            f"{base}/alerts/active",
+            params={"point": f"{location['latitude']:.4f},{location['longitude']:.4f}"},
+            accept="application/geo+json",
+        )
         if not isinstance(data, dict) or not isinstance(data.get("features"), list):
             raise CollectorError("answer is not a GeoJSON FeatureCollection")
         alerts = {}
@@ -185,16 +244,22 @@ def collect_alerts(ctx: Any) -> str:
                 continue
             alert_id = clip(props.get("id") or feature.get("id") or props.get("headline"), 500)
             alerts[alert_id] = {
-                "event": plain_text(props["event"], 500), "headline": plain_text(props.get("headline"), 2000),
+                "event": plain_text(props["event"], 500),
+                "headline": plain_text(props.get("headline"), 2000),
                 "severity": clip(props.get("severity") or "", 64),
                 "excerpt": plain_text(props.get("description"), 4000),
                 "location_name": location["name"],
                 "starts_ms": _iso_ms(props.get("onset") or props.get("effective")),
                 "ends_ms": _iso_ms(props.get("ends") or props.get("expires")),
-                "integration_type": ctx.integration_type}
+                "integration_type": ctx.integration_type,
+            }
         with orm.db_session:
-            stored = {a.alert_id: a for a in ctx.db.WeatherAlert.select(
-                lambda a: a.location_id == location["id"] and a.integration_type == ctx.integration_type)}
+            stored = {
+                a.alert_id: a
+                for a in ctx.db.WeatherAlert.select(
+                    lambda a: a.location_id == location["id"] and a.integration_type == ctx.integration_type
+                )
+            }
             for alert_id, values in alerts.items():
                 if alert_id in stored:
                     stored[alert_id].set(**values)
@@ -208,15 +273,29 @@ def collect_alerts(ctx: Any) -> str:
 
 
 WEATHER = IntegrationType(
-    "weather_openmeteo", "Open-Meteo current weather", _schema(OPEN_METEO, {
-        "forecastDays": {"type": "integer", "minimum": 1, "maximum": 16, "default": 3}}),
-    {"forecastDays": 3}, family="weather", collect=collect_weather)
+    "weather_openmeteo",
+    "Open-Meteo current weather",
+    _schema(OPEN_METEO, {"forecastDays": {"type": "integer", "minimum": 1, "maximum": 16, "default": 3}}),
+    {"forecastDays": 3},
+    family="weather",
+    collect=collect_weather,
+)
 AIR_QUALITY = IntegrationType(
-    "air_quality_openmeteo", "Open-Meteo air quality", _schema(OPEN_METEO_AQ), {}, family="air",
-    collect=collect_air_quality)
+    "air_quality_openmeteo",
+    "Open-Meteo air quality",
+    _schema(OPEN_METEO_AQ),
+    {},
+    family="air",
+    collect=collect_air_quality,
+)
 ALERTS = IntegrationType(
-    "weather_alerts_nws", "US National Weather Service alerts", _schema(NWS), {}, family="weather",
-    collect=collect_alerts)
+    "weather_alerts_nws",
+    "US National Weather Service alerts",
+    _schema(NWS),
+    {},
+    family="weather",
+    collect=collect_alerts,
+)
 
 
 @hookimpl

@@ -3,6 +3,7 @@
 Collectors receive a :class:`builtin_plugins.integrations.engine.CollectorContext` and use
 these functions with it; nothing here talks to the network except through ``ctx.http``.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -14,7 +15,6 @@ IMAGE_TYPES = {"image/jpeg": ".jpg", "image/png": ".png", "image/webp": ".webp",
 VIDEO_TYPES = {"video/mp4": ".mp4", "video/webm": ".webm", "video/quicktime": ".mov"}
 DEFAULT_IMAGE_BYTES = 8 * 1024 * 1024
 DEFAULT_VIDEO_BYTES = 50 * 1024 * 1024
-
 
 
 class CollectorError(Exception):
@@ -53,8 +53,9 @@ def clip(value: Any, limit: int) -> str:
     return ("" if value is None else str(value))[:limit]
 
 
-def store_remote_media(ctx: Any, url: str, prefix: str, kinds: dict[str, str] = IMAGE_TYPES,
-                       max_bytes: int = DEFAULT_IMAGE_BYTES) -> str | None:
+def store_remote_media(
+    ctx: Any, url: str, prefix: str, kinds: dict[str, str] = IMAGE_TYPES, max_bytes: int = DEFAULT_IMAGE_BYTES
+) -> str | None:
     """Download ``url`` into a blob under ``prefix`` and return its key.
 
     The content type must be one of ``kinds`` (else ``None``); the download goes through

@@ -11,6 +11,7 @@ engine hands one to each run as ``context.http``), so the limits below hold ever
 - only ``http``/``https`` URLs; error messages never carry the query string (API keys
   of some providers travel there).
 """
+
 from __future__ import annotations
 
 import json
@@ -119,8 +120,17 @@ class HttpClient:
 
     def bound(self, cancelled: Callable[[], bool]) -> "HttpClient":
         """A view on the same session with its own cancellation check (one per run)."""
-        return HttpClient(self.user_agent, self.connect_timeout, self.read_timeout, self.total_timeout,
-                          self.max_bytes, self.max_redirects, cancelled, self._session(), self._lock)
+        return HttpClient(
+            self.user_agent,
+            self.connect_timeout,
+            self.read_timeout,
+            self.total_timeout,
+            self.max_bytes,
+            self.max_redirects,
+            cancelled,
+            self._session(),
+            self._lock,
+        )
 
     def close(self) -> None:
         with self._lock:
@@ -128,10 +138,21 @@ class HttpClient:
                 self.session.close()
                 self.session = None
 
-    def request(self, method: str, url: str, *, params: Mapping[str, Any] | None = None,
-                headers: Mapping[str, str] | None = None, json_body: Any = None, data: Any = None,
-                etag: str | None = None, last_modified: str | None = None, max_bytes: int | None = None,
-                accept: str | None = None, allow_error_status: bool = False) -> HttpResponse:
+    def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        json_body: Any = None,
+        data: Any = None,
+        etag: str | None = None,
+        last_modified: str | None = None,
+        max_bytes: int | None = None,
+        accept: str | None = None,
+        allow_error_status: bool = False,
+    ) -> HttpResponse:
         """One exchange. 4xx/5xx raise :class:`UpstreamStatus` unless ``allow_error_status``
         (OAuth token endpoints answer 400 with a JSON error the caller must read)."""
         if self.cancelled():
@@ -151,8 +172,16 @@ class HttpClient:
         started = time.monotonic()
         try:
             response = self._session().request(
-                method, url, params=params, headers=all_headers, json=json_body, data=data, stream=True,
-                timeout=(self.connect_timeout, self.read_timeout), allow_redirects=True)
+                method,
+                url,
+                params=params,
+                headers=all_headers,
+                json=json_body,
+                data=data,
+                stream=True,
+                timeout=(self.connect_timeout, self.read_timeout),
+                allow_redirects=True,
+            )
         except requests.TooManyRedirects:
             raise HttpFailure(f"too many redirects (more than {self.max_redirects}) from {shown}") from None
         except requests.Timeout:

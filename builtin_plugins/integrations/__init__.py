@@ -17,6 +17,7 @@ The scheduler starts only in a host that serves HTTP (``svc-display serve`` and 
 in-process test hosts, both built with routes) and never in SaaS mode; other commands
 (``migrate``, ``keys create``) build a host without routes and run no collector.
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -14,6 +14,7 @@
   backoff with jitter, :func:`backoff_ms`); scheduled runs before that time are skipped.
 - :meth:`Engine.run_now` runs one collection synchronously (tests, ``POST .../run``).
 """
+
 from __future__ import annotations
 
 import logging
@@ -43,7 +44,9 @@ BACKOFF_CAP_SECONDS = 6 * 3600
 LOOP_INTERVAL = 0.5
 
 
-def backoff_ms(failures: int, base_seconds: float = BACKOFF_FLOOR_SECONDS, rng: random.Random | None = None) -> int:
+def backoff_ms(
+    failures: int, base_seconds: float = BACKOFF_FLOOR_SECONDS, rng: random.Random | None = None
+) -> int:
     """Delay before retrying after ``failures`` consecutive failures, in milliseconds.
 
     ``max(30 s, base) * 2**failures``, capped at 6 h, with "equal jitter": a uniform draw
@@ -64,8 +67,12 @@ class RunResult:
     duration_ms: int = 0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"integration_id": self.integration_id, "status": self.status, "message": self.message,
-                "duration_ms": self.duration_ms}
+        return {
+            "integration_id": self.integration_id,
+            "status": self.status,
+            "message": self.message,
+            "duration_ms": self.duration_ms,
+        }
 
 
 @dataclass
@@ -97,8 +104,14 @@ class CollectorContext:
       ``checkpoint()`` (raises when the run was abandoned).
     """
 
-    def __init__(self, engine: "Engine", run: _Run, config: dict, secrets: dict[str, str],
-                 accounts: list[dict[str, Any]]):
+    def __init__(
+        self,
+        engine: "Engine",
+        run: _Run,
+        config: dict,
+        secrets: dict[str, str],
+        accounts: list[dict[str, Any]],
+    ):
         self.engine = engine
         self.host = engine.host
         self.db = engine.host.db
@@ -145,7 +158,9 @@ class Engine:
         self.telemetry = IntegrationTelemetry(host.clock.now_ms)
         self.secret_box = SecretBox(host.settings.data_dir)
         version = getattr(host.plugins.info.get("integrations"), "version", "") or "dev"
-        self.http = HttpClient(user_agent=f"svc-display/{version} (+https://github.com/svc-display; collectors)")
+        self.http = HttpClient(
+            user_agent=f"svc-display/{version} (+https://github.com/svc-display; collectors)"
+        )
         self.scheduler = schedule.Scheduler()
         self._schedule_lock = threading.Lock()  # schedule.Scheduler is not thread-safe
         self._lock = threading.RLock()
@@ -168,15 +183,23 @@ class Engine:
         with orm.db_session:
             for type_id, itype in self.types().items():
                 if self.host.db.Integration.get(id=type_id) is None:
-                    default = (itype.config_schema.get("properties", {}).get("pollSeconds", {}) or {})
-                    self.host.db.Integration(id=type_id, integration_type=type_id, enabled=False,
-                                             poll_seconds=int(default.get("default", DEFAULT_POLL_SECONDS)),
-                                             config_json=dict(itype.example_config), created_at_ms=now)
+                    default = itype.config_schema.get("properties", {}).get("pollSeconds", {}) or {}
+                    self.host.db.Integration(
+                        id=type_id,
+                        integration_type=type_id,
+                        enabled=False,
+                        poll_seconds=int(default.get("default", DEFAULT_POLL_SECONDS)),
+                        config_json=dict(itype.example_config),
+                        created_at_ms=now,
+                    )
 
     # ---- secrets ---------------------------------------------------------------------------
     def secret_names(self, integration_id: str) -> set[str]:
         """Names of stored secrets (needs a db_session)."""
-        return {row.name for row in self.host.db.IntegrationSecret.select(lambda s: s.integration_id == integration_id)}
+        return {
+            row.name
+            for row in self.host.db.IntegrationSecret.select(lambda s: s.integration_id == integration_id)
+        }
 
     def set_secret(self, integration_id: str, name: str, value: str | None) -> None:
         """Store (or with ``None``/empty, delete) one secret; needs a db_session."""
@@ -189,14 +212,18 @@ class Engine:
         cipher = self.secret_box.encrypt(value)
         now = self.host.clock.now_ms()
         if row is None:
-            db.IntegrationSecret(integration_id=integration_id, name=name, ciphertext=cipher, updated_at_ms=now)
+            db.IntegrationSecret(
+                integration_id=integration_id, name=name, ciphertext=cipher, updated_at_ms=now
+            )
         else:
             row.set(ciphertext=cipher, updated_at_ms=now)
 
     def load_secrets(self, integration_id: str) -> dict[str, str]:
         with orm.db_session:
-            rows = [(r.name, r.ciphertext) for r in
-                    self.host.db.IntegrationSecret.select(lambda s: s.integration_id == integration_id)]
+            rows = [
+                (r.name, r.ciphertext)
+                for r in self.host.db.IntegrationSecret.select(lambda s: s.integration_id == integration_id)
+            ]
         values = {}
         for name, cipher in rows:
             plain = self.secret_box.decrypt(cipher)
@@ -227,7 +254,9 @@ class Engine:
             self.reschedule(integration_id, run_soon=True)
         self._thread = threading.Thread(target=self._loop, name="integrations-scheduler", daemon=True)
         self._thread.start()
-        self.telemetry.add("info", f"engine started ({self.pool_size} workers, {len(ids)} enabled integrations)")
+        self.telemetry.add(
+            "info", f"engine started ({self.pool_size} workers, {len(ids)} enabled integrations)"
+        )
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
@@ -292,7 +321,11 @@ class Engine:
     def _watchdog(self) -> None:
         now = time.monotonic()
         with self._lock:
-            late = [run for run in self._runs.values() if not run.abandoned and run.deadline and now > run.deadline]
+            late = [
+                run
+                for run in self._runs.values()
+                if not run.abandoned and run.deadline and now > run.deadline
+            ]
         for run in late:
             self._abandon(run)
 
@@ -310,7 +343,9 @@ class Engine:
         run.done.wait(5.0)
         return run.result or RunResult(integration_id, "timeout", "the run did not finish")
 
-    def _start(self, integration_id: str, force: bool, uses_slot: bool, timeout: float | None = None) -> _Run | None:
+    def _start(
+        self, integration_id: str, force: bool, uses_slot: bool, timeout: float | None = None
+    ) -> _Run | None:
         with orm.db_session:
             row = self.host.db.Integration.get(id=integration_id)
             if row is None or self.type_of(row.integration_type) is None:
@@ -322,8 +357,9 @@ class Engine:
             self._runs[integration_id] = run
             if uses_slot:
                 self._slots_used += 1
-        run.thread = threading.Thread(target=self._execute, args=(run,), name=f"collector-{integration_id}",
-                                      daemon=True)
+        run.thread = threading.Thread(
+            target=self._execute, args=(run,), name=f"collector-{integration_id}", daemon=True
+        )
         run.thread.start()
         return run
 
@@ -340,8 +376,12 @@ class Engine:
             run.abandoned = True
         run.cancel.set()
         seconds = run.deadline - run.started
-        result = RunResult(run.integration_id, "timeout", f"timed out after {seconds:g} s",
-                           int((time.monotonic() - run.started) * 1000))
+        result = RunResult(
+            run.integration_id,
+            "timeout",
+            f"timed out after {seconds:g} s",
+            int((time.monotonic() - run.started) * 1000),
+        )
         self._record(run, result)
         run.result = result
         self._release(run)
@@ -360,7 +400,9 @@ class Engine:
                 secrets = self.load_secrets(run.integration_id)
                 context = CollectorContext(self, run, config, secrets, accounts)
                 outcome = itype.collect(context) if itype.collect is not None else None
-                summary = context.summary or (f"{outcome} rows" if isinstance(outcome, int) else str(outcome or "done"))
+                summary = context.summary or (
+                    f"{outcome} rows" if isinstance(outcome, int) else str(outcome or "done")
+                )
                 result = RunResult(run.integration_id, "ok", self.scrub(summary, secrets))
         except Cancelled:
             result = RunResult(run.integration_id, "timeout", "cancelled")
@@ -369,15 +411,19 @@ class Engine:
         except Exception as exc:  # noqa: BLE001 - a collector bug must never escape its run
             trace = "".join(traceback.format_exception(exc))
             log.warning("collector %s raised: %s", run.integration_type, self.scrub(trace, secrets))
-            result = RunResult(run.integration_id, "failed",
-                               self.scrub(f"{type(exc).__name__}: {exc}", secrets))
+            result = RunResult(
+                run.integration_id, "failed", self.scrub(f"{type(exc).__name__}: {exc}", secrets)
+            )
         result.duration_ms = int((time.monotonic() - run.started) * 1000)
         try:
             with self._lock:
                 abandoned = run.abandoned
             if abandoned:
-                self.telemetry.add("warning", f"abandoned run ended ({result.status}: {result.message})",
-                                   run.integration_type)
+                self.telemetry.add(
+                    "warning",
+                    f"abandoned run ended ({result.status}: {result.message})",
+                    run.integration_type,
+                )
             else:
                 if result.status != "skipped":
                     self._record(run, result)
@@ -420,15 +466,23 @@ class Engine:
                     return
                 row.last_run_at_ms = now
                 if result.status == "ok":
-                    row.set(consecutive_failures=0, next_retry_at=None, last_error=None, last_success_at_ms=now)
-                    self.telemetry.add("info", f"collected: {result.message} ({result.duration_ms} ms)",
-                                       run.integration_type)
+                    row.set(
+                        consecutive_failures=0, next_retry_at=None, last_error=None, last_success_at_ms=now
+                    )
+                    self.telemetry.add(
+                        "info", f"collected: {result.message} ({result.duration_ms} ms)", run.integration_type
+                    )
                     return
                 failures = row.consecutive_failures + 1
                 delay = backoff_ms(failures, row.poll_seconds)
-                row.set(consecutive_failures=failures, next_retry_at=now + delay, last_error=result.message[:2000])
-            self.telemetry.add("error", f"{result.status}: {result.message}; failure {failures}, "
-                                        f"retry in {delay // 1000} s", run.integration_type)
+                row.set(
+                    consecutive_failures=failures, next_retry_at=now + delay, last_error=result.message[:2000]
+                )
+            self.telemetry.add(
+                "error",
+                f"{result.status}: {result.message}; failure {failures}, " f"retry in {delay // 1000} s",
+                run.integration_type,
+            )
         except Exception:  # noqa: BLE001 - e.g. the database closed during shutdown
             log.warning("could not record the run of %s", run.integration_id, exc_info=True)
 

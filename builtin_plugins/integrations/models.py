@@ -1,4 +1,5 @@
 """Tables of the integrations engine: one row per integration, encrypted secrets, linked accounts."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,4 +1,5 @@
 """REST routes of spec 4.12 (integrations) and 4.8 (integration telemetry)."""
+
 from __future__ import annotations
 
 import re
@@ -53,9 +54,11 @@ def _base_url(value: Any) -> None:
 
 class Secrets(fields.Dict):
     def __init__(self, **kwargs: Any):
-        super().__init__(keys=fields.String(validate=validate.Length(min=1, max=100)),
-                         values=fields.String(allow_none=True, validate=validate.Length(max=MAX_SECRET_LENGTH)),
-                         **kwargs)
+        super().__init__(
+            keys=fields.String(validate=validate.Length(min=1, max=100)),
+            values=fields.String(allow_none=True, validate=validate.Length(max=MAX_SECRET_LENGTH)),
+            **kwargs,
+        )
 
 
 class StrictBoolean(fields.Boolean):
@@ -69,7 +72,9 @@ class StrictBoolean(fields.Boolean):
 
 class PatchBody(Schema):
     enabled = StrictBoolean()
-    poll_seconds = fields.Integer(strict=True, validate=validate.Range(min=MIN_POLL_SECONDS, max=MAX_POLL_SECONDS))
+    poll_seconds = fields.Integer(
+        strict=True, validate=validate.Range(min=MIN_POLL_SECONDS, max=MAX_POLL_SECONDS)
+    )
     base_url = fields.String(allow_none=True, validate=[validate.Length(max=MAX_BASE_URL), _base_url])
     config_json = JsonObject()
     secrets = Secrets()
@@ -77,7 +82,9 @@ class PatchBody(Schema):
     @validates_schema
     def _some(self, data: dict, **_: Any) -> None:
         if not data:
-            raise ValidationError("send at least one of: enabled, poll_seconds, base_url, config_json, secrets")
+            raise ValidationError(
+                "send at least one of: enabled, poll_seconds, base_url, config_json, secrets"
+            )
 
 
 class TelemetryQuery(Schema):
@@ -103,7 +110,8 @@ def serialize(host: Any, row: Any, itype: Any) -> dict[str, Any]:
     accounts = [
         {"id": a.id, "account_type": a.account_type, "label": a.label, "created_at_ms": a.created_at_ms}
         for a in host.db.IntegrationAccount.select(lambda a: a.integration_id == row.id).order_by(
-            lambda a: a.created_at_ms)
+            lambda a: a.created_at_ms
+        )
     ]
     required = list(itype.required_account_types)
     linked_types = {a["account_type"] for a in accounts}
@@ -132,8 +140,11 @@ def serialize(host: Any, row: Any, itype: Any) -> dict[str, Any]:
 
 def _rows(host: Any) -> list[tuple[Any, Any]]:
     types = host.registries.integration_types
-    return [(row, types.get(row.integration_type)) for row in host.db.Integration.select()
-            if types.get(row.integration_type) is not None]
+    return [
+        (row, types.get(row.integration_type))
+        for row in host.db.Integration.select()
+        if types.get(row.integration_type) is not None
+    ]
 
 
 def _get_row(host: Any, integration_id: str) -> tuple[Any, Any]:
@@ -152,8 +163,9 @@ def _attach_schemas(items: list[dict[str, Any]], host: Any) -> None:
     for item in items:
         if item["integration_type"] not in seen:
             seen.add(item["integration_type"])
-            item["config_json_schema"] = dict(host.registries.integration_types.get(
-                item["integration_type"]).config_schema)
+            item["config_json_schema"] = dict(
+                host.registries.integration_types.get(item["integration_type"]).config_schema
+            )
 
 
 class IntegrationsCollection:
@@ -189,7 +201,9 @@ class IntegrationsCollection:
         paginated = any(name in query for name in ("enabled", "limit", "offset"))
         if paginated:
             limit, offset = query.get("limit", 25), query.get("offset", 0)
-            body.update(items=selected[offset:offset + limit], total=len(selected), limit=limit, offset=offset)
+            body.update(
+                items=selected[offset:offset + limit], total=len(selected), limit=limit, offset=offset
+            )
         else:
             body["items"] = selected
         if query.get("include_config_schema"):
@@ -229,13 +243,21 @@ class IntegrationItem:
         if "config_json" in body or "base_url" in body:
             errors = validate_config(self.host, itype, config)
             if errors:
-                raise validation_failed({"config_json": errors}, "config_json does not match the type's schema")
+                raise validation_failed(
+                    {"config_json": errors}, "config_json does not match the type's schema"
+                )
             row.config_json = config
         if "secrets" in body:
             unknown = sorted(set(body["secrets"]) - set(itype.secret_fields))
             if unknown:
-                raise validation_failed({"secrets": [f"unknown secret names: {', '.join(unknown)}; this type "
-                                                      f"takes: {', '.join(itype.secret_fields) or 'none'}"]})
+                raise validation_failed(
+                    {
+                        "secrets": [
+                            f"unknown secret names: {', '.join(unknown)}; this type "
+                            f"takes: {', '.join(itype.secret_fields) or 'none'}"
+                        ]
+                    }
+                )
             for name, value in body["secrets"].items():
                 engine.set_secret(row.id, name, value)
         was_enabled = row.enabled
@@ -266,8 +288,10 @@ def validate_config(host: Any, itype: Any, config: dict) -> list[str]:
             errors.append("/baseUrl: must be an http(s) URL of at most 2048 characters")
         if "baseUrl" in itype.config_schema.get("properties", {}):
             rest["baseUrl"] = base if isinstance(base, str) else ""
-    errors += [f"{path or '/'}: {message}" for path, message in
-               host.registries.integration_types.validate_config(itype.id, rest)]
+    errors += [
+        f"{path or '/'}: {message}"
+        for path, message in host.registries.integration_types.validate_config(itype.id, rest)
+    ]
     return errors
 
 
@@ -336,7 +360,9 @@ class DeviceCodeStart:
         choices = [t for t in itype.required_account_types if t in PROVIDERS]
         account_type = body.get("account_type") or (choices[0] if choices else None)
         if account_type is None or account_type not in choices:
-            raise validation_failed({"account_type": [f"this integration signs in with: {', '.join(choices) or 'none'}"]})
+            raise validation_failed(
+                {"account_type": [f"this integration signs in with: {', '.join(choices) or 'none'}"]}
+            )
         resp.media = _account_call(_accounts(self.host).start_device_sign_in, id, account_type)
 
 
@@ -344,7 +370,9 @@ class DeviceCodePoll:
     def __init__(self, host: Any):
         self.host = host
 
-    def on_post(self, req: falcon.Request, resp: falcon.Response, id: str, sign_in_id: str) -> None:  # noqa: A002
+    def on_post(
+        self, req: falcon.Request, resp: falcon.Response, id: str, sign_in_id: str
+    ) -> None:  # noqa: A002
         with orm.db_session:
             _get_row(self.host, id)
         if not SIGN_IN_ID.match(sign_in_id or ""):
@@ -363,9 +391,13 @@ class TokenAccounts:
 
         allowed = [t for t in itype.required_account_types if t not in PROVIDERS]
         if body["account_type"] not in allowed:
-            raise validation_failed({"account_type": [f"token accounts of this integration: {', '.join(allowed) or 'none'}"]})
+            raise validation_failed(
+                {"account_type": [f"token accounts of this integration: {', '.join(allowed) or 'none'}"]}
+            )
         resp.status = falcon.HTTP_201
-        resp.media = _accounts(self.host).link(id, body["account_type"], body["label"], {"token": body["token"]})
+        resp.media = _accounts(self.host).link(
+            id, body["account_type"], body["label"], {"token": body["token"]}
+        )
 
 
 class AccountItem:
@@ -395,24 +427,33 @@ class GoogleCalendars:
                 raise not_found("account")
             integration = self.host.db.Integration.get(id=account.integration_id)
             config = dict(integration.config_json or {}) if integration is not None else {}
-        base = config.get("baseUrl") if isinstance(config.get("baseUrl"), str) else "https://www.googleapis.com"
+        base = (
+            config.get("baseUrl") if isinstance(config.get("baseUrl"), str) else "https://www.googleapis.com"
+        )
         headers = _account_call(_accounts(self.host).bearer, account_id)
         engine = _engine(self.host)
         items, page = [], None
         try:
             for _ in range(10):
                 params = {"maxResults": 250, **({"pageToken": page} if page else {})}
-                data = engine.http.get_json(base.rstrip("/") + "/calendar/v3/users/me/calendarList", params=params,
-                                            headers=headers)
+                data = engine.http.get_json(
+                    base.rstrip("/") + "/calendar/v3/users/me/calendarList", params=params, headers=headers
+                )
                 if not isinstance(data, dict) or not isinstance(data.get("items", []), list):
                     raise HttpFailure("the calendar list is not {items: [...]}")
                 for item in data.get("items", []):
                     if isinstance(item, dict) and isinstance(item.get("id"), str):
-                        items.append({"id": item["id"], "summary": str(item.get("summaryOverride")
-                                                                       or item.get("summary") or item["id"]),
-                                      "primary": bool(item.get("primary")),
-                                      "access_role": str(item.get("accessRole") or ""),
-                                      "background_color": item.get("backgroundColor")})
+                        items.append(
+                            {
+                                "id": item["id"],
+                                "summary": str(
+                                    item.get("summaryOverride") or item.get("summary") or item["id"]
+                                ),
+                                "primary": bool(item.get("primary")),
+                                "access_role": str(item.get("accessRole") or ""),
+                                "background_color": item.get("backgroundColor"),
+                            }
+                        )
                 page = data.get("nextPageToken")
                 if not isinstance(page, str) or not page:
                     break
@@ -426,38 +467,103 @@ class GoogleCalendars:
 
 def routes(host: Any) -> list[Route]:
     return [
-        Route("/v1/integrations", IntegrationsCollection(host), {
-            "GET": Operation(INTEGRATIONS_READ, "List integrations (spec 4.12)", query=ListQuery,
-                             tags=["integrations"]),
-        }),
-        Route("/v1/integrations/{id}", IntegrationItem(host), {
-            "GET": Operation(INTEGRATIONS_READ, "One integration", query=SchemaQuery, tags=["integrations"]),
-            "PATCH": Operation(INTEGRATIONS_WRITE, "Change an integration: enabled, poll_seconds, base_url, "
-                                                   "config_json, secrets", body=PatchBody, tags=["integrations"]),
-        }),
-        Route("/v1/integrations/{id}/run", RunItem(host), {
-            "POST": Operation(INTEGRATIONS_WRITE, "Run one collection now and wait for its outcome",
-                              tags=["integrations"]),
-        }, db_session=False),
-        Route("/v1/integrations/{id}/accounts", TokenAccounts(host), {
-            "POST": Operation(INTEGRATIONS_WRITE, "Link a token account (for example a Trello member token)",
-                              body=TokenAccountBody, status=201, tags=["integrations"]),
-        }),
-        Route("/v1/integrations/{id}/accounts/device-code", DeviceCodeStart(host), {
-            "POST": Operation(INTEGRATIONS_WRITE, "Start an OAuth device-code sign-in (Google, Microsoft)",
-                              body=DeviceCodeBody, tags=["integrations"]),
-        }, db_session=False),
-        Route("/v1/integrations/{id}/accounts/device-code/{sign_in_id}/poll", DeviceCodePoll(host), {
-            "POST": Operation(INTEGRATIONS_WRITE, "Poll a device-code sign-in once", tags=["integrations"]),
-        }, db_session=False),
-        Route("/v1/integration-accounts/{account_id}", AccountItem(host), {
-            "DELETE": Operation(INTEGRATIONS_WRITE, "Unlink an account and forget its token", tags=["integrations"]),
-        }),
-        Route("/v1/integration-accounts/{account_id}/google/calendars", GoogleCalendars(host), {
-            "GET": Operation(INTEGRATIONS_READ, "Calendars of a signed-in Google account", tags=["integrations"]),
-        }, db_session=False),
-        Route("/v1/telemetry/integrations", TelemetryCollection(host), {
-            "GET": Operation(TELEMETRY_READ, "Integration telemetry lines, oldest first", query=TelemetryQuery,
-                             tags=["telemetry"]),
-        }),
+        Route(
+            "/v1/integrations",
+            IntegrationsCollection(host),
+            {
+                "GET": Operation(
+                    INTEGRATIONS_READ, "List integrations (spec 4.12)", query=ListQuery, tags=["integrations"]
+                )
+            },
+        ),
+        Route(
+            "/v1/integrations/{id}",
+            IntegrationItem(host),
+            {
+                "GET": Operation(
+                    INTEGRATIONS_READ, "One integration", query=SchemaQuery, tags=["integrations"]
+                ),
+                "PATCH": Operation(
+                    INTEGRATIONS_WRITE,
+                    "Change an integration: enabled, poll_seconds, base_url, " "config_json, secrets",
+                    body=PatchBody,
+                    tags=["integrations"],
+                ),
+            },
+        ),
+        Route(
+            "/v1/integrations/{id}/run",
+            RunItem(host),
+            {
+                "POST": Operation(
+                    INTEGRATIONS_WRITE,
+                    "Run one collection now and wait for its outcome",
+                    tags=["integrations"],
+                )
+            },
+            db_session=False,
+        ),
+        Route(
+            "/v1/integrations/{id}/accounts",
+            TokenAccounts(host),
+            {
+                "POST": Operation(
+                    INTEGRATIONS_WRITE,
+                    "Link a token account (for example a Trello member token)",
+                    body=TokenAccountBody,
+                    status=201,
+                    tags=["integrations"],
+                )
+            },
+        ),
+        Route(
+            "/v1/integrations/{id}/accounts/device-code",
+            DeviceCodeStart(host),
+            {
+                "POST": Operation(
+                    INTEGRATIONS_WRITE,
+                    "Start an OAuth device-code sign-in (Google, Microsoft)",
+                    body=DeviceCodeBody,
+                    tags=["integrations"],
+                )
+            },
+            db_session=False,
+        ),
+        Route(
+            "/v1/integrations/{id}/accounts/device-code/{sign_in_id}/poll",
+            DeviceCodePoll(host),
+            {"POST": Operation(INTEGRATIONS_WRITE, "Poll a device-code sign-in once", tags=["integrations"])},
+            db_session=False,
+        ),
+        Route(
+            "/v1/integration-accounts/{account_id}",
+            AccountItem(host),
+            {
+                "DELETE": Operation(
+                    INTEGRATIONS_WRITE, "Unlink an account and forget its token", tags=["integrations"]
+                )
+            },
+        ),
+        Route(
+            "/v1/integration-accounts/{account_id}/google/calendars",
+            GoogleCalendars(host),
+            {
+                "GET": Operation(
+                    INTEGRATIONS_READ, "Calendars of a signed-in Google account", tags=["integrations"]
+                )
+            },
+            db_session=False,
+        ),
+        Route(
+            "/v1/telemetry/integrations",
+            TelemetryCollection(host),
+            {
+                "GET": Operation(
+                    TELEMETRY_READ,
+                    "Integration telemetry lines, oldest first",
+                    query=TelemetryQuery,
+                    tags=["telemetry"],
+                )
+            },
+        ),
     ]

@@ -9,6 +9,7 @@ it keeps being used, so a keyring that appears later does not orphan stored secr
 
 Plaintext never reaches the database, a response or a log line.
 """
+
 from __future__ import annotations
 
 import hashlib

@@ -4,6 +4,7 @@ A line is ``{at_ms, channel, message}`` plus ``integration_type`` on collector-s
 lines (omitted on engine lines). ``channel`` is ``info``, ``warning`` or ``error``.
 Nothing is persisted; the buffer keeps the newest :data:`CAPACITY` lines.
 """
+
 from __future__ import annotations
 
 import threading
@@ -26,7 +27,11 @@ class IntegrationTelemetry:
     def add(self, channel: str, message: str, integration_type: str | None = None) -> dict[str, Any]:
         if channel not in CHANNELS:
             channel = "info"
-        line: dict[str, Any] = {"at_ms": self._now_ms(), "channel": channel, "message": str(message)[:MAX_MESSAGE]}
+        line: dict[str, Any] = {
+            "at_ms": self._now_ms(),
+            "channel": channel,
+            "message": str(message)[:MAX_MESSAGE],
+        }
         if integration_type:
             line["integration_type"] = integration_type
         with self._lock:

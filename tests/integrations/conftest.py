@@ -1,9 +1,13 @@
 """Fixtures of the integrations tests: an upstream server on loopback, fast engine limits."""
+
 from __future__ import annotations
 
 from typing import Any
 
+import keyring
 import pytest
+from jaraco.classes import properties
+from keyring.backend import KeyringBackend
 
 from tests.integrations.upstream import Upstream
 
@@ -35,3 +39,33 @@ def api_for():
         return Api(host, issue_key(host, role))
 
     return factory
+
+
+class MemoryKeyring(KeyringBackend):
+    """An in-memory OS secret store, installed only by the fixture (never auto-selected)."""
+
+    @properties.classproperty
+    def priority(cls) -> float:  # noqa: N805
+        raise RuntimeError("test backend: only used when set explicitly")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.values: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.values.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.values[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        self.values.pop((service, username), None)
+
+
+@pytest.fixture
+def memory_keyring():
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)

@@ -1,4 +1,5 @@
 """Throwaway collector types for engine tests, registered as a test plugin."""
+
 from __future__ import annotations
 
 import threading
@@ -32,8 +33,12 @@ class Probes:
         with orm.db_session:
             row = ctx.db.Quote.get(id="general_probe:1")
             if row is None:
-                ctx.db.Quote(id="general_probe:1", text=text, integration_type=ctx.integration_type,
-                             created_at_ms=ctx.now_ms())
+                ctx.db.Quote(
+                    id="general_probe:1",
+                    text=text,
+                    integration_type=ctx.integration_type,
+                    created_at_ms=ctx.now_ms(),
+                )
             else:
                 row.text = text
         ctx.log(f"probe wrote {text!r} with token {ctx.secrets.get('token', '-')}")
@@ -49,12 +54,35 @@ class Probes:
     @hookimpl
     def register_integration_types(self) -> list[IntegrationType]:
         return [
-            IntegrationType("general_probe", "Probe", SCHEMA, {"text": "hello"}, family="general",
-                            collect=self.collect_probe, secret_fields=("token",)),
-            IntegrationType("general_broken", "Broken", SCHEMA, {}, family="general",
-                            collect=self.collect_broken, secret_fields=("token",)),
-            IntegrationType("general_stuck", "Stuck", SCHEMA, {}, family="general", collect=self.collect_stuck),
-            IntegrationType("calendar_probe", "Account probe", SCHEMA, {}, family="calendar",
-                            collect=self.collect_probe, requires_accounts=True,
-                            required_account_types=("google",)),
+            IntegrationType(
+                "general_probe",
+                "Probe",
+                SCHEMA,
+                {"text": "hello"},
+                family="general",
+                collect=self.collect_probe,
+                secret_fields=("token",),
+            ),
+            IntegrationType(
+                "general_broken",
+                "Broken",
+                SCHEMA,
+                {},
+                family="general",
+                collect=self.collect_broken,
+                secret_fields=("token",),
+            ),
+            IntegrationType(
+                "general_stuck", "Stuck", SCHEMA, {}, family="general", collect=self.collect_stuck
+            ),
+            IntegrationType(
+                "calendar_probe",
+                "Account probe",
+                SCHEMA,
+                {},
+                family="calendar",
+                collect=self.collect_probe,
+                requires_accounts=True,
+                required_account_types=("google",),
+            ),
         ]

@@ -1,4 +1,5 @@
 """calendar_ical: RRULE/RDATE/EXDATE/RECURRENCE-ID expansion in the day window, all-day, TZID."""
+
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
@@ -67,8 +68,13 @@ def ms(value: datetime) -> int:
 
 def _events(host):
     with orm.db_session:
-        return sorted(({**e.to_dict(), "cats": sorted(c.category_id for c in e.categories)}
-                       for e in host.db.CalendarEvent.select()), key=lambda e: e["start_ms"])
+        return sorted(
+            (
+                {**e.to_dict(), "cats": sorted(c.category_id for c in e.categories)}
+                for e in host.db.CalendarEvent.select()
+            ),
+            key=lambda e: e["start_ms"],
+        )
 
 
 def test_ical_expands_recurrences_in_the_window(host, upstream):
@@ -78,32 +84,46 @@ def test_ical_expands_recurrences_in_the_window(host, upstream):
     with orm.db_session:
         host.db.Integration["calendar_ical"].config_json = {
             "calendars": [{"url": upstream.url + "/cal.ics", "categoryId": "family"}],
-            "pastDays": 7, "futureDays": 60}
+            "pastDays": 7,
+            "futureDays": 60,
+        }
     result = host.services["integrations"].run_now("calendar_ical")
     assert result.status == "ok", result
     events = _events(host)
     summary = [(e["title"], e["start_ms"], e["all_day"]) for e in events]
     weekly = when["weekly"]
-    expected = sorted([
-        ("Standup", ms(weekly[0]), False),
-        ("Standup", ms(when["extra"]), False),
-        ("Moved standup", ms(weekly[2] + timedelta(hours=2)), False),
-        ("Standup", ms(weekly[3]), False),
-        ("Holiday", ms(datetime.combine(when["allday"], datetime.min.time(), timezone.utc)), True),
-    ], key=lambda e: e[1])
+    expected = sorted(
+        [
+            ("Standup", ms(weekly[0]), False),
+            ("Standup", ms(when["extra"]), False),
+            ("Moved standup", ms(weekly[2] + timedelta(hours=2)), False),
+            ("Standup", ms(weekly[3]), False),
+            ("Holiday", ms(datetime.combine(when["allday"], datetime.min.time(), timezone.utc)), True),
+        ],
+        key=lambda e: e[1],
+    )
     assert summary == expected
     holiday = next(e for e in events if e["title"] == "Holiday")
     assert holiday["end_ms"] - holiday["start_ms"] == 86_400_000 and holiday["description"] == "Office closed"
     standup = next(e for e in events if e["title"] == "Standup")
     assert standup["end_ms"] - standup["start_ms"] == 15 * 60_000 and standup["location"] == "Room 1"
-    assert all(e["source"] == "calendar_ical" and e["category_id"] == "family" and e["cats"] == ["family"]
-               and e["integration_id"] == "calendar_ical" for e in events)
+    assert all(
+        e["source"] == "calendar_ical"
+        and e["category_id"] == "family"
+        and e["cats"] == ["family"]
+        and e["integration_id"] == "calendar_ical"
+        for e in events
+    )
     # idempotent, then a shorter window drops what falls out of it; a category change follows
     assert host.services["integrations"].run_now("calendar_ical").status == "ok"
     assert _events(host) == events
     with orm.db_session:
         host.db.Integration["calendar_ical"].config_json = {
-            "icsUrl": upstream.url + "/cal.ics", "categoryId": "work", "pastDays": 0, "futureDays": 5}
+            "icsUrl": upstream.url + "/cal.ics",
+            "categoryId": "work",
+            "pastDays": 0,
+            "futureDays": 5,
+        }
     assert host.services["integrations"].run_now("calendar_ical").status == "ok"
     short = _events(host)
     assert {e["title"] for e in short} <= {"Standup", "Holiday"}
@@ -120,5 +140,7 @@ def test_ical_all_day_follows_the_display_timezone(host, upstream):
         host.db.Integration["calendar_ical"].config_json = {"icsUrl": upstream.url + "/cal.ics"}
     assert host.services["integrations"].run_now("calendar_ical").status == "ok"
     holiday = next(e for e in _events(host) if e["title"] == "Holiday")
-    assert holiday["start_ms"] == ms(datetime.combine(when["allday"], datetime.min.time(), ZoneInfo("Asia/Tokyo")))
+    assert holiday["start_ms"] == ms(
+        datetime.combine(when["allday"], datetime.min.time(), ZoneInfo("Asia/Tokyo"))
+    )
     assert holiday["category_id"] == "calendar"

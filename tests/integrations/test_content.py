@@ -1,4 +1,5 @@
 """trivia_opentdb, joke_icanhazdadjoke, quote_zenquotes and general_openai against documented formats."""
+
 from __future__ import annotations
 
 from pony import orm
@@ -11,22 +12,46 @@ def _config(host, type_id, **config):
         host.db.Integration[type_id].config_json = config
 
 
-OPENTDB = {"response_code": 0, "results": [
-    {"type": "multiple", "difficulty": "easy", "category": "Science &amp; Nature",
-     "question": "What is H&#039;s atomic number &quot;Z&quot;?", "correct_answer": "1",
-     "incorrect_answers": ["2", "8", "&lt;none&gt;"]},
-    {"type": "multiple", "difficulty": "easy", "category": "General",
-     "question": "Which is a fruit?", "correct_answer": "Apple", "incorrect_answers": ["Carrot", "Leek", "Kale"]},
-    {"type": "boolean", "difficulty": "easy", "category": "General", "question": "The sky is blue.",
-     "correct_answer": "True", "incorrect_answers": ["False"]},
-]}
+OPENTDB = {
+    "response_code": 0,
+    "results": [
+        {
+            "type": "multiple",
+            "difficulty": "easy",
+            "category": "Science &amp; Nature",
+            "question": "What is H&#039;s atomic number &quot;Z&quot;?",
+            "correct_answer": "1",
+            "incorrect_answers": ["2", "8", "&lt;none&gt;"],
+        },
+        {
+            "type": "multiple",
+            "difficulty": "easy",
+            "category": "General",
+            "question": "Which is a fruit?",
+            "correct_answer": "Apple",
+            "incorrect_answers": ["Carrot", "Leek", "Kale"],
+        },
+        {
+            "type": "boolean",
+            "difficulty": "easy",
+            "category": "General",
+            "question": "The sky is blue.",
+            "correct_answer": "True",
+            "incorrect_answers": ["False"],
+        },
+    ],
+}
 
 
 def test_trivia_fills_pools_below_minimum(host, upstream):
     upstream.json("/api.php", OPENTDB)
     with orm.db_session:
-        host.db.TriviaCategory(id="science", min_questions=2, max_questions=3,
-                               config_json={"opentdbCategory": 17, "difficulty": "easy"})
+        host.db.TriviaCategory(
+            id="science",
+            min_questions=2,
+            max_questions=3,
+            config_json={"opentdbCategory": 17, "difficulty": "easy"},
+        )
         host.db.TriviaCategory(id="off", enabled=False)
     _config(host, "trivia_opentdb", baseUrl=upstream.url)
     engine = host.services["integrations"]
@@ -61,13 +86,21 @@ def test_trivia_response_code_is_a_failure(host, upstream):
 
 
 def test_dad_jokes_split_and_pool(host, upstream):
-    jokes = iter([{"id": "R7UfaahVfFd", "joke": "Why did the scarecrow win? He was outstanding in his field.",
-                   "status": 200},
-                  {"id": "x1", "joke": "I only know 25 letters of the alphabet. I don't know y.", "status": 200}])
+    jokes = iter(
+        [
+            {
+                "id": "R7UfaahVfFd",
+                "joke": "Why did the scarecrow win? He was outstanding in his field.",
+                "status": 200,
+            },
+            {"id": "x1", "joke": "I only know 25 letters of the alphabet. I don't know y.", "status": 200},
+        ]
+    )
 
     def answer(request):
         assert request.headers["Accept"] == "application/json"
         import json
+
         return Reply(200, {"Content-Type": "application/json"}, json.dumps(next(jokes)).encode())
 
     upstream.handle("/", answer)
@@ -77,18 +110,37 @@ def test_dad_jokes_split_and_pool(host, upstream):
     result = host.services["integrations"].run_now("joke_icanhazdadjoke")
     assert result.status == "ok", result
     with orm.db_session:
-        rows = {j.id: (j.setup, j.punchline, j.category_id, j.integration_type) for j in host.db.Joke.select()}
+        rows = {
+            j.id: (j.setup, j.punchline, j.category_id, j.integration_type) for j in host.db.Joke.select()
+        }
     assert rows == {
-        "joke_icanhazdadjoke:R7UfaahVfFd": ("Why did the scarecrow win?", "He was outstanding in his field.", "dad",
-                                           "joke_icanhazdadjoke"),
-        "joke_icanhazdadjoke:x1": ("I only know 25 letters of the alphabet. I don't know y.", "", "dad",
-                                   "joke_icanhazdadjoke")}
+        "joke_icanhazdadjoke:R7UfaahVfFd": (
+            "Why did the scarecrow win?",
+            "He was outstanding in his field.",
+            "dad",
+            "joke_icanhazdadjoke",
+        ),
+        "joke_icanhazdadjoke:x1": (
+            "I only know 25 letters of the alphabet. I don't know y.",
+            "",
+            "dad",
+            "joke_icanhazdadjoke",
+        ),
+    }
 
 
 def test_zenquotes(host, upstream):
-    upstream.json("/api/quotes", [{"q": "Act as if what you do makes a difference. It does.", "a": "William James",
-                                   "h": "<blockquote>...</blockquote>"},
-                                  {"q": "Well begun is half done.", "a": "Aristotle", "h": ""}])
+    upstream.json(
+        "/api/quotes",
+        [
+            {
+                "q": "Act as if what you do makes a difference. It does.",
+                "a": "William James",
+                "h": "<blockquote>...</blockquote>",
+            },
+            {"q": "Well begun is half done.", "a": "Aristotle", "h": ""},
+        ],
+    )
     _config(host, "quote_zenquotes", baseUrl=upstream.url, maxQuotes=1)
     engine = host.services["integrations"]
     assert engine.run_now("quote_zenquotes").status == "ok"
@@ -102,15 +154,33 @@ def test_openai_chat_completions_into_quotes_and_jokes(host, upstream, api):
 
     def completion(request):
         seen.append((request.headers.get("Authorization"), request.json()))
-        content = ('{"setup": "Why do programmers prefer dark mode?", "punchline": "Light attracts bugs."}'
-                   if "joke" in request.json()["messages"][-1]["content"] else
-                   "Small steps every day add up.\n— The Display")
+        content = (
+            '{"setup": "Why do programmers prefer dark mode?", "punchline": "Light attracts bugs."}'
+            if "joke" in request.json()["messages"][-1]["content"]
+            else "Small steps every day add up.\n— The Display"
+        )
         import json
-        return Reply(200, {"Content-Type": "application/json"}, json.dumps({
-            "id": "chatcmpl-1", "object": "chat.completion", "created": 1717236000, "model": "gpt-4o-mini",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                         "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}}).encode())
+
+        return Reply(
+            200,
+            {"Content-Type": "application/json"},
+            json.dumps(
+                {
+                    "id": "chatcmpl-1",
+                    "object": "chat.completion",
+                    "created": 1717236000,
+                    "model": "gpt-4o-mini",
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": content},
+                            "finish_reason": "stop",
+                        }
+                    ],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+                }
+            ).encode(),
+        )
 
     upstream.handle("/v1/chat/completions", completion)
     engine = host.services["integrations"]
@@ -119,12 +189,16 @@ def test_openai_chat_completions_into_quotes_and_jokes(host, upstream, api):
     api.patch("/v1/integrations/general_openai", json={"secrets": {"apiKey": "sk-test-123456"}})
     assert engine.run_now("general_openai").status == "ok"
     assert seen[0][0] == "Bearer sk-test-123456"
-    assert seen[0][1]["model"] == "gpt-4o-mini" and seen[0][1]["messages"][-1] == {"role": "user",
-                                                                                    "content": "one quote"}
+    assert seen[0][1]["model"] == "gpt-4o-mini" and seen[0][1]["messages"][-1] == {
+        "role": "user",
+        "content": "one quote",
+    }
     _config(host, "general_openai", baseUrl=upstream.url, prompt="one joke", target="joke", categoryId="tech")
     assert engine.run_now("general_openai").status == "ok"
     with orm.db_session:
-        assert [(q.text, q.author) for q in host.db.Quote.select()] == [("Small steps every day add up.",
-                                                                         "The Display")]
+        assert [(q.text, q.author) for q in host.db.Quote.select()] == [
+            ("Small steps every day add up.", "The Display")
+        ]
         assert [(j.setup, j.punchline, j.category_id) for j in host.db.Joke.select()] == [
-            ("Why do programmers prefer dark mode?", "Light attracts bugs.", "tech")]
+            ("Why do programmers prefer dark mode?", "Light attracts bugs.", "tech")
+        ]

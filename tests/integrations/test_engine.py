@@ -1,4 +1,5 @@
 """The collector engine: rows, isolated runs, timeouts, backoff, the schedule."""
+
 from __future__ import annotations
 
 import logging
@@ -40,12 +41,16 @@ def test_run_now_upserts_and_reports(make_host):
     assert again.status == "ok"
     with orm.db_session:
         quotes = list(host.db.Quote.select())
-        assert [(q.id, q.text, q.integration_type) for q in quotes] == [("general_probe:1", "hello", "general_probe")]
+        assert [(q.id, q.text, q.integration_type) for q in quotes] == [
+            ("general_probe:1", "hello", "general_probe")
+        ]
     row = _row(host, "general_probe")
     assert row["consecutive_failures"] == 0 and row["next_retry_at"] is None
     assert row["last_success_at_ms"] is not None
     lines = host.services["integration_telemetry"].lines()
-    assert any(line.get("integration_type") == "general_probe" and line["channel"] == "info" for line in lines)
+    assert any(
+        line.get("integration_type") == "general_probe" and line["channel"] == "info" for line in lines
+    )
     engine_lines = [line for line in lines if "integration_type" not in line]
     assert engine_lines and engine_lines[0]["message"].startswith("engine started")
 
@@ -78,7 +83,7 @@ def test_backoff_grows_exponentially_with_jitter_and_a_cap():
     rng = random.Random(7)
     for failures in range(1, 12):
         delay = backoff_ms(failures, 60, rng) / 1000
-        full = min(BACKOFF_CAP_SECONDS, 60 * 2 ** failures)
+        full = min(BACKOFF_CAP_SECONDS, 60 * 2**failures)
         assert full / 2 <= delay <= full
     draws = {backoff_ms(3, 60, rng) for _ in range(20)}
     assert len(draws) > 1  # jitter
@@ -102,7 +107,9 @@ def test_a_stuck_collector_is_abandoned_and_blocks_only_itself(make_host, api_fo
         probes.release.set()
     wait_for(lambda: "general_stuck" not in engine._runs)
     lines = host.services["integration_telemetry"].lines()
-    assert any("timed out" in line["message"] for line in lines if line.get("integration_type") == "general_stuck")
+    assert any(
+        "timed out" in line["message"] for line in lines if line.get("integration_type") == "general_stuck"
+    )
 
 
 def test_the_schedule_runs_enabled_integrations_repeatedly(make_host, api_for):

@@ -4,6 +4,7 @@ Each fault must end the run as a failure (never an exception out of the engine),
 telemetry under the collector's integration_type, back the integration off, and leave the
 host answering.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -15,8 +16,11 @@ from tests.integrations.upstream import FAULTS
 
 
 def test_every_builtin_collector_has_a_fault_setup(host):
-    builtin = {type_id for type_id, owner in host.registries.integration_types.owner.items()
-               if host.plugins.info[owner].builtin}
+    builtin = {
+        type_id
+        for type_id, owner in host.registries.integration_types.owner.items()
+        if host.plugins.info[owner].builtin
+    }
     assert builtin == set(SETUPS)
 
 
@@ -42,8 +46,11 @@ def test_faults_are_contained_reported_and_backed_off(type_id, host, api, upstre
             assert row.consecutive_failures == 1, kind
             assert row.next_retry_at > host.clock.now_ms(), kind
             assert row.last_error, kind
-        errors = [line for line in telemetry.lines(2000, since)
-                  if line["channel"] == "error" and line.get("integration_type") == type_id]
+        errors = [
+            line
+            for line in telemetry.lines(2000, since)
+            if line["channel"] == "error" and line.get("integration_type") == type_id
+        ]
         assert errors, (kind, telemetry.lines(20))
         assert api.get("/v1/health").status_code == 200
         assert api.get("/v1/integrations").status_code == 200

@@ -1,4 +1,5 @@
 """news_rss and news_hackernews against feeds served on loopback."""
+
 from __future__ import annotations
 
 import io
@@ -99,9 +100,14 @@ def test_rss_conditional_get_uses_etag_and_last_modified(host, upstream):
     stamp = "Wed, 05 Jun 2024 10:00:00 GMT"
 
     def feed(request):
-        if request.headers.get("If-None-Match") == '"v1"' and request.headers.get("If-Modified-Since") == stamp:
+        if (
+            request.headers.get("If-None-Match") == '"v1"'
+            and request.headers.get("If-Modified-Since") == stamp
+        ):
             return Reply(304, {"ETag": '"v1"'}, b"")
-        return Reply(200, {"Content-Type": "application/rss+xml", "ETag": '"v1"', "Last-Modified": stamp}, body)
+        return Reply(
+            200, {"Content-Type": "application/rss+xml", "ETag": '"v1"', "Last-Modified": stamp}, body
+        )
 
     upstream.handle("/feed.xml", feed)
     add_feed(host, "cond", upstream.url + "/feed.xml")
@@ -162,24 +168,38 @@ def test_one_failing_feed_backs_off_alone(host, upstream):
         bad, good = host.db.RssFeed["bad"], host.db.RssFeed["good"]
         assert bad.consecutive_failures == 1 and bad.next_retry_at > host.clock.now_ms()
         assert good.consecutive_failures == 0 and good.next_retry_at is None
-    errors = [l for l in host.services["integration_telemetry"].lines() if l["channel"] == "error"]
+    errors = [line for line in host.services["integration_telemetry"].lines() if line["channel"] == "error"]
     assert errors[-1]["integration_type"] == "news_rss" and "HTTP 404" in errors[-1]["message"]
 
 
 def test_hackernews_front_page(host, upstream):
     upstream.json("/v0/topstories.json", [101, 102, 103])
-    upstream.json("/v0/item/101.json", {"id": 101, "type": "story", "title": "Show HN: a thing", "by": "pg",
-                                        "url": "https://example.org/thing", "score": 42, "time": 1717236000})
+    upstream.json(
+        "/v0/item/101.json",
+        {
+            "id": 101,
+            "type": "story",
+            "title": "Show HN: a thing",
+            "by": "pg",
+            "url": "https://example.org/thing",
+            "score": 42,
+            "time": 1717236000,
+        },
+    )
     upstream.json("/v0/item/102.json", {"id": 102, "type": "comment", "text": "no"})
-    upstream.json("/v0/item/103.json", {"id": 103, "type": "story", "title": "Ask HN: why?", "by": "dang",
-                                        "score": 7, "time": 1717236100})
+    upstream.json(
+        "/v0/item/103.json",
+        {"id": 103, "type": "story", "title": "Ask HN: why?", "by": "dang", "score": 7, "time": 1717236100},
+    )
     api = host.services["integrations"]
     with orm.db_session:
         host.db.Integration["news_hackernews"].config_json = {"baseUrl": upstream.url, "maxStories": 3}
     assert api.run_now("news_hackernews").status == "ok"
     rows = articles(host, "hackernews")
     assert [(r["guid"], r["title"], r["integration_type"]) for r in rows] == [
-        ("hn:101", "Show HN: a thing", "news_hackernews"), ("hn:103", "Ask HN: why?", "news_hackernews")]
+        ("hn:101", "Show HN: a thing", "news_hackernews"),
+        ("hn:103", "Ask HN: why?", "news_hackernews"),
+    ]
     assert rows[1]["link"] == "https://news.ycombinator.com/item?id=103"
     assert rows[0]["summary"] == "42 points by pg"
 

@@ -1,4 +1,5 @@
 """GET/PATCH /v1/integrations (spec 4.12), run-now, and integration telemetry (4.8)."""
+
 from __future__ import annotations
 
 import uuid
@@ -16,8 +17,13 @@ def _host_api(make_host, api_for):
 
 def _link_account(host, integration_id, account_type="google"):
     with orm.db_session:
-        host.db.IntegrationAccount(id=uuid.uuid4().hex, integration_id=integration_id, account_type=account_type,
-                                   label="me@example.org", created_at_ms=host.clock.now_ms())
+        host.db.IntegrationAccount(
+            id=uuid.uuid4().hex,
+            integration_id=integration_id,
+            account_type=account_type,
+            label="me@example.org",
+            created_at_ms=host.clock.now_ms(),
+        )
 
 
 def test_no_query_keeps_the_unpaginated_shape(make_host, api_for):
@@ -44,7 +50,15 @@ def test_enabled_switches_to_paginated_mode(make_host, api_for):
     available = api.get("/v1/integrations?enabled=false&limit=2&offset=1").json
     assert available["limit"] == 2 and available["offset"] == 1 and len(available["items"]) == 2
     assert available["total"] == len(host.registries.integration_types.types) - 1
-    for bad in ("limit=0", "limit=101", "offset=-1", "enabled=maybe", "sort=label", "order=up", "facets=type"):
+    for bad in (
+        "limit=0",
+        "limit=101",
+        "offset=-1",
+        "enabled=maybe",
+        "sort=label",
+        "order=up",
+        "facets=type",
+    ):
         response = api.get(f"/v1/integrations?{bad}")
         assert response.status_code == 400 and response.json["code"] == "validation_failed", bad
 
@@ -60,8 +74,14 @@ def test_sort_order_filters_and_facets(make_host, api_for):
     exact = api.get("/v1/integrations?integration_type=general_probe").json["items"]
     assert [i["id"] for i in exact] == ["general_probe"]
     # q is case-insensitive; % and _ are stripped from the needle
-    assert [i["id"] for i in api.get("/v1/integrations?q=PROB").json["items"]] == ["calendar_probe", "general_probe"]
-    assert api.get("/v1/integrations?q=%25probe_").json["items"] == api.get("/v1/integrations?q=probe").json["items"]
+    assert [i["id"] for i in api.get("/v1/integrations?q=PROB").json["items"]] == [
+        "calendar_probe",
+        "general_probe",
+    ]
+    assert (
+        api.get("/v1/integrations?q=%25probe_").json["items"]
+        == api.get("/v1/integrations?q=probe").json["items"]
+    )
     faceted = api.get("/v1/integrations?facets=family&family=general&q=probe").json
     assert faceted["facets"]["family"] == {"calendar": 1, "general": 1}
     assert [i["id"] for i in faceted["items"]] == ["general_probe"]
@@ -69,8 +89,13 @@ def test_sort_order_filters_and_facets(make_host, api_for):
 
 def test_secrets_and_accounts_configured_filters(make_host, api_for):
     host, api = _host_api(make_host, api_for)
-    assert api.patch("/v1/integrations/general_probe", json={"secrets": {"token": "s3cret-value"}}).status_code == 200
-    configured = {i["id"] for i in api.get("/v1/integrations?secrets_configured=true&q=general").json["items"]}
+    assert (
+        api.patch("/v1/integrations/general_probe", json={"secrets": {"token": "s3cret-value"}}).status_code
+        == 200
+    )
+    configured = {
+        i["id"] for i in api.get("/v1/integrations?secrets_configured=true&q=general").json["items"]
+    }
     assert "general_probe" in configured and "general_broken" not in configured
     missing = {i["id"] for i in api.get("/v1/integrations?accounts_configured=false").json["items"]}
     assert "calendar_probe" in missing and "general_probe" not in missing
@@ -96,21 +121,41 @@ def test_include_config_schema_once_per_type(make_host, api_for):
 
 def test_patch_fields(make_host, api_for):
     host, api = _host_api(make_host, api_for)
-    response = api.patch("/v1/integrations/general_probe",
-                         json={"enabled": True, "poll_seconds": 120, "base_url": "http://127.0.0.1:9/api",
-                               "config_json": '{"text": "from a string"}'})
+    response = api.patch(
+        "/v1/integrations/general_probe",
+        json={
+            "enabled": True,
+            "poll_seconds": 120,
+            "base_url": "http://127.0.0.1:9/api",
+            "config_json": '{"text": "from a string"}',
+        },
+    )
     assert response.status_code == 200, response.text
     body = response.json
     assert body["enabled"] is True and body["poll_seconds"] == 120
     assert body["config_json"] == {"text": "from a string", "baseUrl": "http://127.0.0.1:9/api"}
     assert api.patch("/v1/integrations/general_probe", json={"base_url": None}).json["config_json"] == {
-        "text": "from a string"}
+        "text": "from a string"
+    }
     assert api.patch("/v1/integrations/general_probe", json={"config_json": {"text": "obj"}}).json[
-        "config_json"] == {"text": "obj"}
-    for bad in ({}, {"enabled": "yes"}, {"enabled": 1}, {"poll_seconds": 5}, {"poll_seconds": "60"},
-                {"base_url": "ftp://x"}, {"base_url": "not a url"}, {"config_json": "[1]"},
-                {"config_json": "{"}, {"config_json": {"text": 5}}, {"config_json": {"other": 1}},
-                {"secrets": {"nope": "x"}}, {"secrets": {"token": 5}}, {"unknown": 1}):
+        "config_json"
+    ] == {"text": "obj"}
+    for bad in (
+        {},
+        {"enabled": "yes"},
+        {"enabled": 1},
+        {"poll_seconds": 5},
+        {"poll_seconds": "60"},
+        {"base_url": "ftp://x"},
+        {"base_url": "not a url"},
+        {"config_json": "[1]"},
+        {"config_json": "{"},
+        {"config_json": {"text": 5}},
+        {"config_json": {"other": 1}},
+        {"secrets": {"nope": "x"}},
+        {"secrets": {"token": 5}},
+        {"unknown": 1},
+    ):
         response = api.patch("/v1/integrations/general_probe", json=bad)
         assert response.status_code == 400, (bad, response.text)
         assert response.json["code"] == "validation_failed", bad
@@ -133,7 +178,9 @@ def test_permissions(make_host, api_for):
     assert api.patch("/v1/integrations/general_probe", key=viewer, json={"enabled": True}).status_code == 403
     assert api.post("/v1/integrations/general_probe/run", key=viewer).status_code == 403
     assert api.get("/v1/integrations", key=operator).status_code == 200
-    assert api.patch("/v1/integrations/general_probe", key=operator, json={"enabled": True}).status_code == 200
+    assert (
+        api.patch("/v1/integrations/general_probe", key=operator, json={"enabled": True}).status_code == 200
+    )
     assert api.get("/v1/telemetry/integrations", key=viewer).status_code == 200
     assert api.get("/v1/integrations", key="svc_wrong").status_code == 401
 
@@ -145,7 +192,9 @@ def test_run_route_and_telemetry(make_host, api_for):
     failed = api.post("/v1/integrations/general_broken/run").json
     assert failed["status"] == "failed"
     lines = api.get("/v1/telemetry/integrations").json["items"]
-    assert [line for line in lines if line.get("integration_type") == "general_broken"][-1]["channel"] == "error"
+    assert [line for line in lines if line.get("integration_type") == "general_broken"][-1][
+        "channel"
+    ] == "error"
     assert all(set(line) <= {"at_ms", "channel", "message", "integration_type"} for line in lines)
     assert any("integration_type" not in line for line in lines)
     telemetry = host.services["integration_telemetry"]

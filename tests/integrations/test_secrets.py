@@ -1,4 +1,5 @@
 """Provider secrets: write-only through PATCH, Fernet-encrypted at rest, never logged or returned."""
+
 from __future__ import annotations
 
 import logging
@@ -6,46 +7,12 @@ import os
 import stat
 from pathlib import Path
 
-import keyring
-import pytest
-from jaraco.classes import properties
-from keyring.backend import KeyringBackend
 from pony import orm
 
 from builtin_plugins.integrations.secrets import KEY_FILE, SecretBox
 from tests.integrations.probes import Probes
 
 PLAINTEXT = "pk_live_ZXCV-plaintext-4f9a1c"
-
-
-class MemoryKeyring(KeyringBackend):
-    """An in-memory OS secret store, installed only by the fixture (never auto-selected)."""
-
-    @properties.classproperty
-    def priority(cls) -> float:  # noqa: N805
-        raise RuntimeError("test backend: only used when set explicitly")
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.values: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.values.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.values[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.values.pop((service, username), None)
-
-
-@pytest.fixture
-def memory_keyring():
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
 
 
 def _files_bytes(root: Path) -> bytes:
@@ -62,7 +29,11 @@ def test_secrets_are_write_only_encrypted_and_never_logged(make_host, api_for, e
     assert PLAINTEXT not in response.text
     assert response.json["secrets_configured"] is True
     assert response.json["secret_fields"] == [{"name": "token", "configured": True}]
-    for path in ("/v1/integrations", "/v1/integrations/general_probe", "/v1/integrations?include_config_schema=true"):
+    for path in (
+        "/v1/integrations",
+        "/v1/integrations/general_probe",
+        "/v1/integrations?include_config_schema=true",
+    ):
         assert PLAINTEXT not in api.get(path).text
 
     # the collector gets the plaintext; its telemetry and failures show it masked
@@ -82,7 +53,8 @@ def test_secrets_are_write_only_encrypted_and_never_logged(make_host, api_for, e
     else:
         with orm.db_session:
             dump = repr(host.db.select("SELECT * FROM svc_integration_secret")) + repr(
-                host.db.select("SELECT * FROM svc_integration"))
+                host.db.select("SELECT * FROM svc_integration")
+            )
         assert PLAINTEXT not in dump
     assert PLAINTEXT not in caplog.text
 

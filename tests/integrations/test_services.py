@@ -1,4 +1,5 @@
 """stock_finnhub, home_assistant and plugin_http."""
+
 from __future__ import annotations
 
 from pony import orm
@@ -13,10 +14,22 @@ def test_finnhub_quotes_per_symbol(host, api, upstream):
     def quote(request):
         from tests.integrations.upstream import Reply
         import json
+
         symbol = request.query["symbol"][0]
-        body = ({"c": 189.5, "d": -1.25, "dp": -0.655, "h": 191.0, "l": 188.2, "o": 190.1, "pc": 190.75,
-                 "t": 1717185600} if symbol == "AAPL" else {"c": 0, "d": None, "dp": None, "h": 0, "l": 0, "o": 0,
-                                                               "pc": 0, "t": 0})
+        body = (
+            {
+                "c": 189.5,
+                "d": -1.25,
+                "dp": -0.655,
+                "h": 191.0,
+                "l": 188.2,
+                "o": 190.1,
+                "pc": 190.75,
+                "t": 1717185600,
+            }
+            if symbol == "AAPL"
+            else {"c": 0, "d": None, "dp": None, "h": 0, "l": 0, "o": 0, "pc": 0, "t": 0}
+        )
         return Reply(200, {"Content-Type": "application/json"}, json.dumps(body).encode())
 
     upstream.handle("/api/v1/quote", quote)
@@ -32,16 +45,32 @@ def test_finnhub_quotes_per_symbol(host, api, upstream):
     with orm.db_session:
         row = host.db.StockQuote["apple"]
         assert (row.symbol, row.display_name, row.price, row.change, row.as_of_ms) == (
-            "AAPL", "Apple", 189.5, -1.25, 1717185600000)
+            "AAPL",
+            "Apple",
+            189.5,
+            -1.25,
+            1717185600000,
+        )
         assert host.db.StockQuote.get(symbol_id="nope") is None
 
 
 def test_home_assistant_states_into_ticker_and_alerts(host, api, upstream):
-    upstream.json("/api/states", [
-        {"entity_id": "sensor.office_temperature", "state": "21.5", "last_changed": "2024-06-01T10:00:00+00:00",
-         "attributes": {"unit_of_measurement": "°C", "friendly_name": "Office temperature"}},
-        {"entity_id": "binary_sensor.front_door", "state": "on", "attributes": {"friendly_name": "Front door"}},
-    ])
+    upstream.json(
+        "/api/states",
+        [
+            {
+                "entity_id": "sensor.office_temperature",
+                "state": "21.5",
+                "last_changed": "2024-06-01T10:00:00+00:00",
+                "attributes": {"unit_of_measurement": "°C", "friendly_name": "Office temperature"},
+            },
+            {
+                "entity_id": "binary_sensor.front_door",
+                "state": "on",
+                "attributes": {"friendly_name": "Front door"},
+            },
+        ],
+    )
     raised = []
 
     class Alerts:
@@ -52,10 +81,21 @@ def test_home_assistant_states_into_ticker_and_alerts(host, api, upstream):
             raised.append({"cleared_except": keep_keys, "source": source})
 
     host.services["alerts"] = Alerts()
-    _config(host, "home_assistant", baseUrl=upstream.url, entities=[
-        {"entityId": "sensor.office_temperature", "label": "Office"},
-        {"entityId": "binary_sensor.front_door", "ticker": False, "alertWhen": ["on"], "alertTitle": "Door open"},
-        {"entityId": "sensor.gone"}])
+    _config(
+        host,
+        "home_assistant",
+        baseUrl=upstream.url,
+        entities=[
+            {"entityId": "sensor.office_temperature", "label": "Office"},
+            {
+                "entityId": "binary_sensor.front_door",
+                "ticker": False,
+                "alertWhen": ["on"],
+                "alertTitle": "Door open",
+            },
+            {"entityId": "sensor.gone"},
+        ],
+    )
     assert host.services["integrations"].run_now("home_assistant").status == "failed"  # no token yet
     api.patch("/v1/integrations/home_assistant", json={"secrets": {"token": "ha-long-lived-token"}})
     result = host.services["integrations"].run_now("home_assistant")
@@ -63,8 +103,13 @@ def test_home_assistant_states_into_ticker_and_alerts(host, api, upstream):
     assert upstream.requests_to("/api/states")[0].headers["Authorization"] == "Bearer ha-long-lived-token"
     with orm.db_session:
         assert host.db.KeyValue["ticker.marquee.home_assistant"].value == "Office: 21.5 °C"
-    assert raised[0] == {"source": "home_assistant", "key": "binary_sensor.front_door", "title": "Door open",
-                         "body": "Front door is on", "severity": "warning"}
+    assert raised[0] == {
+        "source": "home_assistant",
+        "key": "binary_sensor.front_door",
+        "title": "Door open",
+        "body": "Front door is on",
+        "severity": "warning",
+    }
     assert raised[1] == {"cleared_except": ["binary_sensor.front_door"], "source": "home_assistant"}
     assert any("sensor.gone" in line["message"] for line in host.services["integration_telemetry"].lines())
 
@@ -72,13 +117,39 @@ def test_home_assistant_states_into_ticker_and_alerts(host, api, upstream):
 def test_plugin_http_sidecar_contract(host, upstream):
     from tests.integrations.upstream import Reply
     import json
-    answers = [{"items": [
-        {"kind": "joke", "id": "j1", "setup": "Knock knock?", "punchline": "Plugin.", "category_id": "fun"},
-        {"kind": "quote", "id": "q1", "text": "Be kind.", "author": "Sidecar"},
-        {"kind": "rss_article", "id": "a1", "feed_id": "side", "title": "Plugin news", "link": "https://x.test/1",
-         "published_at_ms": 1717236000000},
-        {"kind": "trivia", "id": "t1", "question": "2+2?", "option_a": "3", "option_b": "4", "correct_option": "B"},
-    ], "ticker": "Hello from the sidecar"}, {"items": [{"kind": "quote", "id": "q1", "text": "Be kinder."}]}]
+
+    answers = [
+        {
+            "items": [
+                {
+                    "kind": "joke",
+                    "id": "j1",
+                    "setup": "Knock knock?",
+                    "punchline": "Plugin.",
+                    "category_id": "fun",
+                },
+                {"kind": "quote", "id": "q1", "text": "Be kind.", "author": "Sidecar"},
+                {
+                    "kind": "rss_article",
+                    "id": "a1",
+                    "feed_id": "side",
+                    "title": "Plugin news",
+                    "link": "https://x.test/1",
+                    "published_at_ms": 1717236000000,
+                },
+                {
+                    "kind": "trivia",
+                    "id": "t1",
+                    "question": "2+2?",
+                    "option_a": "3",
+                    "option_b": "4",
+                    "correct_option": "B",
+                },
+            ],
+            "ticker": "Hello from the sidecar",
+        },
+        {"items": [{"kind": "quote", "id": "q1", "text": "Be kinder."}]},
+    ]
     seen = []
 
     def collect(request):

@@ -12,6 +12,7 @@ Faults (:data:`FAULTS`): ``status500``, ``timeout`` (answers after ``slow_second
 ``malformed`` (a body no parser accepts), ``oversized`` (``oversized_bytes`` without a
 Content-Length), ``redirect_loop`` (302 to itself).
 """
+
 from __future__ import annotations
 
 import json
@@ -64,8 +65,14 @@ class Upstream:
     def handle(self, path: str, handler: Callable[[Request], Reply]) -> None:
         self.routes[path] = handler
 
-    def reply(self, path: str, body: bytes | str, content_type: str = "application/octet-stream",
-              status: int = 200, headers: dict[str, str] | None = None) -> None:
+    def reply(
+        self,
+        path: str,
+        body: bytes | str,
+        content_type: str = "application/octet-stream",
+        status: int = 200,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         data = body.encode() if isinstance(body, str) else body
         all_headers = {"Content-Type": content_type, **(headers or {})}
         self.routes[path] = lambda _request: Reply(status, dict(all_headers), data)
@@ -91,7 +98,9 @@ class Upstream:
         if kind == "malformed":
             return Reply(200, {"Content-Type": "application/json"}, b"\x00\xff<<{not json, not xml [[")
         if kind == "oversized":
-            return Reply(200, {"Content-Type": "application/json"}, b" " * self.oversized_bytes, content_length=False)
+            return Reply(
+                200, {"Content-Type": "application/json"}, b" " * self.oversized_bytes, content_length=False
+            )
         if kind == "redirect_loop":
             return Reply(302, {"Location": request.path}, b"")
         handler = self.routes.get(request.path)
@@ -112,8 +121,13 @@ class Upstream:
                 parts = urlsplit(self.path)
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
-                request = Request(self.command, parts.path, parse_qs(parts.query),
-                                  {k: v for k, v in self.headers.items()}, body)
+                request = Request(
+                    self.command,
+                    parts.path,
+                    parse_qs(parts.query),
+                    {k: v for k, v in self.headers.items()},
+                    body,
+                )
                 upstream.requests.append(request)
                 reply = upstream._answer(request)
                 try:

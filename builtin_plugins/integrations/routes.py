@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -23,6 +24,7 @@ SORTS = ("id", "integration_type", "poll_seconds", "enabled")
 MAX_SECRET_LENGTH = 8192
 MAX_BASE_URL = 2048
 TELEMETRY_MAX = 2000
+MAX_WAITING_RUNS = 4
 
 
 class ListQuery(Schema):
@@ -296,13 +298,23 @@ def validate_config(host: Any, itype: Any, config: dict) -> list[str]:
 
 
 class RunItem:
+    """Runs one collection and waits for it; at most :data:`MAX_WAITING_RUNS` requests wait at
+    once, so stuck upstreams can never tie up the HTTP worker threads (409 ``runs_in_progress``)."""
+
     def __init__(self, host: Any):
         self.host = host
+        self.waiting = threading.BoundedSemaphore(MAX_WAITING_RUNS)
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, id: str) -> None:  # noqa: A002
         with orm.db_session:
             _get_row(self.host, id)
-        result = _engine(self.host).run_now(id, force=True)
+        if not self.waiting.acquire(blocking=False):
+            raise ApiError(409, "runs_in_progress",
+                           f"{MAX_WAITING_RUNS} manual runs are already in progress; try again later")
+        try:
+            result = _engine(self.host).run_now(id, force=True)
+        finally:
+            self.waiting.release()
         resp.media = result.as_dict()
 
 

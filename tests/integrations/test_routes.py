@@ -207,3 +207,16 @@ def test_run_route_and_telemetry(make_host, api_for):
     for bad in ("limit=0", "limit=2001", "since_ms=-1", "limit=x"):
         assert api.get(f"/v1/telemetry/integrations?{bad}").status_code == 400
     assert len(api.get("/v1/telemetry/integrations?limit=2000").json["items"]) <= 2000
+
+
+def test_manual_runs_are_capped(make_host, api_for):
+    from builtin_plugins.integrations.routes import MAX_WAITING_RUNS
+
+    host, api = _host_api(make_host, api_for)
+    run_route = next(route for _plugin, route in host.routes if route.path == "/v1/integrations/{id}/run")
+    for _ in range(MAX_WAITING_RUNS):  # as if that many requests were waiting on stuck collectors
+        assert run_route.resource.waiting.acquire(blocking=False)
+    busy = api.post("/v1/integrations/general_probe/run")
+    assert busy.status_code == 409 and busy.json["code"] == "runs_in_progress"
+    run_route.resource.waiting.release()
+    assert api.post("/v1/integrations/general_probe/run").json["status"] == "ok"

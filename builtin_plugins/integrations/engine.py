@@ -22,7 +22,6 @@ import random
 import threading
 import time
 import traceback
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -159,7 +158,7 @@ class Engine:
         self.secret_box = SecretBox(host.settings.data_dir)
         version = getattr(host.plugins.info.get("integrations"), "version", "") or "dev"
         self.http = HttpClient(
-            user_agent=f"svc-display/{version} (+https://github.com/svc-display; collectors)"
+            user_agent=f"svc-display/{version} (signage display; collectors)"
         )
         self.scheduler = schedule.Scheduler()
         self._schedule_lock = threading.Lock()  # schedule.Scheduler is not thread-safe
@@ -480,11 +479,8 @@ class Engine:
                 )
             self.telemetry.add(
                 "error",
-                f"{result.status}: {result.message}; failure {failures}, " f"retry in {delay // 1000} s",
+                f"{result.status}: {result.message}; failure {failures}, retry in {delay // 1000} s",
                 run.integration_type,
             )
         except Exception:  # noqa: BLE001 - e.g. the database closed during shutdown
             log.warning("could not record the run of %s", run.integration_id, exc_info=True)
-
-    def new_id(self) -> str:
-        return uuid.uuid4().hex

@@ -497,7 +497,7 @@ def routes(host: Any) -> list[Route]:
                 ),
                 "PATCH": Operation(
                     INTEGRATIONS_WRITE,
-                    "Change an integration: enabled, poll_seconds, base_url, " "config_json, secrets",
+                    "Change an integration: enabled, poll_seconds, base_url, config_json, secrets",
                     body=PatchBody,
                     tags=["integrations"],
                 ),

@@ -1,0 +1,57 @@
+"""The integrations engine (spec 2.7, 4.12, 4.8): rows, schedule, secrets, telemetry, routes.
+
+Collectors are other plugins contributing :class:`hookspecs.IntegrationType` objects with
+a ``collect(context)`` callable (see :class:`engine.CollectorContext`). This plugin:
+
+- creates one disabled integration row per registered type at startup;
+- runs enabled ones on a schedule, each run isolated with a timeout, failures backed off;
+- keeps provider secrets Fernet-encrypted (key in the OS keyring or a 0600 key file);
+- keeps an in-process telemetry ring buffer;
+- serves ``/v1/integrations``, ``/v1/integrations/{id}``, ``/v1/integrations/{id}/run``
+  and ``/v1/telemetry/integrations``.
+
+Services: ``host.services["integrations"]`` (the :class:`engine.Engine`) and
+``host.services["integration_telemetry"]`` (the ring buffer).
+
+The scheduler starts only in a host that serves HTTP (``svc-display serve`` and the
+in-process test hosts, both built with routes) and never in SaaS mode; other commands
+(``migrate``, ``keys create``) build a host without routes and run no collector.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookspecs import hookimpl
+from builtin_plugins.integrations.accounts import AccountStore
+from builtin_plugins.integrations.engine import Engine
+from builtin_plugins.integrations.models import define_entities
+from builtin_plugins.integrations.routes import routes
+
+
+@hookimpl
+def register_entities(db: Any) -> None:
+    define_entities(db)
+
+
+@hookimpl
+def register_routes(host: Any) -> list:
+    return routes(host)
+
+
+@hookimpl(tryfirst=True)
+def startup(host: Any) -> None:
+    engine = Engine(host)
+    host.services["integrations"] = engine
+    host.services["integration_telemetry"] = engine.telemetry
+    host.services["integration_accounts"] = AccountStore(engine)
+    engine.ensure_rows()
+    if host.routes and not host.settings.saas_mode:
+        engine.start()
+
+
+@hookimpl
+def shutdown(host: Any) -> None:
+    engine = host.services.get("integrations")
+    if engine is not None:
+        engine.stop()

@@ -108,6 +108,45 @@ class AlertService:
         return True
 
     @orm.db_session
+    def upsert_source_alert(self, *, source: str, key: str, title: str, body: str = "", severity: str = "warning",
+                            priority: int = 0, icon: str | None = None) -> str | None:
+        """Keep one alert per (source, key) raised while a condition lasts (collectors use this).
+
+        An active alert with that key is refreshed in place. One an operator dismissed stays
+        dismissed until the source clears the condition (``clear_source_alerts``); the next
+        occurrence after that raises a new alert. Returns the alert id, or None while dismissed.
+        """
+        severity = severity if severity in SEVERITIES else "warning"
+        latest = self._latest_for_key(source, key)
+        if latest is not None and not (latest.display_only or {}).get("cleared"):
+            if latest.dismissed_at is not None:
+                return None
+            latest.set(title=title[:TITLE_MAX], body=(body or "")[:BODY_MAX], severity=severity)
+            return latest.id
+        return self.raise_alert(title=title[:TITLE_MAX], body=(body or "")[:BODY_MAX], severity=severity,
+                                priority=priority, source=source, icon=icon, display_only={"source_key": key})
+
+    @orm.db_session
+    def clear_source_alerts(self, *, source: str, keep_keys: list[str]) -> int:
+        """Dismiss the source's alerts whose condition is over; returns how many were cleared."""
+        cleared = 0
+        keep = set(keep_keys)
+        for row in self.host.db.Alert.select(lambda a: a.source == source):
+            meta = row.display_only or {}
+            if "source_key" not in meta or meta["source_key"] in keep or meta.get("cleared"):
+                continue
+            row.display_only = {**meta, "cleared": True}
+            if row.dismissed_at is None:
+                row.dismissed_at = self.host.clock.now_ms()
+            cleared += 1
+        return cleared
+
+    def _latest_for_key(self, source: str, key: str) -> Any:
+        rows = [r for r in self.host.db.Alert.select(lambda a: a.source == source)
+                if (r.display_only or {}).get("source_key") == key]
+        return max(rows, key=lambda r: (r.created_at_ms, r.id)) if rows else None
+
+    @orm.db_session
     def active(self, now_ms: int | None = None) -> list[dict[str, Any]]:
         """Active alerts for the display, highest priority first, with ``display_only``."""
         now_ms = self.host.clock.now_ms() if now_ms is None else now_ms

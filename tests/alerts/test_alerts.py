@@ -118,3 +118,25 @@ def test_permissions(api):
     assert api.delete(f"/v1/alerts/{alert['id']}", key=viewer).status_code == 403
     assert api.delete(f"/v1/alerts/{alert['id']}", key=operator).status_code == 200
     assert api.client.simulate_get("/v1/alerts").status_code == 401
+
+
+def test_source_alerts_follow_a_condition_and_respect_operator_dismissal(api):
+    service = api.host.services["alerts"]
+    first = service.upsert_source_alert(source="home_assistant", key="door", title="Door: open", body="b",
+                                        severity="not-a-severity")
+    assert service.upsert_source_alert(source="home_assistant", key="door", title="Door: still open") == first
+    rows = api.get("/v1/alerts").json["items"]
+    assert [(r["title"], r["severity"], r["source"]) for r in rows] == [("Door: still open", "warning",
+                                                                           "home_assistant")]
+    assert "display_only" not in rows[0] and "source_key" not in json.dumps(rows)
+
+    assert api.delete(f"/v1/alerts/{first}").status_code in (200, 204)
+    assert service.upsert_source_alert(source="home_assistant", key="door", title="Door: open") is None
+
+    assert service.clear_source_alerts(source="home_assistant", keep_keys=[]) == 1
+    again = service.upsert_source_alert(source="home_assistant", key="door", title="Door: open again")
+    assert again not in (None, first)
+    assert service.clear_source_alerts(source="home_assistant", keep_keys=["door"]) == 0
+    assert service.clear_source_alerts(source="home_assistant", keep_keys=[]) == 1
+    with orm.db_session:
+        assert api.host.db.Alert[again].dismissed_at is not None

@@ -60,7 +60,9 @@ class AuthAndValidationMiddleware:
         operation = self.operations.get((req.uri_template, req.method))
         if operation is None:  # Falcon answers 405 / OPTIONS itself
             return
-        for name, value in list(params.items()) + list(req.params.items()):
+        if any(_unstorable(value) for value in params.values()):  # no stored row can have such an id
+            raise ApiError(404, "not_found", "no such resource")
+        for name, value in req.params.items():
             if _unstorable(value):
                 raise ApiError(400, "validation_failed", "request validation failed",
                                {name: [UNSTORABLE_MESSAGE]})

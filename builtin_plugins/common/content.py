@@ -110,3 +110,23 @@ ROW_SERIALIZERS: dict[str, Callable[[Any], dict]] = {
     "CalendarEvent": calendar_event_json,
     "Task": task_json,
 }
+
+
+ROW_ID_MAX = 300
+
+
+def lookup_id(value: str) -> str | None:
+    """A path id usable in a lookup: None when it cannot name a row (too long, NUL characters)."""
+    if not value or len(value) > ROW_ID_MAX or "\x00" in value:
+        return None
+    return value
+
+
+# Moderated content (spec 4.4): path segment -> (entity, blob-key attribute or None).
+MODERATED = {
+    "jokes": ("Joke", None),
+    "trivia": ("TriviaQuestion", None),
+    "rss-articles": ("RssArticle", "image_blob_key"),
+    "photos": ("Photo", "media_blob_key"),
+    "videos": ("Video", "media_blob_key"),
+}

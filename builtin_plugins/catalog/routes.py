@@ -5,6 +5,7 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
+from builtin_plugins.common.text import Text, no_nul
 from builtin_plugins.catalog.queries import Catalog, CatalogQuery
 from builtin_plugins.catalog.search_index import INDEXED_COLUMNS, has_fts
 from builtin_plugins.common.content import ROW_SERIALIZERS
@@ -53,15 +54,9 @@ CATALOGS = [
 ]
 
 
-def _no_nul(value: str) -> None:
-    if "\x00" in value:
-        from marshmallow import ValidationError
-        raise ValidationError("must not contain NUL characters")
-
-
 def _query_schema(catalog: Catalog) -> type:
     attrs: dict[str, Any] = {
-        name: fields.String(validate=[validate.Length(max=FILTER_MAX), _no_nul]) for name in catalog.filters
+        name: Text(validate=[validate.Length(max=FILTER_MAX), no_nul]) for name in catalog.filters
     }
     if catalog.suppressible:
         attrs["suppressed"] = BooleanText(metadata={"description": "needs content.moderate for true"})

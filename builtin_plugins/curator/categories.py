@@ -11,7 +11,8 @@ from typing import Any
 from marshmallow import Schema, fields, validate, validates_schema
 from pony import orm
 
-from builtin_plugins.common.schemas import require_some, slug
+from builtin_plugins.common.text import Text
+from builtin_plugins.common.schemas import SLUG, require_some, slug
 from hookspecs import AUTHENTICATED, Migration, Operation, Route
 from svc_host.http.errors import ApiError, conflict, not_found
 from svc_host.permissions import CURATOR_WRITE
@@ -67,10 +68,10 @@ def _label(value: str) -> str:
 
 
 class CategorySchema(Schema):
-    id = fields.String(required=True)
-    label = fields.String(required=True)
-    material_icon_name = fields.String(allow_none=True)
-    icon_blob_key = fields.String(allow_none=True)
+    id = Text(required=True)
+    label = Text(required=True)
+    material_icon_name = Text(allow_none=True)
+    icon_blob_key = Text(allow_none=True)
     reserved = fields.Boolean(required=True)
 
 
@@ -79,16 +80,16 @@ class CategoryListSchema(Schema):
 
 
 class CategoryCreateBody(Schema):
-    id = fields.String(required=True, validate=slug)
-    label = fields.String(required=True, validate=LABEL)
-    material_icon_name = fields.String(allow_none=True, validate=ICON)
-    icon_blob_key = fields.String(allow_none=True, validate=BLOB_KEY)
+    id = Text(required=True, validate=slug)
+    label = Text(required=True, validate=LABEL)
+    material_icon_name = Text(allow_none=True, validate=ICON)
+    icon_blob_key = Text(allow_none=True, validate=BLOB_KEY)
 
 
 class CategoryPatchBody(Schema):
-    label = fields.String(validate=LABEL)
-    material_icon_name = fields.String(allow_none=True, validate=ICON)
-    icon_blob_key = fields.String(allow_none=True, validate=BLOB_KEY)
+    label = Text(validate=LABEL)
+    material_icon_name = Text(allow_none=True, validate=ICON)
+    icon_blob_key = Text(allow_none=True, validate=BLOB_KEY)
 
     @validates_schema
     def _some(self, data: dict, **kwargs: Any) -> None:
@@ -125,7 +126,7 @@ class CategoryResource:
         self.host = host
 
     def _row(self, category_id: str) -> Any:
-        row = self.host.db.CuratorCategory.get(id=category_id) if len(category_id) <= 64 else None
+        row = self.host.db.CuratorCategory.get(id=category_id) if SLUG.match(category_id) else None
         if row is None:
             raise not_found("category")
         return row

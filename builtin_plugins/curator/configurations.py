@@ -10,7 +10,8 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 from pony import orm
 
-from builtin_plugins.common.schemas import CLIENT_ID, JsonObject, client_id, require_some
+from builtin_plugins.common.text import StorableJsonObject, Text
+from builtin_plugins.common.schemas import CLIENT_ID, client_id, require_some
 from builtin_plugins.curator.predicates import PARAM_CHECKS, ParamsError
 from hookspecs import AUTHENTICATED, Operation, Route
 from svc_host.http.errors import ApiError, conflict, not_found
@@ -88,15 +89,15 @@ class MembersBody(Schema):
 
 
 class RuleBody(Schema):
-    predicate = fields.String(required=True, validate=validate.Length(min=1, max=100))
-    params = JsonObject(load_default=dict)
+    predicate = Text(required=True, validate=validate.Length(min=1, max=100))
+    params = StorableJsonObject(load_default=dict)
     negate = fields.Boolean(load_default=False)
     sort_order = fields.Integer(load_default=0, validate=SORT)
 
 
 class RulePatch(Schema):
-    predicate = fields.String(validate=validate.Length(min=1, max=100))
-    params = JsonObject()
+    predicate = Text(validate=validate.Length(min=1, max=100))
+    params = StorableJsonObject()
     negate = fields.Boolean()
     sort_order = fields.Integer(validate=SORT)
 
@@ -106,23 +107,23 @@ class RulePatch(Schema):
 
 
 class ConfigurationFields(Schema):
-    name = fields.String(validate=validate.Length(min=1, max=200))
-    layer = fields.String(validate=validate.OneOf(LAYERS))
+    name = Text(validate=validate.Length(min=1, max=200))
+    layer = Text(validate=validate.OneOf(LAYERS))
     sort_order = fields.Integer(validate=SORT)
     enabled = fields.Boolean()
     screens_enabled = fields.Boolean(allow_none=True)
     ticker_enabled = fields.Boolean(allow_none=True)
-    ticker_overrides = JsonObject(allow_none=True)
-    theme_id = fields.String(allow_none=True, validate=validate.Length(min=1, max=100))
-    viewport_overrides = JsonObject(allow_none=True)
+    ticker_overrides = StorableJsonObject(allow_none=True)
+    theme_id = Text(allow_none=True, validate=validate.Length(min=1, max=100))
+    viewport_overrides = StorableJsonObject(allow_none=True)
     rules = fields.List(fields.Nested(RuleBody), validate=validate.Length(max=MAX_RULES))
     members = fields.Nested(MembersBody)
 
 
 class ConfigurationCreate(ConfigurationFields):
-    id = fields.String(required=True, validate=client_id)
-    name = fields.String(required=True, validate=validate.Length(min=1, max=200))
-    layer = fields.String(required=True, validate=validate.OneOf(LAYERS))
+    id = Text(required=True, validate=client_id)
+    name = Text(required=True, validate=validate.Length(min=1, max=200))
+    layer = Text(required=True, validate=validate.OneOf(LAYERS))
 
 
 class ConfigurationPatch(ConfigurationFields):

@@ -13,8 +13,9 @@ from typing import Any, Callable
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 from pony import orm
 
+from builtin_plugins.common.text import StorableJsonObject, Text, no_nul
 from builtin_plugins.common.content import category_exists
-from builtin_plugins.common.schemas import CLIENT_ID, JsonObject, client_id, require_some
+from builtin_plugins.common.schemas import CLIENT_ID, client_id, require_some
 from hookspecs import Operation, Route, hookimpl
 from svc_host.http.errors import ApiError, conflict, not_found
 from svc_host.permissions import INTERESTS_READ, INTERESTS_WRITE
@@ -42,8 +43,8 @@ class EmptySchema(Schema):
 # ---- schemas per resource ---------------------------------------------------------------
 
 class WeatherLocationBody(Schema):
-    id = fields.String(validate=client_id)
-    name = fields.String(required=True, validate=NAME)
+    id = Text(validate=client_id)
+    name = Text(required=True, validate=NAME)
     latitude = fields.Float(required=True, allow_nan=False, validate=validate.Range(min=-90, max=90))
     longitude = fields.Float(required=True, allow_nan=False, validate=validate.Range(min=-180, max=180))
     enabled = fields.Boolean()
@@ -54,17 +55,17 @@ class WeatherLocationPatch(WeatherLocationBody):
     class Meta:
         exclude = ("id",)
 
-    name = fields.String(validate=NAME)
+    name = Text(validate=NAME)
     latitude = fields.Float(allow_nan=False, validate=validate.Range(min=-90, max=90))
     longitude = fields.Float(allow_nan=False, validate=validate.Range(min=-180, max=180))
 
 
 class RssFeedBody(Schema):
-    id = fields.String(validate=client_id)
+    id = Text(validate=client_id)
     url = fields.Url(required=True, schemes={"http", "https"}, require_tld=False,
-                     validate=validate.Length(max=2048))
-    title = fields.String(allow_none=True, validate=validate.Length(max=500))
-    category = fields.String(validate=CATEGORY)
+                     validate=[validate.Length(max=2048), no_nul])
+    title = Text(allow_none=True, validate=validate.Length(max=500))
+    category = Text(validate=CATEGORY)
     poll_seconds = fields.Integer(validate=validate.Range(min=MIN_POLL_SECONDS, max=MAX_POLL_SECONDS))
     max_articles = fields.Integer(validate=validate.Range(min=1, max=MAX_ARTICLES))
     enabled = fields.Boolean()
@@ -74,14 +75,14 @@ class RssFeedPatch(RssFeedBody):
     class Meta:
         exclude = ("id",)
 
-    url = fields.Url(schemes={"http", "https"}, require_tld=False, validate=validate.Length(max=2048))
+    url = fields.Url(schemes={"http", "https"}, require_tld=False, validate=[validate.Length(max=2048), no_nul])
 
 
 class StockSymbolBody(Schema):
-    id = fields.String(validate=client_id)
-    symbol = fields.String(required=True, validate=SYMBOL)
-    display_name = fields.String(validate=validate.Length(max=200))
-    category = fields.String(validate=CATEGORY)
+    id = Text(validate=client_id)
+    symbol = Text(required=True, validate=SYMBOL)
+    display_name = Text(validate=validate.Length(max=200))
+    category = Text(validate=CATEGORY)
     enabled = fields.Boolean()
 
 
@@ -89,14 +90,14 @@ class StockSymbolPatch(StockSymbolBody):
     class Meta:
         exclude = ("id",)
 
-    symbol = fields.String(validate=SYMBOL)
+    symbol = Text(validate=SYMBOL)
 
 
 class JokeCategoryBody(Schema):
-    id = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    id = Text(required=True, validate=validate.Length(min=1, max=64))
     enabled = fields.Boolean()
     pool_size = fields.Integer(validate=validate.Range(min=1, max=MAX_POOL))
-    config_json = JsonObject(allow_none=True)
+    config_json = StorableJsonObject(allow_none=True)
 
 
 class JokeCategoryPatch(JokeCategoryBody):

@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from builtin_plugins.common.text import Text
 from builtin_plugins.common.content import MANUAL_ENTRY, category_exists
 from builtin_plugins.common.timezone import display_zone
 from builtin_plugins.manual_entries.media_check import (
@@ -42,11 +43,11 @@ def _base64_cap(decoded: int) -> int:
 
 
 class IdSchema(Schema):
-    id = fields.String(required=True)
+    id = Text(required=True)
 
 
 class BlobIdSchema(IdSchema):
-    blob_key = fields.String(required=True)
+    blob_key = Text(required=True)
 
 
 TEXT = validate.Length(min=1, max=4000)
@@ -54,33 +55,33 @@ OPTION = validate.Length(min=1, max=1000)
 
 
 class PhotoBody(Schema):
-    category = fields.String(required=True, validate=validate.Length(min=1, max=64))
-    bytes_base64 = fields.String(required=True, validate=validate.Length(min=1))
-    content_type = fields.String(required=True, validate=validate.OneOf(sorted(PHOTO_TYPES)))
-    alt_text = fields.String(validate=validate.Length(max=2000))
-    photographer_name = fields.String(validate=validate.Length(max=500))
+    category = Text(required=True, validate=validate.Length(min=1, max=64))
+    bytes_base64 = Text(required=True, validate=validate.Length(min=1))
+    content_type = Text(required=True, validate=validate.OneOf(sorted(PHOTO_TYPES)))
+    alt_text = Text(validate=validate.Length(max=2000))
+    photographer_name = Text(validate=validate.Length(max=500))
 
 
 class VideoBody(PhotoBody):
-    content_type = fields.String(required=True, validate=validate.OneOf(sorted(VIDEO_EXTENSIONS)))
+    content_type = Text(required=True, validate=validate.OneOf(sorted(VIDEO_EXTENSIONS)))
     duration_seconds = fields.Float(required=True, allow_nan=False,
                                     validate=validate.Range(min=0, max=86400, min_inclusive=False))
 
 
 class JokeBody(Schema):
-    category_id = fields.String(required=True, validate=validate.Length(min=1, max=64))
-    setup = fields.String(required=True, validate=TEXT)
-    punchline = fields.String(required=True, validate=validate.Length(max=4000))
+    category_id = Text(required=True, validate=validate.Length(min=1, max=64))
+    setup = Text(required=True, validate=TEXT)
+    punchline = Text(required=True, validate=validate.Length(max=4000))
 
 
 class TriviaBody(Schema):
-    category_id = fields.String(required=True, validate=validate.Length(min=1, max=64))
-    question = fields.String(required=True, validate=TEXT)
-    option_a = fields.String(required=True, validate=OPTION)
-    option_b = fields.String(required=True, validate=OPTION)
-    option_c = fields.String(required=True, validate=OPTION)
-    option_d = fields.String(required=True, validate=OPTION)
-    correct_option = fields.String(required=True, validate=validate.OneOf(["A", "B", "C", "D"]))
+    category_id = Text(required=True, validate=validate.Length(min=1, max=64))
+    question = Text(required=True, validate=TEXT)
+    option_a = Text(required=True, validate=OPTION)
+    option_b = Text(required=True, validate=OPTION)
+    option_c = Text(required=True, validate=OPTION)
+    option_d = Text(required=True, validate=OPTION)
+    correct_option = Text(required=True, validate=validate.OneOf(["A", "B", "C", "D"]))
 
 
 class Instant(fields.Field):
@@ -102,15 +103,15 @@ class Instant(fields.Field):
 
 
 class CalendarEventBody(Schema):
-    title = fields.String(required=True, validate=validate.Length(min=1, max=2000))
+    title = Text(required=True, validate=validate.Length(min=1, max=2000))
     start_ms = Instant(required=True)
     end_ms = Instant(required=True)
     all_day = fields.Boolean(load_default=False)
-    category_id = fields.String(validate=validate.Length(min=1, max=64))
-    category_ids = fields.List(fields.String(validate=validate.Length(min=1, max=64)),
+    category_id = Text(validate=validate.Length(min=1, max=64))
+    category_ids = fields.List(Text(validate=validate.Length(min=1, max=64)),
                                validate=validate.Length(min=1, max=32))
-    location = fields.String(validate=validate.Length(max=2000))
-    description = fields.String(validate=validate.Length(max=20000))
+    location = Text(validate=validate.Length(max=2000))
+    description = Text(validate=validate.Length(max=20000))
 
     @validates_schema
     def _category(self, data: dict, **kwargs: Any) -> None:

@@ -42,7 +42,9 @@ def vocabulary(rng: random.Random) -> list[str]:
     while len(words) < VOCABULARY:
         syllables = rng.randint(2, 4)
         words.add("".join(rng.choice(CONSONANTS) + rng.choice(VOWELS) for _ in range(syllables)))
-    return sorted(words, key=lambda w: (hash(w) & 0xFFFF, w))  # a fixed, arbitrary rank order
+    ranked = sorted(words)
+    rng.shuffle(ranked)  # a fixed, arbitrary rank order (same seed, same order)
+    return ranked
 
 
 def zipf_weights(n: int) -> list[float]:

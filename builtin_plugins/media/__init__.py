@@ -99,7 +99,7 @@ def register_routes(host: Any) -> list[Route]:
     routes = [
         Route("/v1/media/blob-by-key", BlobResource(host), {
             "GET": Operation(TELEMETRY_READ, "raw blob bytes with their stored content type", query=BlobQuery,
-                             response_content_type="application/octet-stream", tags=tags)}),
+                             response_content_type="*/*", tags=tags)}),
         Route("/v1/media/weather-at-location/{location_id}", WeatherResource(host), {
             "GET": Operation(TELEMETRY_READ, "a weather location with its current snapshot", tags=tags)}),
     ]

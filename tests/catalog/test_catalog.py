@@ -270,3 +270,37 @@ def test_real_server_catalog(start_server):
     assert "suppressed" not in page["items"][0]
     admin_page = server.request("GET", "/v1/catalog/jokes", key=server.key("admin")).json()
     assert admin_page["items"][0]["suppressed"] is False
+
+
+def test_rss_search_agrees_with_brute_force(content):
+    """Every search path (index counts, ordered walk, sort of all matches) gives the same page."""
+    api, keys = content
+    words = ["alpha", "beta", "gamma", "delta"]
+    rows = []
+    with orm.db_session:
+        for index in range(80):
+            title = " ".join(words[j] for j in range(4) if index % (j + 2) == 0) or "none"
+            summary = "odd" if index % 2 else "even"
+            suppressed = index % 7 == 0
+            add_article(api.host.db, f"r{index:02d}", title=f"{title} {index}", summary=summary,
+                        feed_id=f"f{index % 3}", suppressed=suppressed, at=1000 + (index * 37) % 80)
+            rows.append((f"r{index:02d}", f"{title} {index}", summary, f"f{index % 3}", suppressed,
+                         1000 + (index * 37) % 80))
+    cases = [{"title": "alpha"}, {"title": "gam"}, {"title": "delta", "summary": "even"},
+             {"title": "beta", "feed_id": "f1"}, {"title": "al"}, {"title": "zzz"}, {"summary": "odd"}]
+    for params in cases:
+        for key, moderator in ((keys.power, False), (keys.admin, True)):
+            for suppressed in ((None, True, False) if moderator else (None,)):
+                for offset, limit in ((0, 25), (0, 3), (10, 5), (40, 100)):
+                    query = {**params, "offset": offset, "limit": limit}
+                    if suppressed is not None:
+                        query["suppressed"] = "true" if suppressed else "false"
+                    expected = [r for r in rows
+                                if all(v.lower() in {"title": r[1], "summary": r[2], "feed_id": r[3]}[k].lower()
+                                       for k, v in params.items())
+                                and (r[4] == suppressed if suppressed is not None else (moderator or not r[4]))]
+                    expected.sort(key=lambda r: (-r[5], tuple(-ord(c) for c in r[0])))
+                    page = api.get("/v1/catalog/rss-articles", key=key, params=query).json
+                    assert page["total"] == len(expected), (query, moderator)
+                    assert [i["id"] for i in page["items"]] == [r[0] for r in expected[offset:offset + limit]], \
+                        (query, moderator)

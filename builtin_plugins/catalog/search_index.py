@@ -42,6 +42,8 @@ _SQLITE_STATEMENTS = [
 
 def create_search_index(db: Any) -> None:
     """Migration: the FTS5 trigram index on SQLite, pg_trgm GIN indexes on PostgreSQL."""
+    if getattr(db, "RssArticle", None) is None:  # content_model disabled: nothing to index
+        return
     if db.provider_name == "sqlite":
         for statement in _SQLITE_STATEMENTS:
             db.execute(statement)

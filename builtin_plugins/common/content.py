@@ -130,3 +130,8 @@ MODERATED = {
     "photos": ("Photo", "media_blob_key"),
     "videos": ("Video", "media_blob_key"),
 }
+
+
+def content_model_present(db: Any) -> bool:
+    """True when the shared content tables exist (the ``content_model`` plugin is enabled)."""
+    return getattr(db, "RssArticle", None) is not None

@@ -12,6 +12,7 @@ from marshmallow import Schema, fields, validate, validates_schema
 from pony import orm
 
 from builtin_plugins.common.text import Text
+from builtin_plugins.common.content import content_model_present
 from builtin_plugins.common.schemas import SLUG, require_some, slug
 from hookspecs import AUTHENTICATED, Migration, Operation, Route
 from svc_host.http.errors import ApiError, conflict, not_found
@@ -149,10 +150,10 @@ class CategoryResource:
         db = self.host.db
         if row.reserved:
             raise ApiError(403, "reserved_category", f"category {id!r} is a reserved default")
-        if (db.CalendarEvent.exists(category_id=id)
-                or orm.exists(c for c in db.CalendarEventCategory if c.category_id == id)):
+        if content_model_present(db) and (
+                db.CalendarEvent.exists(category_id=id) or db.CalendarEventCategory.exists(category_id=id)):
             raise conflict(f"calendar events use category {id!r}", "category_in_use_calendar")
-        if db.JokeCategory.exists(id=id) or db.TriviaCategory.exists(id=id):
+        if content_model_present(db) and (db.JokeCategory.exists(id=id) or db.TriviaCategory.exists(id=id)):
             raise conflict(f"joke or trivia interests use category {id!r}", "category_in_use")
         row.delete()
         resp.status = 204

@@ -14,7 +14,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 from pony import orm
 
 from builtin_plugins.common.text import StorableJsonObject, Text, no_nul
-from builtin_plugins.common.content import category_exists
+from builtin_plugins.common.content import category_exists, content_model_present
 from builtin_plugins.common.schemas import CLIENT_ID, client_id, require_some
 from hookspecs import Operation, Route, hookimpl
 from svc_host.http.errors import ApiError, conflict, not_found
@@ -296,4 +296,6 @@ def _routes(host: Any, kind: Kind) -> list[Route]:
 
 @hookimpl
 def register_routes(host: Any) -> list[Route]:
+    if not content_model_present(host.db):
+        return []
     return [route for kind in KINDS for route in _routes(host, kind)]

@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from builtin_plugins.common.text import Text
-from builtin_plugins.common.content import MANUAL_ENTRY, category_exists
+from builtin_plugins.common.content import MANUAL_ENTRY, category_exists, content_model_present
 from builtin_plugins.common.timezone import display_zone
 from builtin_plugins.manual_entries.media_check import (
     PHOTO_EXTENSIONS,
@@ -268,6 +268,8 @@ class CalendarEventResource:
 
 @hookimpl
 def register_routes(host: Any) -> list[Route]:
+    if not content_model_present(host.db):
+        return []
     tags = ("curator",)
 
     def post(summary: str, body: type, response: type, max_body: int | None = None) -> dict:

@@ -10,6 +10,7 @@ from typing import Any
 from marshmallow import Schema, fields, validate
 
 from builtin_plugins.common.content import (
+    content_model_present,
     joke_json,
     lookup_id,
     photo_json,
@@ -95,6 +96,8 @@ class WeatherResource:
 
 @hookimpl
 def register_routes(host: Any) -> list[Route]:
+    if not content_model_present(host.db):
+        return []
     tags = ("media",)
     routes = [
         Route("/v1/media/blob-by-key", BlobResource(host), {

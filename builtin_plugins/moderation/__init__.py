@@ -11,7 +11,7 @@ from typing import Any
 
 from marshmallow import Schema, fields
 
-from builtin_plugins.common.content import MODERATED, lookup_id
+from builtin_plugins.common.content import MODERATED, content_model_present, lookup_id
 from hookspecs import Operation, Route, hookimpl
 from svc_host.http.errors import not_found
 from svc_host.permissions import CONTENT_MODERATE
@@ -83,6 +83,8 @@ class DeleteOnlyResource:
 
 @hookimpl
 def register_routes(host: Any) -> list[Route]:
+    if not content_model_present(host.db):
+        return []
     tags = ("moderation",)
     routes = [
         Route(f"/v1/content/{path}/{{id}}", ModeratedResource(host, entity, blob), {

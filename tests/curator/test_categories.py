@@ -123,3 +123,15 @@ def test_real_server_round_trip(start_server):
     assert server.request("DELETE", "/v1/curator/categories/jokes", key=key).json()["code"] == "reserved_category"
     ids = [item["id"] for item in server.request("GET", "/v1/curator/categories", key=key).json()["items"]]
     assert "garden" in ids and "jokes" in ids
+
+
+def test_works_without_content_model(make_host):
+    from tests.conftest import Api
+    host = make_host({"SVC_DISPLAY_DISABLE_PLUGINS": "content_model"})
+    api = Api(host, issue_key(host, "admin"))
+    assert api.post("/v1/curator/categories", json={"id": "solo", "label": "Solo"}).status_code == 201
+    assert api.delete("/v1/curator/categories/solo").status_code == 204
+    assert api.get("/v1/curator/active").status_code == 200
+    assert api.get("/v1/catalog/jokes").json["total"] == 0
+    assert api.get("/v1/interests/rss-feeds").status_code == 404
+    assert api.get("/v1/media/jokes/x").status_code == 404

@@ -9,6 +9,9 @@ from builtin_plugins.catalog.search_index import FTS_TABLE, fts_phrase
 from builtin_plugins.common.query import substring_needle
 
 
+ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
 @dataclass(frozen=True)
 class Catalog:
     """A catalog list: its entity, which query names filter which attributes, its order."""
@@ -51,7 +54,8 @@ class CatalogQuery:
         if self.postgres:
             escaped = needle.replace("\\", "\\\\")
             return f"{column} ILIKE {self._param('%' + escaped + '%')}"
-        return f"instr(lower({column}), {self._param(needle.lower())}) > 0"
+        # SQLite's lower() folds ASCII only; fold the needle the same way.
+        return f"instr(lower({column}), {self._param(needle.translate(ASCII_LOWER))}) > 0"
 
     def add_text_filter(self, name: str, value: str) -> None:
         needle = substring_needle(value)
@@ -77,7 +81,10 @@ class CatalogQuery:
         self.suppressed = value
 
     def _suppressed_sql(self, value: bool) -> str:
-        return f"{self.column('suppressed')} = {self._param(value)}"
+        # Active rows are nearly all rows: the suppressed index is useless for them and
+        # would lure the planner away from better plans ("+" makes the term unindexable).
+        prefix = "" if value else "+"
+        return f"{prefix}{self.column('suppressed')} = {self._param(value)}"
 
     def _fts_sql(self, ordered_walk: bool = False) -> str:
         # The index is queried once per request (``_match_ids``); the statements then read
@@ -108,6 +115,13 @@ class CatalogQuery:
     def _count(self, table: str) -> int:
         if self.fts_terms and not self._match_ids():
             return 0
+        if not self.fts_terms and not self.where and self.suppressed is not None:
+            # every row, less (or only) the few suppressed ones found through their index
+            hidden = int(self.db.select(f'SELECT COUNT(*) FROM "{table}" t WHERE {self._suppressed_sql(True)}',
+                                        self.params)[0])
+            if self.suppressed:
+                return hidden
+            return int(self.db.select(f'SELECT COUNT(*) FROM "{table}" t')[0]) - hidden
         if not self.fts_terms or self.where:
             return int(self.db.select(f'SELECT COUNT(*) FROM "{table}" t{self._where_sql()}', self.params)[0])
         # Only search-index terms (and suppression): the matches, less (or only) the

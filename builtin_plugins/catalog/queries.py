@@ -83,7 +83,7 @@ class CatalogQuery:
     def _suppressed_sql(self, value: bool) -> str:
         # Active rows are nearly all rows: the suppressed index is useless for them and
         # would lure the planner away from better plans ("+" makes the term unindexable).
-        prefix = "" if value else "+"
+        prefix = "" if value or self.postgres else "+"
         return f"{prefix}{self.column('suppressed')} = {self._param(value)}"
 
     def _fts_sql(self, ordered_walk: bool = False) -> str:

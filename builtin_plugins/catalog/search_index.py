@@ -18,6 +18,10 @@ log = logging.getLogger(__name__)
 FTS_TABLE = "svc_rss_article_fts"
 INDEXED_COLUMNS = ("title", "summary", "link", "guid")
 
+# the catalog order (newest first, undated last), so a page need not sort every row
+PG_ORDER_INDEX = ("CREATE INDEX IF NOT EXISTS svc_rss_article_catalog_order "
+                  "ON svc_rss_article (published_at_ms DESC NULLS LAST, id DESC)")
+
 _SQLITE_STATEMENTS = [
     f"""CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5(
         title, summary, link, guid, content='svc_rss_article', content_rowid='rowid', tokenize='trigram')""",
@@ -54,11 +58,13 @@ def create_search_index(db: Any) -> None:
     except Exception as exc:  # no privilege or not installed: search still works, by scanning
         db.execute("ROLLBACK TO SAVEPOINT svc_pg_trgm")
         log.warning("pg_trgm unavailable (%s); catalog substring filters will scan", exc)
+        db.execute(PG_ORDER_INDEX)
         return
     db.execute("RELEASE SAVEPOINT svc_pg_trgm")
     for column in INDEXED_COLUMNS:
         db.execute(f"CREATE INDEX IF NOT EXISTS svc_rss_article_{column}_trgm "
                    f"ON svc_rss_article USING gin ({column} gin_trgm_ops)")
+    db.execute(PG_ORDER_INDEX)
 
 
 def has_fts(db: Any) -> bool:

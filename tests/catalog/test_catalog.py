@@ -256,7 +256,8 @@ def test_search_index_exists_for_the_backend(api, backend):
                     "svc_rss_article_fts_au"} <= set(names)
         else:
             names = db.select("SELECT indexname FROM pg_indexes WHERE tablename = 'svc_rss_article'")
-            assert {"svc_rss_article_title_trgm", "svc_rss_article_summary_trgm"} <= set(names)
+            assert {"svc_rss_article_title_trgm", "svc_rss_article_summary_trgm", "svc_rss_article_link_trgm",
+                    "svc_rss_article_guid_trgm", "svc_rss_article_catalog_order"} <= set(names)
 
 
 def test_real_server_catalog(start_server):

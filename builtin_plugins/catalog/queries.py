@@ -151,6 +151,10 @@ class CatalogQuery:
             column = self.column(attr)
             if column is None:
                 continue
+            if self.postgres and self.where and not parts and self.entity._adict_[attr].py_type is int:
+                # With a filter, PostgreSQL tends to walk an order index hoping for early
+                # matches; "+ 0" keeps it on the filter's (trigram) index and a small sort.
+                column = f"({column} + 0)"
             if descending:
                 parts.append(f"{column} DESC" + (" NULLS LAST" if self.postgres else ""))
             else:

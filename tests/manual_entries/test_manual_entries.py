@@ -211,9 +211,23 @@ def test_permissions(api, host):
 
 
 def test_real_server_photo_upload(start_server):
+    import io
+    import os
+
+    from PIL import Image
+
     server = start_server()
     key = server.key("operator")
     result = server.request("POST", "/v1/curator/manual/photos", key=key, json={
         "category": "photos", "bytes_base64": b64(image_bytes("JPEG", (32, 32))), "content_type": "image/jpeg"})
     assert result.status_code == 201, result.text
     assert (server.data_dir / "media" / result.json()["blob_key"]).is_file()
+    # a photo of several MiB (noise does not compress) passes the real server's body handling
+    buffer = io.BytesIO()
+    Image.frombytes("RGB", (1200, 1200), os.urandom(1200 * 1200 * 3)).save(buffer, format="PNG")
+    big = buffer.getvalue()
+    assert 4 * 1024 * 1024 < len(big) < 8 * 1024 * 1024
+    result = server.request("POST", "/v1/curator/manual/photos", key=key, json={
+        "category": "photos", "bytes_base64": b64(big), "content_type": "image/png"}, timeout=60)
+    assert result.status_code == 201, result.text
+    assert (server.data_dir / "media" / result.json()["blob_key"]).read_bytes() == big

@@ -1,0 +1,100 @@
+"""The curator: content categories, configurations with schedule rules and layered members.
+
+See ``docs/content.md`` for the layer semantics, the rule predicates and the runtime state.
+Other plugins feed runtime inputs through ``host.services["curator_runtime"]`` and read the
+active view with ``builtin_plugins.curator.active.active_view(host)``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, fields
+
+from hookspecs import AUTHENTICATED, Operation, Route, hookimpl
+from builtin_plugins.curator import categories, configurations
+from builtin_plugins.curator.active import active_view
+from builtin_plugins.curator.predicates import BUILTIN_PREDICATES, RuntimeState
+
+
+class RuntimeStateSchema(Schema):
+    display_adopted = fields.Boolean(required=True)
+    internet_reachable = fields.Boolean(required=True)
+    display_server_reachable = fields.Boolean(required=True)
+    motion_detected = fields.Boolean(required=True)
+    beacon_detected = fields.Boolean(required=True)
+
+
+class PredicateSchema(Schema):
+    id = fields.String(required=True)
+    label = fields.String(required=True)
+    description = fields.String(required=True)
+    implemented = fields.Boolean(required=True)
+
+
+class PredicateListSchema(Schema):
+    items = fields.List(fields.Nested(PredicateSchema), required=True)
+
+
+class ActiveResource:
+    def __init__(self, host: Any):
+        self.host = host
+
+    def on_get(self, req: Any, resp: Any) -> None:
+        resp.media = active_view(self.host)
+
+
+class RuntimeStateResource:
+    def __init__(self, host: Any):
+        self.host = host
+
+    def on_get(self, req: Any, resp: Any) -> None:
+        resp.media = self.host.services["curator_runtime"].snapshot(self.host.db)
+
+
+class PredicatesResource:
+    def __init__(self, host: Any):
+        self.host = host
+
+    def on_get(self, req: Any, resp: Any) -> None:
+        predicates = sorted(self.host.registries.curator_predicates.values(), key=lambda p: p.id)
+        resp.media = {"items": [{"id": p.id, "label": p.label, "description": p.description,
+                                 "implemented": bool(p.implemented and p.evaluate is not None)}
+                                for p in predicates]}
+
+
+@hookimpl
+def register_entities(db: Any) -> None:
+    categories.define_entities(db)
+    configurations.define_entities(db)
+
+
+@hookimpl
+def register_migrations() -> list:
+    return list(categories.MIGRATIONS)
+
+
+@hookimpl
+def register_curator_predicates() -> list:
+    return list(BUILTIN_PREDICATES)
+
+
+@hookimpl(tryfirst=True)
+def startup(host: Any) -> None:
+    host.services.setdefault("curator_runtime", RuntimeState())
+
+
+@hookimpl
+def register_routes(host: Any) -> list:
+    host.services.setdefault("curator_runtime", RuntimeState())
+    tags = ("curator",)
+    return categories.routes(host) + configurations.routes(host) + [
+        Route("/v1/curator/active", ActiveResource(host), {
+            "GET": Operation(AUTHENTICATED, "active configurations, program controls and effective members",
+                             tags=tags)}),
+        Route("/v1/curator/runtime-state", RuntimeStateResource(host), {
+            "GET": Operation(AUTHENTICATED, "runtime state inputs of schedule predicates",
+                             response=RuntimeStateSchema, tags=tags)}),
+        Route("/v1/meta/curator-state-predicates", PredicatesResource(host), {
+            "GET": Operation(AUTHENTICATED, "the predicate catalog", response=PredicateListSchema,
+                             tags=("meta",))}),
+    ]

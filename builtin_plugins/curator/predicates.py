@@ -1,0 +1,193 @@
+"""Schedule-rule predicates and the runtime state they read.
+
+Time predicates (``days_of_week``, ``time_of_day``, ``date_range``) evaluate the local
+time in the ``display_timezone`` setting. State predicates read :class:`RuntimeState`:
+``display_adopted`` is computed from the adopted clients table; ``display_server_reachable``
+is true because the REST server and the display run in this one process; the other three
+are inputs that something must feed through ``host.services["curator_runtime"].set(...)``
+and stay false until then (their catalog entries say ``implemented: false``).
+"""
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any, Callable
+
+from hookspecs import CuratorPredicate
+
+DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+HHMM = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
+STATE_NAMES = ("display_adopted", "internet_reachable", "display_server_reachable", "motion_detected",
+               "beacon_detected")
+FED_INPUTS = ("internet_reachable", "motion_detected", "beacon_detected")
+
+
+class ParamsError(ValueError):
+    """Rule params that do not fit the predicate (message is user-facing)."""
+
+
+@dataclass(frozen=True)
+class EvaluationState:
+    """What a predicate sees: the instant, its local time, and the runtime state flags."""
+
+    now_ms: int
+    local: datetime
+    runtime: dict[str, bool]
+
+
+class RuntimeState:
+    """Fed inputs for state predicates; thread-safe. ``snapshot`` adds the computed ones."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._fed = {name: False for name in FED_INPUTS}
+
+    def set(self, name: str, value: bool) -> None:
+        if name not in FED_INPUTS:
+            raise KeyError(f"{name!r} is not a fed runtime input; use one of {', '.join(FED_INPUTS)}")
+        with self._lock:
+            self._fed[name] = bool(value)
+
+    def snapshot(self, db: Any) -> dict[str, bool]:
+        """Every state flag; needs a ``db_session`` (display_adopted reads the clients table)."""
+        clients = getattr(db, "ApiClient", None)
+        with self._lock:
+            fed = dict(self._fed)
+        return {
+            "display_adopted": bool(clients is not None and clients.select().exists()),
+            "internet_reachable": fed["internet_reachable"],
+            "display_server_reachable": True,
+            "motion_detected": fed["motion_detected"],
+            "beacon_detected": fed["beacon_detected"],
+        }
+
+
+# ---- params checks (for the builtin predicates) -----------------------------------------
+
+def _only(params: dict, allowed: set[str]) -> None:
+    unknown = sorted(set(params) - allowed)
+    if unknown:
+        raise ParamsError(f"unknown params: {', '.join(unknown)}")
+
+
+def check_days(params: dict) -> None:
+    _only(params, {"days"})
+    days = params.get("days")
+    if not isinstance(days, list) or not days or not all(isinstance(d, str) and d in DAYS for d in days):
+        raise ParamsError(f"days must be a non-empty list of {', '.join(DAYS)}")
+    if len(set(days)) != len(days):
+        raise ParamsError("days must not repeat")
+
+
+def _minutes(value: Any, name: str) -> int:
+    match = HHMM.match(value) if isinstance(value, str) else None
+    if not match:
+        raise ParamsError(f"{name} must be HH:MM (00:00-23:59)")
+    return int(match.group(1)) * 60 + int(match.group(2))
+
+
+def check_time_of_day(params: dict) -> None:
+    _only(params, {"start", "end"})
+    if _minutes(params.get("start"), "start") == _minutes(params.get("end"), "end"):
+        raise ParamsError("start and end must differ (use no rule for the whole day)")
+
+
+def _date(value: Any, name: str) -> date:
+    try:
+        if not isinstance(value, str) or len(value) != 10:
+            raise ValueError
+        return date.fromisoformat(value)
+    except ValueError:
+        raise ParamsError(f"{name} must be a date YYYY-MM-DD") from None
+
+
+def check_date_range(params: dict) -> None:
+    _only(params, {"start_date", "end_date"})
+    if "start_date" not in params and "end_date" not in params:
+        raise ParamsError("send start_date, end_date or both")
+    start = _date(params["start_date"], "start_date") if "start_date" in params else None
+    end = _date(params["end_date"], "end_date") if "end_date" in params else None
+    if start and end and start > end:
+        raise ParamsError("start_date must not be after end_date")
+
+
+def check_no_params(params: dict) -> None:
+    _only(params, set())
+
+
+PARAM_CHECKS: dict[str, Callable[[dict], None]] = {
+    "days_of_week": check_days,
+    "time_of_day": check_time_of_day,
+    "date_range": check_date_range,
+    **{name: check_no_params for name in STATE_NAMES},
+}
+
+
+# ---- evaluation -------------------------------------------------------------------------
+
+def eval_days(state: EvaluationState, params: dict) -> bool:
+    return DAYS[state.local.weekday()] in params["days"]
+
+
+def eval_time_of_day(state: EvaluationState, params: dict) -> bool:
+    """``start <= now < end``; when ``end < start`` the window crosses midnight."""
+    now = state.local.hour * 60 + state.local.minute
+    start, end = _minutes(params["start"], "start"), _minutes(params["end"], "end")
+    if start < end:
+        return start <= now < end
+    return now >= start or now < end
+
+
+def eval_date_range(state: EvaluationState, params: dict) -> bool:
+    today = state.local.date()
+    if "start_date" in params and today < date.fromisoformat(params["start_date"]):
+        return False
+    if "end_date" in params and today > date.fromisoformat(params["end_date"]):
+        return False
+    return True
+
+
+def _state_flag(name: str) -> Callable[[EvaluationState, dict], bool]:
+    def evaluate(state: EvaluationState, params: dict) -> bool:
+        return bool(state.runtime.get(name, False))
+
+    return evaluate
+
+
+BUILTIN_PREDICATES = [
+    CuratorPredicate("days_of_week", "Days of the week",
+                     'Local day (display timezone) is one of params.days, e.g. {"days": ["sat", "sun"]}.',
+                     True, eval_days),
+    CuratorPredicate("time_of_day", "Time of day",
+                     'Local time in [params.start, params.end) as HH:MM; end before start crosses midnight, '
+                     'e.g. {"start": "22:00", "end": "06:00"}.', True, eval_time_of_day),
+    CuratorPredicate("date_range", "Date range",
+                     'Local date within params.start_date..params.end_date (YYYY-MM-DD, inclusive, either '
+                     'may be left out).', True, eval_date_range),
+    CuratorPredicate("display_adopted", "Display adopted",
+                     "At least one client is adopted (computed from the adopted clients).", True,
+                     _state_flag("display_adopted")),
+    CuratorPredicate("display_server_reachable", "Display server reachable",
+                     "The display's REST server answers; always true, since the server and the display run in "
+                     "one process.", True, _state_flag("display_server_reachable")),
+    CuratorPredicate("internet_reachable", "Internet reachable",
+                     "No built-in probe: false until a plugin feeds it with "
+                     'host.services["curator_runtime"].set("internet_reachable", value).', False,
+                     _state_flag("internet_reachable")),
+    CuratorPredicate("motion_detected", "Motion detected",
+                     "No built-in sensor: false until a plugin feeds it with "
+                     'host.services["curator_runtime"].set("motion_detected", value).', False,
+                     _state_flag("motion_detected")),
+    CuratorPredicate("beacon_detected", "Beacon detected",
+                     "No built-in beacon scanner: false until a plugin feeds it with "
+                     'host.services["curator_runtime"].set("beacon_detected", value).', False,
+                     _state_flag("beacon_detected")),
+]
+
+
+def evaluation_state(now_ms: int, zone: Any, runtime: dict[str, bool]) -> EvaluationState:
+    return EvaluationState(now_ms, datetime.fromtimestamp(now_ms / 1000, zone), runtime)
+
+

@@ -34,4 +34,7 @@ def register_middleware(host: Any) -> list[Any]:
 
 @hookimpl(tryfirst=True)
 def startup(host: Any) -> None:
-    _store(host).seed_from_settings()
+    store = _store(host)
+    store.seed_from_settings()
+    # The live-preview WebSocket checks Origin against the same stored list.
+    host.services["origin_allowed"] = store.is_allowed

@@ -10,6 +10,8 @@ from typing import Any
 
 from marshmallow import Schema, fields
 
+from pony import orm
+
 from hookspecs import AUTHENTICATED, Operation, Route, hookimpl
 from builtin_plugins.curator import categories, configurations
 from builtin_plugins.curator.active import active_view
@@ -78,9 +80,21 @@ def register_curator_predicates() -> list:
     return list(BUILTIN_PREDICATES)
 
 
+class CuratorService:
+    """``host.services["curator"]``: the active view for the display's program."""
+
+    def __init__(self, host: Any):
+        self.host = host
+
+    def active_view(self) -> dict:
+        with orm.db_session:
+            return active_view(self.host)
+
+
 @hookimpl(tryfirst=True)
 def startup(host: Any) -> None:
     host.services.setdefault("curator_runtime", RuntimeState())
+    host.services["curator"] = CuratorService(host)
 
 
 @hookimpl

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from builtin_plugins.settings.themes import ThemesService
 from hookspecs import hookimpl
 from builtin_plugins.settings.store import SettingsService, define_entities
 
@@ -27,3 +28,4 @@ def register_routes(host: Any) -> list:
 @hookimpl(tryfirst=True)
 def startup(host: Any) -> None:
     host.services["settings"] = SettingsService(host)
+    host.services["themes"] = ThemesService(host.services["settings"])

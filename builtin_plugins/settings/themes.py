@@ -82,3 +82,18 @@ def theme_exists(settings: Any, theme_id: Any) -> bool:
 
 def new_theme_id() -> str:
     return "custom_" + uuid.uuid4().hex[:12]
+
+
+class ThemesService:
+    """``host.services["themes"]``: the preview of a builtin or custom theme, for the display."""
+
+    def __init__(self, settings: Any):
+        self.settings = settings
+
+    def preview(self, theme_id: str) -> dict[str, Any] | None:
+        if theme_id in BUILTIN_THEMES:
+            return BUILTIN_THEMES[theme_id]["preview"]
+        for theme in custom_themes(self.settings):
+            if theme.get("id") == theme_id:
+                return theme.get("preview")
+        return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import signal
+import threading
 from typing import Any
 
 import falcon
@@ -90,7 +91,10 @@ def _serve_uvicorn(host: Any, wsgi_app: Any) -> None:
         **ssl,
     )
     log.info("serving %s://%s:%d (uvicorn)", "https" if ssl else "http", settings.http_bind_ip, settings.http_port)
-    uvicorn.Server(config).run()
+    server = uvicorn.Server(config)
+    # The display runtime runs this on a background thread and stops it through this hook.
+    host.services["http_server_stop"] = lambda: setattr(server, "should_exit", True)
+    server.run()
 
 
 def _serve_waitress(host: Any, wsgi_app: Any) -> None:
@@ -106,8 +110,10 @@ def _serve_waitress(host: Any, wsgi_app: Any) -> None:
         log.info("signal %d: stopping", signum)
         server.close()
 
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
+    host.services["http_server_stop"] = server.close
+    if threading.current_thread() is threading.main_thread():  # else the display runtime owns signals
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
     log.info("serving http://%s:%d (waitress)", settings.http_bind_ip, settings.http_port)
     try:
         server.run()

@@ -270,13 +270,12 @@ def _prepare_kivy_environment(host: Any, mode: str) -> tuple[int, int] | None:
     data_dir = host.settings.data_dir
     kivy_log = logging.getLogger("kivy")
     kivy_log.addFilter(_QuietKivy())
-    if logging.getLogger().getEffectiveLevel() > logging.DEBUG:
-        kivy_log.setLevel(logging.WARNING)
     os.environ.setdefault("KIVY_NO_ARGS", "1")
     os.environ.setdefault("KIVY_NO_FILELOG", "1")
     os.environ.setdefault("KIVY_LOG_MODE", "PYTHON")
     os.environ.setdefault("KIVY_NO_CONFIG", "1")
     os.environ.setdefault("KIVY_HOME", str(data_dir / "kivy"))
+    os.environ.setdefault("KIVY_WINDOW", "sdl2")  # other providers (x11) exit the process on failure
     if mode == MODE_OFFSCREEN:
         os.environ["SDL_VIDEODRIVER"] = "offscreen"
     size = parse_size(os.environ.get("SVC_DISPLAY_WINDOW_SIZE"))
@@ -285,9 +284,44 @@ def _prepare_kivy_environment(host: Any, mode: str) -> tuple[int, int] | None:
     return size
 
 
+class _Collector(logging.Handler):
+    """Holds Kivy's records while the window starts, so a failure is reported in one line."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+    def reason(self) -> str:
+        errors = [r for r in self.records if r.levelno >= logging.ERROR]
+        return errors[0].getMessage().splitlines()[0] if errors else ""
+
+
 def start_kivy(host: Any, mode: str) -> Any:
     """Import Kivy with our settings and create the Window (main thread). Raises CanvasUnavailable."""
     size = _prepare_kivy_environment(host, mode)
+    kivy_log = logging.getLogger("kivy")
+    collector = _Collector()
+    kivy_log.addHandler(collector)
+    kivy_log.propagate = False
+    try:
+        return _create_window(size)
+    except CanvasUnavailable as exc:
+        detail = collector.reason()
+        raise CanvasUnavailable(f"{exc}{': ' + detail if detail else ''}") from None
+    finally:
+        kivy_log.removeHandler(collector)
+        kivy_log.propagate = True
+        if logging.getLogger().getEffectiveLevel() > logging.DEBUG:
+            kivy_log.setLevel(logging.WARNING)  # Kivy resets its level on import
+        for record in collector.records:  # replay the startup lines that matter
+            if record.levelno >= kivy_log.getEffectiveLevel() and record.levelno < logging.ERROR:
+                kivy_log.handle(record)
+
+
+def _create_window(size: tuple[int, int] | None) -> Any:
     try:
         from kivy.config import Config
 

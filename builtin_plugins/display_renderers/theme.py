@@ -23,11 +23,11 @@ FALLBACK_PREVIEWS: dict[str, dict[str, list[str]]] = {
 
 
 def parse_color(value: Any, default: RGBA = (1.0, 1.0, 1.0, 1.0)) -> RGBA:
-    """``#rgb``, ``#rrggbb`` or ``#rrggbbaa`` -> RGBA floats; anything else -> ``default``."""
+    """``#rgb``, ``#rgba``, ``#rrggbb`` or ``#rrggbbaa`` -> RGBA floats; anything else -> ``default``."""
     if not isinstance(value, str):
         return default
     text = value.strip().lstrip("#")
-    if len(text) == 3:
+    if len(text) in (3, 4):
         text = "".join(c * 2 for c in text)
     if len(text) not in (6, 8):
         return default

@@ -276,6 +276,14 @@ class Director:
             self.backdrop_holder.add_widget(self._backdrop_cls(list(theme.background), size_hint=(1, 1),
                                                                pos_hint={"x": 0, "y": 0}))
 
+    def _show_backdrop(self, visible: bool) -> None:
+        """The stage backdrop shows only when no slide covers it (it is a full-screen fill)."""
+        attached = self.backdrop_holder.parent is not None
+        if visible and not attached:
+            self.root.add_widget(self.backdrop_holder, index=len(self.root.children))
+        elif not visible and attached:
+            self.root.remove_widget(self.backdrop_holder)
+
     # ------------------------------------------------------------------ slides
     def eligible_screens(self) -> list[dict]:
         if not self.state.controls.get("screens_enabled", True):
@@ -394,6 +402,7 @@ class Director:
         # The new slide goes underneath the old one at full opacity; the old one fades out
         # on top of it, so no frame shows an empty stage between the two.
         self.slides.add_widget(widget, index=len(self.slides.children))
+        self._show_backdrop(False)  # hidden under an opaque slide: do not pay for drawing it
         if old is not None:
             old_ref = old
 
@@ -424,6 +433,7 @@ class Director:
                 widget.parent.remove_widget(widget)
             self._dispose(widget)
             self.current = None
+            self._show_backdrop(True)
             self._record([], "idle")
 
     def _schedule_retry(self) -> None:

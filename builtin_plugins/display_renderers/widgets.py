@@ -114,10 +114,19 @@ class ImageFill(Widget):
 
 def label(text: str, font_size: float, color: RGBA, bold: bool = False, halign: str = "left",
           valign: str = "middle", **kwargs: Any) -> Label:
-    """A label that wraps inside its box."""
-    widget = Label(text=text, font_size=font_size, color=color, bold=bold, halign=halign, valign=valign,
+    """A label that wraps inside its box.
+
+    The texture is only as tall as the text (``text_size=(width, None)``): a box-sized,
+    mostly transparent texture would cost a full blend of the box on llvmpipe every
+    frame. ``valign="top"`` keeps the text at the top of its box; otherwise it is centred.
+    """
+    widget = Label(text=text, font_size=font_size, color=color, bold=bold, halign=halign, valign="middle",
                    markup=False, shorten=False, **kwargs)
-    widget.bind(size=lambda w, size: setattr(w, "text_size", (size[0], size[1])))
+    widget.bind(width=lambda w, width: setattr(w, "text_size", (width, None)))
+    if valign == "top":
+        # as tall as its text, anchored by its pos_hint "top": the text starts at the top
+        widget.size_hint_y = None
+        widget.bind(texture_size=lambda w, size: setattr(w, "height", size[1]))
     return widget
 
 

@@ -91,9 +91,6 @@ def run_bare(seconds: float, size: str) -> float:
     class Bare(App):
         def build(self):
             root = FloatLayout()
-            with root.canvas.before:
-                Color(0.04, 0.11, 0.23, 1)
-                Rectangle(pos=(0, 0), size=(width, height))
             ticker_h = height * 0.075
             slide = Widget()
             with slide.canvas:
@@ -217,6 +214,8 @@ def run_product(seconds: float, size: str, preview: bool) -> float:
     host.close()
     if preview:
         assert frames, "live preview produced no frames"
+        if os.environ.get("BENCH_SAVE_FRAME"):  # to look at what was measured
+            Path(os.environ["BENCH_SAVE_FRAME"]).write_bytes(frames[-1])
     return counter.result
 
 

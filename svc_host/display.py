@@ -214,7 +214,7 @@ class FrameCapture:
         fbo.add(self._fbo_tail)
         try:
             fbo.draw()
-            pixels = bytes(fbo.pixels)
+            pixels = fbo.pixels
         finally:
             fbo.remove(self._fbo_tail)
             for canvas, place in sorted(zip(canvases, places), key=lambda item: item[1]):
@@ -236,9 +236,10 @@ class FrameCapture:
             if item is None:
                 return
             width, height, pixels = item
-            image = Image.frombytes("RGBA", (width, height), pixels).transpose(Image.Transpose.FLIP_TOP_BOTTOM)
+            # GL rows run bottom-up: the raw decoder's orientation -1 flips them while it drops alpha
+            image = Image.frombuffer("RGB", (width, height), pixels, "raw", "RGBX", 0, -1)
             out = io.BytesIO()
-            image.convert("RGB").save(out, "JPEG", quality=self.quality)
+            image.save(out, "JPEG", quality=self.quality)
             jpeg = out.getvalue()
             self.frames_encoded += 1
             with self._lock:

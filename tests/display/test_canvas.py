@@ -309,6 +309,12 @@ def test_the_live_preview_stream(canvas):
             count += 1
         rate = count / (time.monotonic() - start)
     assert PREVIEW_FPS * 0.4 <= rate <= PREVIEW_FPS * 1.5, rate
+    # capture stops when the last viewer leaves
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and \
+            canvas.log.count("capture started") != canvas.log.count("capture stopped"):
+        time.sleep(0.2)
+    assert canvas.log.count("capture started") == canvas.log.count("capture stopped") > 0
     # the ticket was single use
     with pytest.raises(InvalidStatus):
         with connect(canvas.ws_url(ticket), additional_headers={"Authorization": f"Bearer {key}"}):

@@ -68,6 +68,15 @@ def _number(value: Any, default: float) -> float:
     return float(value)
 
 
+def pick_tapes(tapes: list[dict]) -> list[dict]:
+    """One marquee cycle's tapes: each with probability weight / highest weight (the heaviest always)."""
+    weights = [max(0.0, _number(t.get("frequency_weight", 1), 1.0)) for t in tapes]
+    top = max(weights, default=0.0)
+    if top <= 0:
+        return []
+    return [t for t, w in zip(tapes, weights) if w >= top or random.random() < w / top]
+
+
 class Director:
     def __init__(self, host: Any, telemetry: Any):
         self.host = host

@@ -17,11 +17,13 @@ from kivy.graphics import Color, Rectangle
 from kivy.uix.label import Label
 from kivy.uix.widget import Widget
 
-from builtin_plugins.display_program.director import TICKER_SPEED_AT_1080, fingerprint
+from builtin_plugins.display_program.director import TICKER_SPEED_AT_1080, fingerprint, pick_tapes
 
 log = logging.getLogger("builtin_plugins.display_program")
 
 BAR_FRACTION = 0.075
+
+
 
 
 class Marquee(Widget):
@@ -80,7 +82,7 @@ class Marquee(Widget):
             self._clear()
             return
         self._pending = True
-        self.director._submit(self.director.ticker_content_job(list(self.tapes)), self._cycle_ready)
+        self.director._submit(self.director.ticker_content_job(pick_tapes(self.tapes)), self._cycle_ready)
 
     def _clear(self) -> None:
         for segment in self.segments:

@@ -186,3 +186,18 @@ def test_origin_normalisation_and_challenge_format():
     assert normalise_origin("file://x") is None
     assert format_challenge("abcd2345") == "ABCD-2345"
     assert format_challenge("ABCD-2345") == "ABCD-2345"
+
+
+def test_ticker_cycles_pick_tapes_by_weight():
+    from builtin_plugins.display_program.director import pick_tapes
+    import random as rnd
+
+    rnd.seed(3)
+    tapes = [{"id": "a", "frequency_weight": 4}, {"id": "b", "frequency_weight": 1}, {"id": "c", "frequency_weight": 0}]
+    counts = {"a": 0, "b": 0, "c": 0}
+    for _ in range(2000):
+        for tape in pick_tapes(tapes):
+            counts[tape["id"]] += 1
+    assert counts["a"] == 2000 and counts["c"] == 0
+    assert 400 < counts["b"] < 600
+    assert pick_tapes([{"id": "z", "frequency_weight": 0}]) == []

@@ -315,7 +315,8 @@ class Director:
             self._record([{"id": r.get("id"), "screen_type": r.get("screen_type"),
                            "dwell_seconds": self._dwell(r)} for r in eligible], "program_changed")
         if self.current is None:
-            if eligible and self._retry_event is None and not self._loading:
+            if eligible and not self._loading and (self._retry_event is None or program_changed):
+                self._cancel_timers()
                 self.advance("start")
             return
         by_id = {r.get("id"): r for r in eligible}

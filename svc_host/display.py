@@ -24,6 +24,7 @@ default ``1920x1080``), ``SVC_DISPLAY_MAX_FPS`` (default 60), ``SVC_DISPLAY_MULT
 """
 from __future__ import annotations
 
+import collections
 import io
 import logging
 import os
@@ -146,6 +147,9 @@ class FrameCapture:
         self._event: Any = None
         self._fbo: Any = None
         self.frames_encoded = 0
+        # what capture costs: UI-thread seconds spent capturing, encoder-thread CPU seconds
+        self.capture_times: collections.deque[float] = collections.deque(maxlen=1000)
+        self.encode_times: collections.deque[float] = collections.deque(maxlen=1000)
         bus.subscribe("capture.set", self._set_running)
 
     # -- any thread --------------------------------------------------------------
@@ -188,6 +192,13 @@ class FrameCapture:
             log.info("live preview: capture stopped")
 
     def _capture(self, _dt: float) -> None:
+        started = time.perf_counter()
+        try:
+            self._capture_frame()
+        finally:
+            self.capture_times.append(time.perf_counter() - started)
+
+    def _capture_frame(self) -> None:
         from kivy.core.window import Window
         from kivy.graphics import ClearBuffers, ClearColor, Fbo, PopMatrix, PushMatrix, Scale
 
@@ -236,12 +247,14 @@ class FrameCapture:
             if item is None:
                 return
             width, height, pixels = item
+            started = time.thread_time()
             # GL rows run bottom-up: the raw decoder's orientation -1 flips them while it drops alpha
             image = Image.frombuffer("RGB", (width, height), pixels, "raw", "RGBX", 0, -1)
             out = io.BytesIO()
             image.save(out, "JPEG", quality=self.quality)
             jpeg = out.getvalue()
             self.frames_encoded += 1
+            self.encode_times.append(time.thread_time() - started)
             with self._lock:
                 viewers = list(self._viewers.values())
             for callback in viewers:

@@ -49,7 +49,8 @@ class EntityProgramSource:
     Curator membership: when ``host.services["curator"]`` has ``active_view()`` (the body
     of ``GET /v1/curator/active``), only ``effective_members`` ids are kept and its
     ``program_controls`` apply. Alerts: not dismissed, not expired; ``display_only`` is
-    read from the row attribute of that name when present.
+    read from the row attribute of that name, else from
+    ``host.services["alerts"].display_only(alert_id)`` when that service exists.
     """
 
     def __init__(self, host: Any):
@@ -60,10 +61,14 @@ class EntityProgramSource:
         if entity is None:
             return []
         rows = []
+        alerts_service = self.host.services.get("alerts")
         for row in entity.select():
             data = _row_dict(row)
             if key == "alerts":
-                data["display_only"] = getattr(row, "display_only", None)
+                display_only = getattr(row, "display_only", None)
+                if display_only is None and hasattr(alerts_service, "display_only"):
+                    display_only = alerts_service.display_only(data.get("id"))
+                data["display_only"] = _decode(display_only) if display_only else None
             rows.append(data)
         return rows
 

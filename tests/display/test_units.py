@@ -201,3 +201,62 @@ def test_ticker_cycles_pick_tapes_by_weight():
     assert counts["a"] == 2000 and counts["c"] == 0
     assert 400 < counts["b"] < 600
     assert pick_tapes([{"id": "z", "frequency_weight": 0}]) == []
+
+
+class FakeRow:
+    def __init__(self, **data):
+        self._data = data
+        self.display_only = data.pop("display_only", None)
+
+    def to_dict(self):
+        return dict(self._data)
+
+
+class FakeEntity:
+    def __init__(self, *rows):
+        self.rows = rows
+
+    def select(self):
+        return list(self.rows)
+
+
+def test_entity_source_reads_rows_and_applies_curator_membership():
+    from types import SimpleNamespace
+
+    from builtin_plugins.display_program.source import EntityProgramSource
+
+    host = FakeHost(10_000)
+    host.db = SimpleNamespace(
+        Screen=FakeEntity(FakeRow(id="s1", screen_type="message", config_json='{"text": "hi"}'),
+                          FakeRow(id="s2", screen_type="clock", config_json={})),
+        TickerTape=FakeEntity(FakeRow(id="t1", ticker_type="time", config_json={})),
+        OverlaySchedule=FakeEntity(FakeRow(id="o1", overlay_type="edge_glow", config_json="not json")),
+        Alert=FakeEntity(FakeRow(id="a1", title="live", expires_at=20_000, dismissed_at=None),
+                         FakeRow(id="a2", title="expired", expires_at=5_000, dismissed_at=None),
+                         FakeRow(id="a3", title="dismissed", expires_at=None, dismissed_at=9_000),
+                         FakeRow(id="a4", title="adoption", display_only={"challenge": "ABCD2345"})),
+    )
+    snapshot = EntityProgramSource(host).snapshot()
+    assert [s["id"] for s in snapshot["screens"]] == ["s1", "s2"]
+    assert snapshot["screens"][0]["config_json"] == {"text": "hi"}
+    assert snapshot["overlays"][0]["config_json"] == {}
+    assert [a["id"] for a in snapshot["alerts"]] == ["a1", "a4"]
+    assert snapshot["alerts"][1]["display_only"] == {"challenge": "ABCD2345"}
+
+    class Curator:
+        def active_view(self):
+            return {"effective_members": {"screens": [{"id": "s2", "label": "Clock"}], "tickers": [],
+                                          "overlays": [{"id": "o1", "label": "glow"}]},
+                    "program_controls": {"screens_enabled": True, "ticker_enabled": False}}
+
+    class Alerts:
+        def display_only(self, alert_id):
+            return {"kind": "from service"} if alert_id == "a1" else None
+
+    host.services.update(curator=Curator(), alerts=Alerts())
+    snapshot = EntityProgramSource(host).snapshot()
+    assert [s["id"] for s in snapshot["screens"]] == ["s2"]
+    assert snapshot["tapes"] == []
+    assert [o["id"] for o in snapshot["overlays"]] == ["o1"]
+    assert snapshot["program_controls"] == {"screens_enabled": True, "ticker_enabled": False}
+    assert snapshot["alerts"][0]["display_only"] == {"kind": "from service"}

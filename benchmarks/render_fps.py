@@ -225,7 +225,6 @@ def run_product(seconds: float, size: str, preview: bool) -> dict:
         capture = host.services["display_capture"]
         result["capture_ms"] = round(statistics.median(capture.capture_times) * 1000, 2)
         result["encode_ms"] = round(statistics.median(capture.encode_times) * 1000, 2)
-        result["preview_fps"] = capture.fps
         if os.environ.get("BENCH_SAVE_FRAME"):  # to look at what was measured
             Path(os.environ["BENCH_SAVE_FRAME"]).write_bytes(frames[-1])
     return result

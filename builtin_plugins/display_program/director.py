@@ -12,7 +12,6 @@ import hashlib
 import json
 import logging
 import random
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -31,7 +30,6 @@ CROSSFADE_SECONDS = 0.6
 HISTORY = 50
 DEFAULT_DWELL = 15.0
 TICKER_SPEED_AT_1080 = 150.0  # pixels per second at 1080 px canvas height
-TICKER_GAP = "     \u2022     "
 
 
 def fingerprint(value: Any) -> str:
@@ -650,7 +648,3 @@ class Director:
                 entry["failed"] = True
         if self.ticker is not None:
             self.ticker.tick(dt)
-
-
-def monotonic_ms() -> int:
-    return int(time.monotonic() * 1000)

@@ -6,7 +6,8 @@
   expires_at_ms}``; the ticket is single use and lives :data:`TICKET_LIFETIME_MS` (30 s).
   503 ``live_preview_unavailable`` when preview is disabled or no canvas runs.
 - WebSocket ``/v1/display/live-preview/ws?ticket=...``: needs ``Authorization: Bearer``
-  (a key holding ``navigation.control``; the same client that took the ticket) and an
+  (or, from a browser, the subprotocol ``bearer.<key>``, echoed on accept) (a key holding
+  ``navigation.control``; the same client that took the ticket) and an
   unused, unexpired ticket; a request with an ``Origin`` header must name an allowed
   origin. Each message is binary: a 4-byte big-endian length, then one JPEG. Capture
   runs while at least one viewer is connected.
@@ -137,6 +138,24 @@ class SessionResource:
         resp.media = {"ticket": ticket, "expires_at_ms": expires}
 
 
+SUBPROTOCOL_PREFIX = "bearer."
+
+
+def bearer_token(req: Any) -> str | None:
+    """``Authorization: Bearer <key>``, or, for browsers (which cannot set headers on a
+    WebSocket), the subprotocol ``bearer.<key>`` in ``Sec-WebSocket-Protocol``."""
+    header = req.get_header("Authorization")
+    if header:
+        scheme, _, token = header.partition(" ")
+        token = token.strip()
+        return token if scheme.lower() == "bearer" and token and len(token) <= 512 else None
+    for item in (req.get_header("Sec-WebSocket-Protocol") or "").split(","):
+        item = item.strip()
+        if item.startswith(SUBPROTOCOL_PREFIX) and 0 < len(item) - len(SUBPROTOCOL_PREFIX) <= 512:
+            return item[len(SUBPROTOCOL_PREFIX):]
+    return None
+
+
 class PreviewSocket:
     """``falcon.asgi`` WebSocket resource streaming length-prefixed JPEG frames."""
 
@@ -150,10 +169,8 @@ class PreviewSocket:
             return "live preview unavailable"
         if not origin_allowed(self.host, req.get_header("Origin")):
             return "origin not allowed"
-        header = req.get_header("Authorization") or ""
-        scheme, _, token = header.partition(" ")
-        token = token.strip()
-        if scheme.lower() != "bearer" or not token or len(token) > 512:
+        token = bearer_token(req)
+        if not token:
             return "missing bearer key"
         principal = self.host.authenticate(token)
         if principal is None:
@@ -171,7 +188,8 @@ class PreviewSocket:
             log.info("live preview: refused a viewer: %s", reason)
             await ws.close(code=4403)
             return
-        await ws.accept()
+        offered = [p for p in (ws.subprotocols or ()) if p.startswith(SUBPROTOCOL_PREFIX)]
+        await ws.accept(subprotocol=offered[0] if offered and not req.get_header("Authorization") else None)
         frames: asyncio.Queue[bytes] = asyncio.Queue(maxsize=QUEUE_FRAMES)
 
         def deliver(jpeg: bytes) -> None:  # encoder thread

@@ -321,6 +321,18 @@ def test_the_live_preview_stream(canvas):
             pass
 
 
+def test_a_browser_passes_its_key_as_a_subprotocol(canvas):
+    key = canvas.admin
+    with connect(canvas.ws_url(canvas.ticket(key)), subprotocols=[f"bearer.{key}"], max_size=None) as ws:
+        assert ws.subprotocol == f"bearer.{key}"
+        from tests.display.canvas import decode
+
+        assert decode(ws.recv(timeout=10)).size == (PREVIEW_WIDTH, PREVIEW_HEIGHT)
+    with pytest.raises(InvalidStatus):
+        with connect(canvas.ws_url(canvas.ticket(key)), subprotocols=["bearer.svc_wrong"]):
+            pass
+
+
 def test_the_live_preview_socket_needs_key_ticket_and_an_allowed_origin(canvas):
     key = canvas.admin
     with pytest.raises(InvalidStatus):  # no bearer key

@@ -260,3 +260,37 @@ def test_entity_source_reads_rows_and_applies_curator_membership():
     assert [o["id"] for o in snapshot["overlays"]] == ["o1"]
     assert snapshot["program_controls"] == {"screens_enabled": True, "ticker_enabled": False}
     assert snapshot["alerts"][0]["display_only"] == {"kind": "from service"}
+
+
+def test_origin_check_is_pluggable():
+    from types import SimpleNamespace
+
+    from builtin_plugins.live_preview import origin_allowed
+
+    host = SimpleNamespace(settings=SimpleNamespace(http_cors_origins=("https://ctl.example",)), services={})
+    assert origin_allowed(host, None) is True
+    assert origin_allowed(host, "https://CTL.example") is True
+    assert origin_allowed(host, "https://evil.example") is False
+    host.services["origin_allowed"] = lambda origin: origin == "https://evil.example"
+    assert origin_allowed(host, "https://evil.example") is True
+    assert origin_allowed(host, "https://ctl.example") is False
+    host.services["origin_allowed"] = lambda origin: 1 / 0
+    assert origin_allowed(host, "https://ctl.example") is False
+
+
+def test_bearer_token_from_header_or_subprotocol():
+    from builtin_plugins.live_preview import bearer_token
+
+    class Req:
+        def __init__(self, **headers):
+            self.headers = headers
+
+        def get_header(self, name):
+            return self.headers.get(name)
+
+    assert bearer_token(Req(Authorization="Bearer abc")) == "abc"
+    assert bearer_token(Req(Authorization="Basic abc")) is None
+    assert bearer_token(Req(Authorization="Bearer " + "x" * 600)) is None
+    assert bearer_token(Req(**{"Sec-WebSocket-Protocol": "chat, bearer.svc_k"})) == "svc_k"
+    assert bearer_token(Req(**{"Sec-WebSocket-Protocol": "bearer."})) is None
+    assert bearer_token(Req()) is None

@@ -351,3 +351,14 @@ def test_the_live_preview_socket_needs_key_ticket_and_an_allowed_origin(canvas):
     with pytest.raises(InvalidStatus):  # another client's ticket
         with connect(canvas.ws_url(canvas.ticket(key)), additional_headers={"Authorization": f"Bearer {viewer}"}):
             pass
+
+
+def test_the_screen_text_scale_changes_the_slide(canvas):
+    show_only(canvas, message("words", GREY))
+    before = canvas.frame(canvas.admin)
+    canvas.put_settings(canvas.admin, settings={"display_text_scale_screen": 2.5})
+    try:
+        wait_for_change(canvas, before, SLIDE_BOX, 0.01)
+        assert canvas.programs(canvas.admin)[0]["reason"] in ("settings_changed", "dwell")
+    finally:
+        canvas.put_settings(canvas.admin, settings={"display_text_scale_screen": 1.0})

@@ -146,6 +146,7 @@ class FrameCapture:
         self._encoder: threading.Thread | None = None
         self._event: Any = None
         self._fbo: Any = None
+        self._drawn: tuple[Any, int, int] | None = None
         self.frames_encoded = 0
         # what capture costs: UI-thread seconds spent capturing, encoder-thread CPU seconds
         self.capture_times: collections.deque[float] = collections.deque(maxlen=1000)
@@ -189,6 +190,7 @@ class FrameCapture:
             self._event.cancel()
             self._event = None
             self._fbo = None
+            self._drawn = None
             log.info("live preview: capture stopped")
 
     def _capture(self, _dt: float) -> None:
@@ -205,6 +207,12 @@ class FrameCapture:
         win_w, win_h = Window.size
         width = min(self.width, max(16, int(win_w)))
         height = max(16, int(round(win_h * width / max(1, win_w))))
+        if self._drawn is not None:
+            # read back what the previous tick drew: by now the GL pipeline has finished it,
+            # so glReadPixels does not stall the UI loop waiting for the frame just queued
+            drawn, drawn_w, drawn_h = self._drawn
+            self._drawn = None
+            self._hand_over(drawn_w, drawn_h, drawn.pixels)
         if self._fbo is None or tuple(self._fbo.size) != (width, height):
             self._fbo = Fbo(size=(width, height))
             with self._fbo:
@@ -225,13 +233,15 @@ class FrameCapture:
         fbo.add(self._fbo_tail)
         try:
             fbo.draw()
-            pixels = fbo.pixels
+            self._drawn = (fbo, width, height)
         finally:
             fbo.remove(self._fbo_tail)
             for canvas, place in sorted(zip(canvases, places), key=lambda item: item[1]):
                 fbo.remove(canvas)
                 if place > -1:
                     Window.canvas.insert(place, canvas)
+
+    def _hand_over(self, width: int, height: int, pixels: bytes) -> None:
         try:
             self._pending.get_nowait()  # drop the frame the encoder has not taken yet
         except queue.Empty:

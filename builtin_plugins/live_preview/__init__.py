@@ -22,6 +22,7 @@ import asyncio
 import hashlib
 import hmac
 import logging
+import re
 import secrets
 import struct
 import threading
@@ -232,6 +233,21 @@ class PreviewSocket:
 
 
 
+_TICKET_IN_TEXT = re.compile(r"(ticket=)[^&\s\"']+")
+
+
+class RedactTickets(logging.Filter):
+    """Tickets are credentials: uvicorn logs WebSocket paths with their query; hide them."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and any(isinstance(a, str) and "ticket=" in a for a in record.args):
+            record.args = tuple(_TICKET_IN_TEXT.sub(r"\1<redacted>", a) if isinstance(a, str) else a
+                                for a in record.args)
+        if isinstance(record.msg, str) and "ticket=" in record.msg:
+            record.msg = _TICKET_IN_TEXT.sub(r"\1<redacted>", record.msg)
+        return True
+
+
 def _book(host: Any) -> TicketBook:
     book = host.services.get("live_preview_tickets")
     if book is None:
@@ -258,4 +274,8 @@ def register_routes(host: Any) -> list[Route]:
 def register_websocket_routes(host: Any) -> list[WebSocketRoute]:
     if not host.settings.live_preview_enabled:
         return []
+    for name in ("uvicorn.error", "uvicorn.access"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactTickets) for f in logger.filters):
+            logger.addFilter(RedactTickets())
     return [WebSocketRoute("/v1/display/live-preview/ws", PreviewSocket(host, _book(host)))]

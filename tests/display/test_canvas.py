@@ -319,6 +319,9 @@ def test_the_live_preview_stream(canvas):
     with pytest.raises(InvalidStatus):
         with connect(canvas.ws_url(ticket), additional_headers={"Authorization": f"Bearer {key}"}):
             pass
+    # tickets are credentials: never in the log
+    assert ticket not in canvas.log
+    assert "ticket=<redacted>" in canvas.log
 
 
 def test_a_browser_passes_its_key_as_a_subprotocol(canvas):

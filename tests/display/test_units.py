@@ -294,3 +294,15 @@ def test_bearer_token_from_header_or_subprotocol():
     assert bearer_token(Req(**{"Sec-WebSocket-Protocol": "chat, bearer.svc_k"})) == "svc_k"
     assert bearer_token(Req(**{"Sec-WebSocket-Protocol": "bearer."})) is None
     assert bearer_token(Req()) is None
+
+
+def test_tickets_are_redacted_from_log_records():
+    import logging
+
+    from builtin_plugins.live_preview import RedactTickets
+
+    record = logging.LogRecord("uvicorn.error", logging.INFO, "x", 1, '%s - "WebSocket %s" %s',
+                               ("127.0.0.1:1", "/v1/display/live-preview/ws?ticket=SECRET&x=1", "[accepted]"), None)
+    assert RedactTickets().filter(record)
+    assert "SECRET" not in record.getMessage()
+    assert "ticket=<redacted>&x=1" in record.getMessage()

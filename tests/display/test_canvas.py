@@ -365,3 +365,20 @@ def test_the_screen_text_scale_changes_the_slide(canvas):
         assert canvas.programs(canvas.admin)[0]["reason"] in ("settings_changed", "dwell")
     finally:
         canvas.put_settings(canvas.admin, settings={"display_text_scale_screen": 1.0})
+
+
+def test_alerts_are_drawn_above_the_slide(canvas):
+    show_only(canvas, message("bright", "#f0f0f0"))
+    baseline = canvas.frame(canvas.admin)
+    alert = {"id": "al1", "title": "Fire drill", "body": "At noon", "severity": "critical", "priority": 5,
+             "qr_payload": "https://example.invalid/drill"}
+    canvas.put_program(canvas.admin, screens=[message("bright", "#f0f0f0")], alerts=[alert])
+    frame = wait_for_change(canvas, baseline, SLIDE_BOX, 0.05)
+    # the critical stripe is red; the card is near-black over the grey slide
+    assert colour_fraction(frame, (217, 26, 26), 90, SLIDE_BOX) > 0.001
+    assert colour_fraction(frame, (26, 26, 31), 40, SLIDE_BOX) > 0.05
+    canvas.put_program(canvas.admin, screens=[message("bright", "#f0f0f0")], alerts=[])
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and changed_fraction(baseline, canvas.frame(canvas.admin), SLIDE_BOX) > 0.005:
+        time.sleep(0.2)
+    assert changed_fraction(baseline, canvas.frame(canvas.admin), SLIDE_BOX) <= 0.005

@@ -9,7 +9,7 @@ process), offscreen (``SDL_VIDEODRIVER=offscreen``), uncapped (``maxfps=0``),
 - ``bare``: a plain Kivy app: a coloured slide with a title and body text, a ticker bar
   whose label moves every frame, and 200 confetti pieces moved every frame;
 - ``product``: the same scene drawn by svc-display: the display runtime, the director, a
-  ``message`` slide, a ``static_text`` ticker tape and a ``birthday_confetti`` overlay
+  ``message`` slide, a ``text`` ticker tape and a ``birthday_confetti`` overlay
   (density 200) through the builtin renderers;
 - ``product+preview``: the product with one live-preview viewer attached (capture into a
   small Fbo at SVC_DISPLAY_LIVE_PREVIEW_FPS, JPEG encoding on the worker thread).
@@ -169,7 +169,7 @@ def run_product(seconds: float, size: str, preview: bool) -> dict:
     program = {
         "screens": [{"id": "slide", "screen_type": "message", "enabled": True, "dwell_seconds": 3600,
                      "config_json": {"title": "Hello", "text": "svc-display slide", "background_color": "#cc1a1a"}}],
-        "tapes": [{"id": "tape", "ticker_type": "static_text", "enabled": True,
+        "tapes": [{"id": "tape", "ticker_type": "text", "enabled": True,
                    "config_json": {"text": "SCROLLING TICKER TEXT " * 4}}],
         "overlays": [{"id": "confetti", "enabled": True, "overlay_type": "birthday_confetti",
                       "start_month": 1, "start_day": 1, "end_month": 12, "end_day": 31,
@@ -183,8 +183,8 @@ def run_product(seconds: float, size: str, preview: bool) -> dict:
 
         @hookimpl
         def register_ticker_types(self):
-            return [RenderedTickerType("static_text", "static", {"type": "object"}, {},
-                                       renderer=TICKERS["static_text"])]
+            return [RenderedTickerType("text", "static", {"type": "object"}, {},
+                                       renderer=TICKERS["text"])]
 
         @hookimpl
         def register_overlay_types(self):

@@ -39,8 +39,7 @@ class LazyRenderer:
         return f"LazyRenderer({self.module}:{self.renderer_id})"
 
 
-def with_renderers(kind: str, types: Iterable[Any], aliases: dict[str, str] | None = None) -> list[Any]:
+def with_renderers(kind: str, types: Iterable[Any]) -> list[Any]:
     """The type definitions with ``renderer`` set to the display's renderer of the same id."""
-    aliases = aliases or {}
     module = RENDERER_MODULES[kind]
-    return [dataclasses.replace(t, renderer=LazyRenderer(module, aliases.get(t.id, t.id))) for t in types]
+    return [dataclasses.replace(t, renderer=LazyRenderer(module, t.id)) for t in types]

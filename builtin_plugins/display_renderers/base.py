@@ -87,6 +87,16 @@ class RenderContext:
             return text.lstrip("0")
         return moment.strftime("%H:%M:%S" if seconds else "%H:%M")
 
+    def format_preset(self, moment: dt.datetime, preset: str | None, seconds: bool = False) -> str:
+        """``moment`` in a time format preset (``24h_hm`` ...); without one, the display's
+        12h/24h setting with or without seconds."""
+        from builtin_plugins.ticker.items import TIME_PRESETS, format_time
+
+        if preset not in TIME_PRESETS:
+            preset = ("12h_hms_tt" if seconds else "12h_hm_tt") if self.time_format == "12h" else \
+                ("24h_hms" if seconds else "24h_hm")
+        return format_time(moment, preset)
+
     def format_date(self, moment: dt.datetime, order: str | None = None) -> str:
         order = order or self.date_order
         y, m, d = f"{moment.year:04d}", f"{moment.month:02d}", f"{moment.day:02d}"
@@ -143,3 +153,12 @@ def config_number(context: RenderContext, key: str, default: float, low: float, 
 def config_list(context: RenderContext, key: str) -> list:
     value = context.config.get(key)
     return value if isinstance(value, list) else []
+
+
+def config_flag(context: RenderContext, key: str, default: bool) -> bool:
+    value = context.config.get(key)
+    return value if isinstance(value, bool) else default
+
+
+def config_strings(context: RenderContext, key: str) -> list[str]:
+    return [v for v in config_list(context, key) if isinstance(v, str) and v]

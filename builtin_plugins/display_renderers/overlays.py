@@ -1,26 +1,12 @@
 """Renderers of the builtin overlay types. Interface: :mod:`.base`.
 
-Overlays are transparent layers over the slides (never over the ticker). Common config
-keys: ``colors`` (hex strings), ``opacity`` (0-1), ``density`` (pieces per screen, scaled),
-``fall_speed`` (screen heights per ten seconds, 1 = slow), ``messages`` (array of
-strings) and ``message_interval_sec``. Per type:
-
-- ``shape_rain``: ``shapes`` (``rect``, ``circle``, ``mix``), colors, density, fall_speed;
-- ``birthday_confetti``: the spec 2.3 keys (messages, shapes, colors, density,
-  message_interval_sec, fall_speed, opacity);
-- ``bouncing_message``: messages, ``color``, message_interval_sec;
-- ``falling_images``: ``blob_keys`` (uploaded images) or ``category`` (catalog photos);
-- ``matrix_rain``: ``color`` (default green), density;
-- ``edge_glow``: ``color`` (default red), ``period_sec``, ``width`` (fraction);
-- ``floating_balloons``, ``cloud_drift``: colors, density, speed;
-- ``static_image``: ``blob_key``; ``digital_clock``: ``position`` (``top_right``,
-  ``top_left``, ``bottom_right``, ``bottom_left``, ``center``), ``showSeconds``,
-  ``timeZone``, ``color``; ``analog_clock``: ``position``, ``color``;
-- ``calendar_month``, ``calendar_upcoming``: ``position``, ``category``, ``days``;
-- ``stock_quote``: ``symbol`` (required); ``photo_slideshow``: ``category``,
-  ``interval_sec``, ``position``; ``qr_code``: ``payload`` (required), ``position``;
-- ``plugin_template``: ``title``, messages, colors (a celebration layer);
-- ``plugin_web``: ``url``, ``title`` (a panel naming the page: this build has no web engine).
+Overlays are transparent layers over the slides (never over the ticker). Config keys:
+exactly those of ``builtin_plugins/overlays/types.py`` (snake_case, spec 2.3). Shared
+meanings: ``colors`` (hex strings), ``opacity`` (0-1, default 1), ``density`` (0.1-5, a
+multiplier of each type's default piece count), ``fall_speed``/``rise_speed``/``speed``
+(0.1-5, multipliers of the default speed), ``size``/``scale``/``font_scale`` (multipliers;
+``size`` of a panel is its height as a fraction of the screen), ``messages`` with
+``message_interval_sec`` (cycled in a large label), ``position`` (a corner or ``center``).
 """
 from __future__ import annotations
 
@@ -31,7 +17,9 @@ from typing import Any
 from builtin_plugins.display_renderers.base import (
     RenderContext,
     config_list,
+    config_flag,
     config_number,
+    config_strings,
     config_text,
     renderer,
 )
@@ -63,8 +51,24 @@ def _colors(context: RenderContext, default: list) -> list:
     return parse_colors(context.config.get("colors"), default)
 
 
-def _count(context: RenderContext, default: float) -> int:
-    return int(config_number(context, "density", default, 1, 600))
+def _count(context: RenderContext, base: float) -> int:
+    """``base`` pieces times the ``density`` multiplier (0.1-5, default 1)."""
+    return max(1, round(base * config_number(context, "density", 1.0, 0.1, 5)))
+
+
+def _speed(context: RenderContext, key: str, base: float) -> float:
+    """``base`` times the speed multiplier ``key`` (0.1-5, default 1)."""
+    return base * config_number(context, key, 1.0, 0.1, 5)
+
+
+def _with_messages(context: RenderContext, layer: Any, color: Any, size: float = 110) -> Any:
+    """Adds the ``messages`` label (cycled every ``message_interval_sec``) when there are any."""
+    messages = config_strings(context, "messages")
+    if messages:
+        label = _message_label(context, color, size)
+        layer.add_widget(label)
+        layer.animate(_Messages(label, messages, config_number(context, "message_interval_sec", 6, 1, 3600)))
+    return layer
 
 
 class _Messages:
@@ -112,26 +116,32 @@ class _Rain:
 
 def _rain_layer(context: RenderContext, count: int, colors: list, kinds: list[str], size_px: float,
                 speed: float, direction: float = -1.0, drift: float = 0.0) -> Any:
+    """``kinds``: ``rect``, ``circle`` or a :func:`widgets.glyph_texture` shape name."""
     w = _w()
     width, height = context.size
     layer = w.Slide()
     layer.opacity = _opacity(context)
     shapes = w.Shapes(size_hint=(None, None), size=(width, height), pos=(0, 0))
     scale = height / 1080.0
+    textures = {k: w.glyph_texture(k) for k in kinds if k not in ("rect", "circle")}
     for _ in range(count):
         kind = random.choice(kinds)
         s = size_px * scale * random.uniform(0.6, 1.4)
         vy = direction * height * speed / 10.0 * random.uniform(0.7, 1.3)
         shapes.add_shape(kind, random.choice(colors), random.random() * width, random.random() * height,
-                         s, s * (1.0 if kind == "circle" else random.uniform(0.4, 1.0)),
-                         drift * scale * random.uniform(0.5, 1.5), vy, random.random() * 6.28)
+                         s, s * (1.0 if kind != "rect" else random.uniform(0.4, 1.0)),
+                         drift * scale * random.uniform(0.5, 1.5), vy, random.random() * 6.28, textures.get(kind))
     layer.add_widget(shapes)
     layer.animate(_Rain(shapes, width, height, direction))
     return layer
 
 
-def _kinds(context: RenderContext) -> list[str]:
-    shapes = [s for s in config_list(context, "shapes") if s in ("rect", "circle", "mix")] or ["mix"]
+SHAPE_KINDS = {"square": "rect", "circle": "circle", "heart": "heart", "star": "star", "snowflake": "snowflake",
+               "leaf": "leaf", "rect": "rect", "mix": "mix"}
+
+
+def _kinds(context: RenderContext, default: str) -> list[str]:
+    shapes = [SHAPE_KINDS[s] for s in config_strings(context, "shapes") if s in SHAPE_KINDS] or [default]
     kinds = set()
     for shape in shapes:
         kinds.update(["rect", "circle"] if shape == "mix" else [shape])
@@ -139,8 +149,10 @@ def _kinds(context: RenderContext) -> list[str]:
 
 
 def shape_rain(context: RenderContext) -> Any:
-    return _rain_layer(context, _count(context, 120), _colors(context, CONFETTI), _kinds(context), 26,
-                       config_number(context, "fall_speed", 2.0, 0.1, 20))
+    colors = _colors(context, CONFETTI)
+    layer = _rain_layer(context, _count(context, 120), colors, _kinds(context, "heart"),
+                        26 * config_number(context, "size", 1.0, 0.25, 4), _speed(context, "fall_speed", 2.0))
+    return _with_messages(context, layer, colors[0])
 
 
 def _message_label(context: RenderContext, color: Any, size: float = 110) -> Any:
@@ -152,14 +164,9 @@ def _message_label(context: RenderContext, color: Any, size: float = 110) -> Any
 
 def birthday_confetti(context: RenderContext) -> Any:
     colors = _colors(context, CONFETTI)
-    layer = _rain_layer(context, _count(context, 200), colors, _kinds(context), 18,
-                        config_number(context, "fall_speed", 2.5, 0.1, 20))
-    messages = [m for m in config_list(context, "messages") if isinstance(m, str) and m]
-    if messages:
-        label = _message_label(context, colors[0])
-        layer.add_widget(label)
-        layer.animate(_Messages(label, messages, config_number(context, "message_interval_sec", 6, 0.5, 3600)))
-    return layer
+    layer = _rain_layer(context, _count(context, 200), colors, _kinds(context, "mix"), 18,
+                        _speed(context, "fall_speed", 2.5))
+    return _with_messages(context, layer, colors[0])
 
 
 class _Bounce:
@@ -189,24 +196,22 @@ def bouncing_message(context: RenderContext) -> Any:
     width, height = context.size
     layer = w.Slide()
     layer.opacity = _opacity(context)
-    messages = [m for m in config_list(context, "messages") if isinstance(m, str) and m] or \
-        [config_text(context, "message", "Hello!")]
+    messages = config_strings(context, "messages") or ["Hello!"]
     color = parse_color(config_text(context, "color"), context.theme.accents[0])
-    label = Label(text=messages[0], font_size=context.font(90), color=color, bold=True, size_hint=(None, None),
+    font = context.font(90) * config_number(context, "font_scale", 1.0, 0.25, 4)
+    label = Label(text=messages[0], font_size=font, color=color, bold=True, size_hint=(None, None),
                   pos=(width * 0.2, height * 0.5), outline_width=max(1, int(context.font(3))),
                   outline_color=(0, 0, 0, 1))
     layer.add_widget(label)
-    layer.animate(_Bounce(label, width, height, config_number(context, "speed", 0.15, 0.01, 2) * height))
-    layer.animate(_Messages(label, messages, config_number(context, "message_interval_sec", 8, 0.5, 3600)))
+    layer.animate(_Bounce(label, width, height, _speed(context, "speed", 0.15) * height))
+    layer.animate(_Messages(label, messages, config_number(context, "message_interval_sec", 8, 1, 3600)))
     return layer
 
 
 def _prepare_images(context: RenderContext) -> Any:
-    keys = [k for k in config_list(context, "blob_keys") if isinstance(k, str)]
-    key = config_text(context, "blob_key")
-    if key:
-        keys.insert(0, key)
-    if not keys and "Photo" in dir(context.host.db):
+    """falling_images: the ``image_blob_keys`` blobs; photo_slideshow: catalog photos of ``category``."""
+    keys = config_strings(context, "image_blob_keys")
+    if not keys and context.type_id == "photo_slideshow" and hasattr(context.host.db, "Photo"):
         category = config_text(context, "category")
         query = context.host.db.Photo.select(lambda p: not p.suppressed)
         if category:
@@ -244,7 +249,7 @@ def falling_images(context: RenderContext) -> Any:
     if not textures:
         raise ValueError("no decodable image")
     rects = []
-    side = height * 0.14
+    side = height * 0.14 * config_number(context, "size", 1.0, 0.25, 4)
     with layer.canvas:
         Color(1, 1, 1, 1)
         for i in range(_count(context, 14)):
@@ -252,20 +257,20 @@ def falling_images(context: RenderContext) -> Any:
             ratio = texture.width / max(1, texture.height)
             rects.append(Rectangle(texture=texture, size=(side * ratio, side),
                                    pos=(random.random() * width, random.random() * height)))
-    layer.animate(_Sprites(rects, width, height, height * config_number(context, "fall_speed", 1.5, 0.1, 20) / 10))
+    layer.animate(_Sprites(rects, width, height, height * _speed(context, "fall_speed", 1.5) / 10))
     return layer
 
 
 class _Columns:
-    def __init__(self, labels: list, height: float, speed: float):
-        self.labels, self.height, self.speed = labels, height, speed
+    def __init__(self, labels: list, height: float, speed: float, characters: str):
+        self.labels, self.height, self.speed, self.characters = labels, height, speed, characters
 
     def tick(self, dt: float) -> None:
         for i, label in enumerate(self.labels):
             label.y -= self.speed * dt * (0.6 + 0.15 * (i % 4))
             if label.top < 0:
                 label.y = self.height
-                label.text = "\n".join(random.choice("01アイウエオカキクケコ$#@%&") for _ in range(14))
+                label.text = "\n".join(random.choice(self.characters) for _ in range(14))
 
 
 def matrix_rain(context: RenderContext) -> Any:
@@ -279,15 +284,16 @@ def matrix_rain(context: RenderContext) -> Any:
     columns = _count(context, 28)
     labels = []
     font = context.font(30)
+    characters = config_text(context, "characters") or "01$#@%&*+="
     for i in range(columns):
-        text = "\n".join(random.choice("01$#@%&*+=") for _ in range(14))
+        text = "\n".join(random.choice(characters) for _ in range(14))
         label = Label(text=text, font_size=font, color=color, size_hint=(None, None), halign="center")
         label.texture_update()
         label.size = label.texture_size
         label.pos = (i * width / columns, random.random() * height)
         labels.append(label)
         layer.add_widget(label)
-    layer.animate(_Columns(labels, height, height * config_number(context, "fall_speed", 3, 0.1, 20) / 10))
+    layer.animate(_Columns(labels, height, height * _speed(context, "speed", 3) / 10, characters))
     return layer
 
 
@@ -309,7 +315,7 @@ def edge_glow(context: RenderContext) -> Any:
     width, height = context.size
     layer = w.Slide()
     rgba = parse_color(config_text(context, "color"), (1.0, 0.1, 0.1, 1))
-    band = config_number(context, "width", 0.06, 0.01, 0.3) * min(width, height)
+    band = config_number(context, "thickness", 0.06, 0.01, 0.5) * min(width, height)
     steps = 8
     colors = []
     with layer.canvas:
@@ -323,15 +329,15 @@ def edge_glow(context: RenderContext) -> Any:
             Rectangle(pos=(inset, height - inset - thick), size=(width - 2 * inset, thick))
             Rectangle(pos=(inset, inset), size=(thick, height - 2 * inset))
             Rectangle(pos=(width - inset - thick, inset), size=(thick, height - 2 * inset))
-    layer.animate(_Pulse(colors, config_number(context, "period_sec", 2, 0.2, 60), _opacity(context)))
-    return layer
+    layer.animate(_Pulse(colors, config_number(context, "pulse_seconds", 2, 0.2, 30), _opacity(context)))
+    return _with_messages(context, layer, rgba)
 
 
 def floating_balloons(context: RenderContext) -> Any:
-    width, height = context.size
-    layer = _rain_layer(context, _count(context, 18), _colors(context, CONFETTI), ["circle"], 90,
-                        config_number(context, "speed", 1.2, 0.1, 20), direction=1.0)
-    return layer
+    colors = _colors(context, CONFETTI)
+    layer = _rain_layer(context, _count(context, 18), colors, ["circle"], 90, _speed(context, "rise_speed", 1.2),
+                        direction=1.0)
+    return _with_messages(context, layer, colors[0])
 
 
 def cloud_drift(context: RenderContext) -> Any:
@@ -339,10 +345,11 @@ def cloud_drift(context: RenderContext) -> Any:
     width, height = context.size
     layer = w.Slide()
     layer.opacity = _opacity(context) * 0.85
-    colors = _colors(context, [(1, 1, 1, 0.8)])
+    tint = parse_color(config_text(context, "tint"), (1, 1, 1, 1))
+    colors = [(tint[0], tint[1], tint[2], 0.8)]
     shapes = w.Shapes(size_hint=(None, None), size=(width, height), pos=(0, 0))
     scale = height / 1080
-    speed = config_number(context, "speed", 1.0, 0.1, 20) * 40 * scale
+    speed = _speed(context, "speed", 1.0) * 40 * scale
     for i in range(_count(context, 6)):
         cx, cy = random.random() * width, height * random.uniform(0.55, 0.92)
         color = colors[i % len(colors)]
@@ -365,7 +372,7 @@ def cloud_drift(context: RenderContext) -> Any:
 
 
 def _prepare_static(context: RenderContext) -> Any:
-    data = context.blob_bytes(config_text(context, "blob_key") or config_text(context, "image_blob_key"))
+    data = context.blob_bytes(config_text(context, "image_blob_key"))
     return {"image": data} if data else None
 
 
@@ -382,11 +389,14 @@ def static_image(context: RenderContext) -> Any:
     return layer
 
 
-def _panel(context: RenderContext, size_hint: tuple[float, float], default_pos: str = "top_right") -> tuple:
+def _panel(context: RenderContext, size_hint: tuple[float, float], default_pos: str = "top_right",
+           scale: float = 1.0) -> tuple:
+    """A translucent box in the configured corner, ``size_hint`` times ``scale`` (capped at the screen)."""
     w = _w()
     layer = w.Slide()
     layer.opacity = _opacity(context)
-    box = w.Slide(size_hint=size_hint, pos_hint=_pos(context, default_pos))
+    factor = min(scale, 0.96 / size_hint[0], 0.94 / size_hint[1])
+    box = w.Slide(size_hint=(size_hint[0] * factor, size_hint[1] * factor), pos_hint=_pos(context, default_pos))
     bg = context.theme.primary_bg
     box.add_widget(w.Backdrop([(bg[0], bg[1], bg[2], 0.85)], size_hint=(1, 1), pos_hint={"x": 0, "y": 0}))
     layer.add_widget(box)
@@ -399,84 +409,56 @@ class _DigitalTime:
         self.tick(0)
 
     def tick(self, _dt: float) -> None:
-        zone = config_text(self.context, "timeZone") or None
-        text = self.context.format_time(self.context.now(zone), seconds=bool(self.context.config.get("showSeconds")))
+        context = self.context
+        now = context.now(config_text(context, "time_zone") or None)
+        text = context.format_preset(now, config_text(context, "time_format_preset") or None)
+        if config_flag(context, "show_date", False):
+            text += "\n" + context.format_date(now, config_text(context, "date_order") or None)
         if text != self.shown:
             self.shown = self.label.text = text
 
 
 def digital_clock(context: RenderContext) -> Any:
     w = _w()
-    layer, box = _panel(context, (0.22, 0.13))
-    color = parse_color(config_text(context, "color"), context.theme.text)
-    label = w.label("", context.font(80), color, bold=True, halign="center", size_hint=(1, 1),
-                    pos_hint={"x": 0, "y": 0})
+    scale = config_number(context, "scale", 1.0, 0.25, 4)
+    show_date = config_flag(context, "show_date", False)
+    layer, box = _panel(context, (0.22, 0.2 if show_date else 0.13), scale=scale)
+    label = w.label("", context.font(80 if not show_date else 64) * min(scale, 4), context.theme.text, bold=True,
+                    halign="center", size_hint=(1, 1), pos_hint={"x": 0, "y": 0})
     box.add_widget(label)
     layer.animate(_DigitalTime(context, label))
     return layer
 
 
-class _Hands:
-    def __init__(self, context: RenderContext, lines: list, center: tuple, radius: float):
-        self.context, self.lines, self.center, self.radius = context, lines, center, radius
-        self.tick(0)
-
-    def tick(self, _dt: float) -> None:
-        now = self.context.now(config_text(self.context, "timeZone") or None)
-        seconds = now.second + now.microsecond / 1e6
-        minutes = now.minute + seconds / 60
-        hours = now.hour % 12 + minutes / 60
-        cx, cy = self.center
-        for line, fraction, length in zip(self.lines, (hours / 12, minutes / 60, seconds / 60), (0.5, 0.78, 0.88)):
-            angle = math.pi / 2 - 2 * math.pi * fraction
-            line.points = [cx, cy, cx + math.cos(angle) * self.radius * length,
-                           cy + math.sin(angle) * self.radius * length]
-
-
 def analog_clock(context: RenderContext) -> Any:
-    from kivy.graphics import Color, Ellipse, Line
-
     w = _w()
     width, height = context.size
     layer = w.Slide()
     layer.opacity = _opacity(context)
-    radius = height * 0.16
+    radius = height * config_number(context, "size", 0.32, 0.05, 1) / 2
     anchor = _pos(context)
     cx = width * anchor.get("right", anchor.get("x", anchor.get("center_x", 0.5)))
     cx += -radius * 1.1 if "right" in anchor else (radius * 1.1 if "x" in anchor else 0)
     cy = height * anchor.get("top", anchor.get("y", anchor.get("center_y", 0.5)))
     cy += -radius * 1.1 if "top" in anchor else (radius * 1.1 if "y" in anchor else 0)
-    color = parse_color(config_text(context, "color"), context.theme.text)
-    bg = context.theme.primary_bg
-    with layer.canvas:
-        Color(bg[0], bg[1], bg[2], 0.85)
-        Ellipse(pos=(cx - radius, cy - radius), size=(radius * 2, radius * 2))
-        Color(*color)
-        Line(circle=(cx, cy, radius), width=max(1.5, radius * 0.03))
-        for i in range(12):
-            a = 2 * math.pi * i / 12
-            Line(points=[cx + math.cos(a) * radius * 0.85, cy + math.sin(a) * radius * 0.85,
-                         cx + math.cos(a) * radius * 0.95, cy + math.sin(a) * radius * 0.95], width=2)
-        hands = [Line(points=[cx, cy, cx, cy], width=max(2, radius * 0.05)),
-                 Line(points=[cx, cy, cx, cy], width=max(1.5, radius * 0.03))]
-        Color(*context.theme.accents[0])
-        hands.append(Line(points=[cx, cy, cx, cy], width=max(1, radius * 0.015)))
-    layer.animate(_Hands(context, hands, (cx, cy), radius))
+    layer.animate(w.analog_face(layer, context, (cx, cy), radius, context.theme.text,
+                                config_text(context, "time_zone") or None, config_flag(context, "show_seconds", True)))
     return layer
 
 
 def _prepare_month(context: RenderContext) -> Any:
     from builtin_plugins.display_renderers import screens
 
-    return screens._prepare_month(context)
+    return screens._prepare_month(context, "category_ids")
 
 
 @renderer(prepare=_prepare_month)
 def calendar_month(context: RenderContext) -> Any:
     from builtin_plugins.display_renderers.screens import month_grid
 
-    layer, box = _panel(context, (0.3, 0.42))
-    grid = month_grid(context, context.data, 30)
+    scale = config_number(context, "scale", 1.0, 0.25, 4)
+    layer, box = _panel(context, (0.3, 0.42), scale=scale)
+    grid = month_grid(context, context.data, 30 * min(scale, 2.2), config_text(context, "week_starts_on", "monday"))
     grid.size_hint = (0.94, 0.94)
     grid.pos_hint = {"center_x": 0.5, "center_y": 0.5}
     box.add_widget(grid)
@@ -486,7 +468,7 @@ def calendar_month(context: RenderContext) -> Any:
 def _prepare_upcoming(context: RenderContext) -> Any:
     from builtin_plugins.display_renderers import screens
 
-    return screens._prepare_agenda(context)
+    return screens._prepare_agenda(context, ("days_ahead", "max_events", "category_ids", "show_location"))
 
 
 @renderer(prepare=_prepare_upcoming)
@@ -495,7 +477,7 @@ def calendar_upcoming(context: RenderContext) -> Any:
 
     w = _w()
     layer, box = _panel(context, (0.4, 0.4))
-    text = "\n".join(_event_line(context, e) for e in context.data[:6])
+    text = "\n".join(_event_line(context, e) for e in context.data)
     box.add_widget(w.label(text, context.font(30), context.theme.text, valign="top", size_hint=(0.92, 0.9),
                            pos_hint={"center_x": 0.5, "center_y": 0.5}))
     return layer
@@ -505,7 +487,8 @@ def _prepare_quote(context: RenderContext) -> Any:
     symbol = config_text(context, "symbol")
     if not symbol:
         return None
-    rows = [r for r in context.host.db.StockQuote.select() if r.symbol == symbol or r.symbol_id == symbol]
+    rows = [r for r in context.host.db.StockQuote.select()
+            if r.symbol.upper() == symbol.upper() or r.symbol_id == symbol]
     if not rows:
         return None
     r = rows[0]
@@ -518,8 +501,10 @@ def stock_quote(context: RenderContext) -> Any:
     w = _w()
     q = context.data
     layer, box = _panel(context, (0.26, 0.16))
-    color = (0.2, 0.8, 0.4, 1) if q["change"] >= 0 else (0.9, 0.25, 0.25, 1)
-    box.add_widget(w.label(f"{q['symbol']}  {q['price']:.2f} {q['currency']}\n{q['change']:+.2f}",
+    show_change = config_flag(context, "show_change", True)
+    color = context.theme.text if not show_change else (0.2, 0.8, 0.4, 1) if q["change"] >= 0 else (0.9, 0.25, 0.25, 1)
+    change = f"\n{q['change']:+.2f}" if show_change else ""
+    box.add_widget(w.label(f"{q['symbol']}  {q['price']:.2f} {q['currency']}{change}",
                            context.font(46), color, bold=True, halign="center", size_hint=(1, 1),
                            pos_hint={"x": 0, "y": 0}))
     return layer
@@ -549,7 +534,8 @@ def photo_slideshow(context: RenderContext) -> Any:
     textures = [t for t in (w.texture_from_bytes(d) for d in context.data["images"]) if t is not None]
     if not textures:
         raise ValueError("no decodable image")
-    layer, box = _panel(context, (0.3, 0.34), "bottom_right")
+    size = config_number(context, "size", 0.34, 0.05, 1)
+    layer, box = _panel(context, (size * 0.88, size), "bottom_right")
     image = w.ImageFill(textures[0], mode="cover", size_hint=(0.96, 0.94), pos_hint={"center_x": 0.5,
                                                                                     "center_y": 0.5})
     box.add_widget(image)
@@ -558,44 +544,65 @@ def photo_slideshow(context: RenderContext) -> Any:
 
 
 def qr_code(context: RenderContext) -> Any:
+    """``payload`` as a QR code of height ``size`` (default 0.28) in ``position``, with ``caption``."""
     from builtin_plugins.display_renderers.screens import qr_texture
 
     w = _w()
-    payload = config_text(context, "payload") or config_text(context, "url")
+    payload = config_text(context, "payload")
     if not payload:
         raise ValueError("qr_code overlay needs config_json.payload")
     width, height = context.size
-    side = height * 0.28 / max(1, width) * width
+    size = config_number(context, "size", 0.28, 0.05, 0.5)
+    caption = config_text(context, "caption")
+    box_h = size + (0.06 if caption else 0.0)
+    box_w = size * 1.07 * height / max(1, width)
     layer = w.Slide()
     layer.opacity = _opacity(context)
-    pos = _pos(context, "bottom_right")
-    layer.add_widget(w.Backdrop([(1, 1, 1, 1)], size_hint=(side / width, 0.3), pos_hint=pos))
-    inner = w.ImageFill(qr_texture(payload), size_hint=(side / width * 0.92, 0.28), pos_hint=pos)
-    layer.add_widget(inner)
+    box = w.Slide(size_hint=(box_w, box_h), pos_hint=_pos(context, "bottom_right"))
+    box.add_widget(w.Backdrop([(1, 1, 1, 1)], size_hint=(1, 1), pos_hint={"x": 0, "y": 0}))
+    box.add_widget(w.ImageFill(qr_texture(payload), size_hint=(0.94, size * 0.94 / box_h),
+                               pos_hint={"center_x": 0.5, "top": 0.97}))
+    if caption:
+        box.add_widget(w.label(caption, context.font(26), (0, 0, 0, 1), halign="center",
+                               size_hint=(0.96, 0.055 / box_h), pos_hint={"center_x": 0.5, "y": 0.005 / box_h}))
+    layer.add_widget(box)
     return layer
 
 
 def plugin_template(context: RenderContext) -> Any:
-    colors = _colors(context, list(context.theme.accents))
-    layer = _rain_layer(context, _count(context, 80), colors, ["rect", "circle"], 20,
-                        config_number(context, "fall_speed", 2.0, 0.1, 20))
-    messages = [m for m in config_list(context, "messages") if isinstance(m, str) and m]
-    title = config_text(context, "title")
-    if title or messages:
+    """A celebration layer: confetti in the theme accents with the template ``data`` title
+    (see :func:`screens.template_lines`) and ``messages`` cycled over it."""
+    from builtin_plugins.display_renderers.screens import template_lines
+
+    colors = list(context.theme.accents)
+    layer = _rain_layer(context, 80, colors, ["rect", "circle"], 20, 2.0)
+    title, _lines = template_lines(context.config.get("data"))
+    messages = ([title] if title else []) + config_strings(context, "messages")
+    if messages:
         label = _message_label(context, colors[0], 90)
         layer.add_widget(label)
-        layer.animate(_Messages(label, [title] + messages if title else messages,
-                                config_number(context, "message_interval_sec", 6, 0.5, 3600)))
+        layer.animate(_Messages(label, messages, 6))
     return layer
 
 
 def plugin_web(context: RenderContext) -> Any:
+    """This build has no web engine: a panel naming the page (``url``) in ``position``
+    (``fullscreen`` = the whole screen) of height ``size``."""
     w = _w()
     url = config_text(context, "url")
     if not url:
         raise ValueError("plugin_web needs config_json.url")
-    layer, box = _panel(context, (0.34, 0.2))
-    box.add_widget(w.label(f"{config_text(context, 'title', 'Web')}\n{url}", context.font(32), context.theme.text,
+    if config_text(context, "position") == "fullscreen":
+        layer = w.Slide()
+        layer.opacity = _opacity(context)
+        box = w.Slide(size_hint=(1, 1), pos_hint={"x": 0, "y": 0})
+        bg = context.theme.primary_bg
+        box.add_widget(w.Backdrop([(bg[0], bg[1], bg[2], 0.85)], size_hint=(1, 1), pos_hint={"x": 0, "y": 0}))
+        layer.add_widget(box)
+    else:
+        size = config_number(context, "size", 0.2, 0.05, 1)
+        layer, box = _panel(context, (size * 1.7, size))
+    box.add_widget(w.label(f"{config_text(context, 'plugin_id')}\n{url}", context.font(32), context.theme.text,
                            halign="center", size_hint=(0.94, 0.9), pos_hint={"center_x": 0.5, "center_y": 0.5}))
     return layer
 

@@ -157,14 +157,14 @@ def themed_slide(context: RenderContext, background: Sequence[RGBA] | None = Non
 
 def text_slide(context: RenderContext, title: str, lines: Sequence[str], subtitle: str = "",
                accent: RGBA | None = None, body_size: float = 56, background: Sequence[RGBA] | None = None,
-               text_color: RGBA | None = None) -> Slide:
+               text_color: RGBA | None = None, halign: str = "left") -> Slide:
     """The common slide: a title band and wrapped body text in theme colours."""
     theme = context.theme
     slide = themed_slide(context, background)
     accent = accent or theme.accents[0]
     fg = text_color or theme.text
     slide.add_widget(Backdrop([accent], size_hint=(0.012, 0.16), pos_hint={"x": 0.05, "top": 0.92}))
-    slide.add_widget(label(title, context.font(80), fg, bold=True, size_hint=(0.86, 0.16),
+    slide.add_widget(label(title, context.font(80), fg, bold=True, halign=halign, size_hint=(0.86, 0.16),
                            pos_hint={"x": 0.08, "top": 0.92}))
     top = 0.74
     if subtitle:
@@ -172,7 +172,8 @@ def text_slide(context: RenderContext, title: str, lines: Sequence[str], subtitl
                                pos_hint={"x": 0.08, "top": top}))
         top -= 0.09
     body = "\n".join(line for line in lines if line)
-    slide.add_widget(label(body, context.font(body_size), fg, valign="top", size_hint=(0.84, top - 0.06),
+    slide.add_widget(label(body, context.font(body_size), fg, valign="top", halign=halign,
+                           size_hint=(0.84, top - 0.06),
                            pos_hint={"x": 0.08, "top": top}))
     return slide
 
@@ -185,10 +186,12 @@ class Shapes(Widget):
         self.items: list[dict] = []
 
     def add_shape(self, kind: str, color: RGBA, x: float, y: float, w: float, h: float, vx: float, vy: float,
-                  spin: float = 0.0) -> dict:
+                  spin: float = 0.0, texture: Texture | None = None) -> dict:
         with self.canvas:
             color_instruction = Color(*color)
-            if kind == "circle":
+            if texture is not None:
+                shape = Rectangle(pos=(x, y), size=(w, h), texture=texture)
+            elif kind == "circle":
                 shape = Ellipse(pos=(x, y), size=(w, h))
             elif kind == "line":
                 shape = Line(points=[x, y, x + w, y + h], width=max(1.0, w / 8))
@@ -205,3 +208,74 @@ class Shapes(Widget):
             item["shape"].points = [item["x"], item["y"], item["x"] + item["w"], item["y"] + item["h"]]
         else:
             item["shape"].pos = (item["x"], item["y"])
+
+
+class _Hands:
+    def __init__(self, context: RenderContext, lines: list, center: tuple, radius: float, zone: str | None):
+        self.context, self.lines, self.center, self.radius, self.zone = context, lines, center, radius, zone
+        self.tick(0)
+
+    def tick(self, _dt: float) -> None:
+        import math
+
+        now = self.context.now(self.zone)
+        seconds = now.second + now.microsecond / 1e6
+        minutes = now.minute + seconds / 60
+        hours = now.hour % 12 + minutes / 60
+        cx, cy = self.center
+        for line, fraction, length in zip(self.lines, (hours / 12, minutes / 60, seconds / 60), (0.5, 0.78, 0.88)):
+            angle = math.pi / 2 - 2 * math.pi * fraction
+            line.points = [cx, cy, cx + math.cos(angle) * self.radius * length,
+                           cy + math.sin(angle) * self.radius * length]
+
+
+def analog_face(widget: Widget, context: RenderContext, center: tuple[float, float], radius: float, color: RGBA,
+                zone: str | None, show_seconds: bool) -> Any:
+    """Draws an analog clock on ``widget.canvas``; returns the animator for ``tick``."""
+    import math
+
+    cx, cy = center
+    bg = context.theme.primary_bg
+    with widget.canvas:
+        Color(bg[0], bg[1], bg[2], 0.85)
+        Ellipse(pos=(cx - radius, cy - radius), size=(radius * 2, radius * 2))
+        Color(*color)
+        Line(circle=(cx, cy, radius), width=max(1.5, radius * 0.03))
+        for i in range(12):
+            a = 2 * math.pi * i / 12
+            Line(points=[cx + math.cos(a) * radius * 0.85, cy + math.sin(a) * radius * 0.85,
+                         cx + math.cos(a) * radius * 0.95, cy + math.sin(a) * radius * 0.95], width=2)
+        hands = [Line(points=[cx, cy, cx, cy], width=max(2, radius * 0.05)),
+                 Line(points=[cx, cy, cx, cy], width=max(1.5, radius * 0.03))]
+        if show_seconds:
+            Color(*context.theme.accents[0])
+            hands.append(Line(points=[cx, cy, cx, cy], width=max(1, radius * 0.015)))
+    return _Hands(context, hands, center, radius, zone)
+
+
+def glyph_texture(kind: str, px: int = 64) -> Texture:
+    """A white shape (heart, star, snowflake, leaf) on transparency, tinted by the drawing Color."""
+    import math
+
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGBA", (px, px), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(image)
+    white = (255, 255, 255, 255)
+    c, r = px / 2, px / 2 - 2
+    if kind == "heart":
+        draw.ellipse((2, 6, c + 2, c + 6), fill=white)
+        draw.ellipse((c - 2, 6, px - 2, c + 6), fill=white)
+        draw.polygon([(4, c - 2), (px - 4, c - 2), (c, px - 2)], fill=white)
+    elif kind == "star":
+        points = [(c + (r if i % 2 == 0 else r * 0.45) * math.sin(i * math.pi / 5),
+                   c - (r if i % 2 == 0 else r * 0.45) * math.cos(i * math.pi / 5)) for i in range(10)]
+        draw.polygon(points, fill=white)
+    elif kind == "snowflake":
+        for i in range(6):
+            a = i * math.pi / 3
+            draw.line([(c, c), (c + r * math.cos(a), c + r * math.sin(a))], fill=white, width=max(2, px // 12))
+    else:  # leaf
+        draw.ellipse((px * 0.15, 2, px * 0.85, px - 2), fill=white)
+        draw.line([(c, px - 2), (c, 6)], fill=(0, 0, 0, 0), width=max(1, px // 20))
+    return texture_from_pil(image)

@@ -53,7 +53,7 @@ def register_entities(db: Any) -> None:
 
 @hookimpl
 def register_ticker_types() -> list:
-    return with_renderers("ticker", TYPES, aliases={"text": "static_text"})
+    return with_renderers("ticker", TYPES)
 
 
 class _TapeFields(StorableSchema):

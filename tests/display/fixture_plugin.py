@@ -1,9 +1,10 @@
-"""A throwaway plugin for display tests: the builtin type ids with permissive schemas and
-the builtin renderers, a program source fed through a test route, and test-only helpers
+"""A throwaway plugin for display tests: the builtin types (their real schemas and example
+configs) with the builtin renderers attached directly (no lazy import), a program source fed through a test route, and test-only helpers
 (settings, key-values, pending adoption challenges, catalog seed). Loaded only by the
 canvas harness and in-process tests."""
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 from typing import Any
@@ -11,14 +12,17 @@ from typing import Any
 from marshmallow import Schema, fields
 from pony import orm
 
-from hookspecs import AUTHENTICATED, Operation, OverlayType, Route, ScreenType, TickerType, hookimpl
+from hookspecs import AUTHENTICATED, Operation, OverlayType, Route, ScreenType, hookimpl
 from builtin_plugins.display_renderers.overlays import RENDERERS as OVERLAYS
 from builtin_plugins.display_renderers.screens import RENDERERS as SCREENS
 from builtin_plugins.display_renderers.ticker import RENDERERS as TICKERS
+from builtin_plugins.overlays.types import TYPES as OVERLAY_TYPES
+from builtin_plugins.screens.types import TYPES as SCREEN_TYPES
+from builtin_plugins.ticker.types import TYPES as TICKER_TYPES
 
 NAME = "display_test_types"
-# The fixture registers every builtin type id itself (permissive schemas, renderers attached
-# directly), so the builtin type plugins step aside wherever it is loaded.
+# The fixture registers every builtin type itself (real schemas, renderers attached directly),
+# so the builtin type plugins step aside wherever it is loaded.
 REPLACES_PLUGINS = "screens,overlays,ticker"
 ANY = {"type": "object"}
 
@@ -51,11 +55,19 @@ class ProgramSource:
 
 
 class FakeAdoption:
-    def __init__(self) -> None:
+    """The adoption service with test-set pending challenges (everything else: the real one)."""
+
+    def __init__(self, real: Any = None) -> None:
+        self.real = real
         self.challenges: list[dict] = []
 
     def pending_challenges(self) -> list[dict]:
         return list(self.challenges)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "real" or self.real is None:
+            raise AttributeError(name)
+        return getattr(self.real, name)
 
 
 class ProgramResource:
@@ -104,6 +116,7 @@ def seed(host: Any) -> None:
     host.blobs.put("test/news.png", png((200, 30, 30)), "image/png")
     host.blobs.put("test/photo.png", png((30, 200, 30)), "image/png")
     host.blobs.put("test/icon.png", png((250, 250, 0)), "image/png")
+    host.blobs.put("test/blue.png", png((0, 0, 255)), "image/png")
     db.RssArticle(id="a1", feed_id="f1", guid="g1", title="Kivy draws the news", summary="A summary.",
                   image_blob_key="test/news.png", published_at_ms=now, created_at_ms=now)
     db.RssArticle(id="a2", feed_id="f1", guid="g2", title="No picture here", published_at_ms=now - 1000,
@@ -148,27 +161,29 @@ def register_entities(db: Any) -> None:
         program = orm.Required(orm.Json)
 
 
+def attached(types: list, renderers: dict) -> list:
+    return [dataclasses.replace(t, renderer=renderers[t.id]) for t in types]
+
+
 @hookimpl
 def register_screen_types() -> list:
-    types = [ScreenType(type_id, type_id, ANY, {}, renderer=factory) for type_id, factory in SCREENS.items()]
-    return types + [ScreenType("boom", "always fails", ANY, {}, renderer=boom)]
+    return attached(SCREEN_TYPES, SCREENS) + [ScreenType("boom", "always fails", ANY, {}, renderer=boom)]
 
 
 @hookimpl
 def register_overlay_types() -> list:
-    types = [OverlayType(type_id, type_id, ANY, {}, renderer=factory) for type_id, factory in OVERLAYS.items()]
-    return types + [OverlayType("boom_overlay", "always fails", ANY, {}, renderer=boom)]
+    return attached(OVERLAY_TYPES, OVERLAYS) + [OverlayType("boom_overlay", "always fails", ANY, {}, renderer=boom)]
 
 
 @hookimpl
 def register_ticker_types() -> list:
-    return [TickerType(type_id, type_id, ANY, {}, renderer=factory) for type_id, factory in TICKERS.items()]
+    return attached(TICKER_TYPES, TICKERS)
 
 
 @hookimpl
 def startup(host: Any) -> None:
     host.services["display_program_source"] = ProgramSource(host)
-    host.services["adoption"] = FakeAdoption()
+    host.services["adoption"] = FakeAdoption(host.services.get("adoption"))
 
 
 @hookimpl

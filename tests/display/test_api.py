@@ -112,15 +112,18 @@ def test_program_telemetry_needs_telemetry_read(api, host):
     assert api.get("/v1/telemetry/programs", key="").status_code == 401
 
 
-def test_the_entity_source_reads_nothing_without_entities(host):
+def test_the_entity_source_reads_the_builtin_tables(host):
     from pony import orm
 
     from builtin_plugins.display_program.source import program_source
 
     with orm.db_session:
         snapshot = program_source(host).snapshot()
-    assert snapshot == {"screens": [], "tapes": [], "overlays": [], "alerts": [],
-                        "program_controls": {"screens_enabled": True, "ticker_enabled": True}}
+    assert snapshot["screens"] == snapshot["tapes"] == snapshot["alerts"] == []
+    assert snapshot["program_controls"] == {"screens_enabled": True, "ticker_enabled": True}
+    # the overlays plugin seeds one switched-off example; its config_json arrives decoded
+    assert [o["enabled"] for o in snapshot["overlays"]] == [False]
+    assert isinstance(snapshot["overlays"][0]["config_json"], dict)
 
 
 def test_routes_are_in_the_openapi_document(api):

@@ -28,12 +28,13 @@ TICKER_BOX = (0, int(PREVIEW_HEIGHT * 0.94), PREVIEW_WIDTH, PREVIEW_HEIGHT)
 GREY = "#303030"
 
 SCREEN_CONFIGS = {
-    "message": {"text": "Hello", "background_color": "#ff0000"},
-    "clock": {"showSeconds": True},
+    "message": {"body": "Hello", "backgroundColor": "#ff0000"},
+    "clock": {"timeFormatPreset": "24h_hms"},
     "qr_code": {"payload": "https://example.invalid/qr"},
-    "controller_invite": {"url": "https://controller.invalid"},
+    "controller_invite": {"urlOverride": "https://controller.invalid"},
     "task_board": {"boardKey": "board1"},
-    "plugin_template": {"title": "Plugin", "body": "from a plugin", "background_color": "#0000ff"},
+    "plugin_template": {"pluginId": "tester", "template": "card", "data": {"title": "Plugin", "body": "from a plugin"},
+                        "backgroundBlobKey": "test/blue.png"},
     "news_article": {},
 }
 
@@ -51,7 +52,7 @@ def canvas(tmp_path_factory: pytest.TempPathFactory):
 
 def message(screen_id: str, colour: str, dwell: float = 60, **extra) -> dict:
     return {"id": screen_id, "screen_type": "message", "enabled": True, "dwell_seconds": dwell,
-            "frequency_weight": 1, "config_json": {"text": screen_id, "background_color": colour}, **extra}
+            "frequency_weight": 1, "config_json": {"body": screen_id, "backgroundColor": colour}, **extra}
 
 
 def show_only(canvas: CanvasServer, screen: dict, **program) -> None:
@@ -95,28 +96,28 @@ def test_every_screen_type_draws_something(canvas, screen_type):
 
 
 OVERLAY_CONFIGS = {
-    "shape_rain": {"shapes": ["rect"], "colors": ["#00ff00"], "density": 300, "fall_speed": 1},
+    "shape_rain": {"shapes": ["square"], "colors": ["#00ff00"], "density": 2.5, "fall_speed": 0.5},
     "birthday_confetti": {"messages": ["Happy birthday"], "shapes": ["circle"], "colors": ["#ff00ff"],
-                          "density": 300, "message_interval_sec": 2, "fall_speed": 1, "opacity": 1},
+                          "density": 1.5, "message_interval_sec": 2, "fall_speed": 0.4, "opacity": 1},
     "bouncing_message": {"messages": ["Bounce"], "color": "#ffff00"},
-    "falling_images": {"blob_keys": ["test/photo.png"], "density": 30},
+    "falling_images": {"image_blob_keys": ["test/photo.png"], "density": 2},
     "matrix_rain": {},
-    "edge_glow": {"color": "#ff0000", "width": 0.1},
-    "floating_balloons": {"colors": ["#ffff00"], "density": 30},
-    "cloud_drift": {"density": 8},
-    "static_image": {"blob_key": "test/photo.png"},
-    "digital_clock": {"showSeconds": True},
-    "analog_clock": {},
+    "edge_glow": {"color": "#ff0000", "thickness": 0.1},
+    "floating_balloons": {"colors": ["#ffff00"], "density": 1.7},
+    "cloud_drift": {"density": 1.3, "tint": "#ffffff"},
+    "static_image": {"image_blob_key": "test/photo.png"},
+    "digital_clock": {"time_format_preset": "24h_hms", "show_date": True},
+    "analog_clock": {"show_seconds": True},
     "calendar_month": {},
     "calendar_upcoming": {},
     "stock_quote": {"symbol": "ACME"},
-    "photo_slideshow": {"blob_keys": ["test/photo.png", "test/news.png"]},
-    "qr_code": {"payload": "https://example.invalid"},
-    "plugin_template": {"title": "Party", "colors": ["#00ffff"], "density": 200},
-    "plugin_web": {"url": "https://example.invalid/page"},
+    "photo_slideshow": {"interval_sec": 2},
+    "qr_code": {"payload": "https://example.invalid", "caption": "Scan"},
+    "plugin_template": {"plugin_id": "tester", "template": "party", "data": {"title": "Party"}},
+    "plugin_web": {"plugin_id": "tester", "url": "https://example.invalid/page"},
 }
 COLOUR_CHECKS = {"shape_rain": (0, 255, 0), "birthday_confetti": (255, 0, 255), "floating_balloons": (255, 255, 0),
-                 "static_image": (30, 200, 30), "plugin_template": (0, 255, 255)}
+                 "static_image": (30, 200, 30), "photo_slideshow": (30, 200, 30)}
 
 
 def overlay(overlay_type: str, config: dict, **extra) -> dict:
@@ -220,7 +221,7 @@ def test_navigation_moves_the_program_forward_and_back(canvas):
 
 
 def test_the_ticker_scrolls_and_reports_its_program(canvas):
-    tape = {"id": "tape1", "ticker_type": "static_text", "enabled": True, "frequency_weight": 1, "sort_order": 0,
+    tape = {"id": "tape1", "ticker_type": "text", "enabled": True, "frequency_weight": 1, "sort_order": 0,
             "config_json": {"text": "SCROLLING TEXT " * 3}}
     clock_tape = {"id": "tape2", "ticker_type": "time", "enabled": True, "frequency_weight": 1, "sort_order": 1,
                   "config_json": {"timeFormatPreset": "24h_hms", "labelPrefix": "Now"}}
@@ -230,7 +231,7 @@ def test_the_ticker_scrolls_and_reports_its_program(canvas):
     while time.monotonic() < deadline and not items:
         r = canvas.get("/v1/telemetry/ticker-programs?limit=1", key=canvas.admin)
         items = r.json()["items"][0]["items"] if r.json()["items"] else []
-        if not any(i["kind"] == "static_text" for i in items):
+        if not any(i["kind"] == "text" for i in items):
             items = []
         time.sleep(0.2)
     assert items[0]["body"].startswith("SCROLLING TEXT")

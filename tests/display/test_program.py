@@ -60,7 +60,8 @@ def prepare(host, registry, type_id, row, **context):
 
 @pytest.mark.parametrize("type_id", sorted(SCREENS))
 def test_every_screen_type_finds_its_seeded_content(seeded, type_id):
-    row = {"id": "x", "screen_type": type_id, "config_json": {"boardKey": "board1", "url": "https://c.invalid"}}
+    config = {"task_board": {"boardKey": "board1"}, "controller_invite": {"urlOverride": "https://c.invalid"}}
+    row = {"id": "x", "screen_type": type_id, "config_json": config.get(type_id, {})}
     if type_id == "alerts":
         seeded.services["display_program_source"].snapshot = lambda: {"alerts": [{"title": "t", "body": "b"}]}
     assert prepare(seeded, SCREENS, type_id, row) is not None
@@ -97,20 +98,23 @@ def test_suppressed_content_is_not_shown(seeded):
 def test_overlay_and_ticker_content_steps(seeded):
     assert prepare(seeded, OVERLAYS, "stock_quote", {"config_json": {"symbol": "ACME"}})["price"] == 12.5
     assert prepare(seeded, OVERLAYS, "stock_quote", {"config_json": {"symbol": "NOPE"}}) is None
-    assert prepare(seeded, OVERLAYS, "static_image", {"config_json": {"blob_key": "test/photo.png"}})["image"]
-    assert prepare(seeded, OVERLAYS, "static_image", {"config_json": {"blob_key": "../etc/passwd"}}) is None
-    assert len(prepare(seeded, OVERLAYS, "falling_images", {"config_json": {}})["images"]) == 1
+    assert prepare(seeded, OVERLAYS, "static_image", {"config_json": {"image_blob_key": "test/photo.png"}})["image"]
+    assert prepare(seeded, OVERLAYS, "static_image", {"config_json": {"image_blob_key": "../etc/passwd"}}) is None
+    images = {"image_blob_keys": ["test/photo.png", "missing.png"]}
+    assert len(prepare(seeded, OVERLAYS, "falling_images", {"config_json": images})["images"]) == 1
+    assert prepare(seeded, OVERLAYS, "falling_images", {"config_json": {}}) is None
     assert prepare(seeded, OVERLAYS, "calendar_upcoming", {"config_json": {}})[0]["title"] == "Team lunch"
-    assert prepare(seeded, TICKERS, "news", {"config_json": {"count": 1}}) == ["Kivy draws the news"]
-    assert prepare(seeded, TICKERS, "stocks", {"config_json": {}}) == ["ACME 12.50 +4.20%"]
-    assert prepare(seeded, TICKERS, "quote", {"config_json": {}}).startswith("\u201cSimple is better.")
-    weather = prepare(seeded, TICKERS, "weather", {"config_json": {"locationId": "home"}})
-    content = TICKERS["weather"](RenderContext(seeded, "ticker", "weather", {"config_json": {"temperatureUnit": "f"}},
-                                               data=weather))
-    assert content.items == ["Home 70°F Sunny"]
+    assert prepare(seeded, OVERLAYS, "calendar_upcoming", {"config_json": {"category_ids": ["work"]}}) is None
+    assert prepare(seeded, TICKERS, "news", {"config_json": {"maxItems": 1}}) == ["Kivy draws the news"]
+    assert prepare(seeded, TICKERS, "stocks", {"config_json": {}}) == ["ACME 12.50 \u25b20.50 (+4.20%)"]
+    assert prepare(seeded, TICKERS, "stocks", {"config_json": {"showChange": False}}) == ["ACME 12.50"]
+    assert prepare(seeded, TICKERS, "quote", {"config_json": {}})[0].startswith("\u201cSimple is better.")
+    weather = prepare(seeded, TICKERS, "weather", {"config_json": {"locationId": "home", "temperatureUnit": "f"}})
+    content = TICKERS["weather"](RenderContext(seeded, "ticker", "weather", {"config_json": {}}, data=weather))
+    assert content.items == ["Home: 70°F, Sunny"]
     with orm.db_session:
         seeded.db.KeyValue(key="ticker.marquee.hello", value="Hello from a plugin")
-    assert prepare(seeded, TICKERS, "plugin", {"config_json": {"pluginId": "hello"}}) == "Hello from a plugin"
+    assert prepare(seeded, TICKERS, "plugin", {"config_json": {"pluginId": "hello"}}) == ["Hello from a plugin"]
     assert prepare(seeded, TICKERS, "plugin", {"config_json": {"pluginId": "absent"}}) is None
 
 
@@ -125,3 +129,33 @@ def test_pending_adoption_challenges_become_security_alerts(display_host):
     carried = [{"id": "a", "title": "Adoption", "body": "", "display_only": {"identifier": "tablet",
                                                                              "challenge": "ABCD2345"}}]
     assert director._with_challenges(carried) == carried
+
+
+def test_screen_config_keys_of_the_real_schemas_narrow_the_content(seeded):
+    now = seeded.clock.now_ms()
+    with orm.db_session:
+        seeded.db.Task(id="k2", title="Done already", board_key="board1", completed=True,
+                       integration_type="tasks_test", integration_id="tasks1")
+        seeded.db.StockQuote(symbol_id="s2", symbol="ZED", price=1.0, as_of_ms=now, integration_type="stock_test")
+    tasks = prepare(seeded, SCREENS, "task_board", {"id": "t", "config_json": {"boardKey": "board1"}})
+    assert [t["title"] for t in tasks] == ["Water the plants"]
+    tasks = prepare(seeded, SCREENS, "task_board", {"id": "t", "config_json": {"boardKey": "board1",
+                                                                              "showCompleted": True, "maxTasks": 5}})
+    assert [t["title"] for t in tasks] == ["Water the plants", "Done already"]
+    one = prepare(seeded, SCREENS, "news_headlines", {"id": "n", "config_json": {"maxItems": 1}})
+    assert one["titles"] == ["Kivy draws the news"]
+    assert prepare(seeded, SCREENS, "news_headlines", {"id": "n", "config_json": {"feedIds": ["nope"]}}) is None
+    quotes = prepare(seeded, SCREENS, "stock_quotes", {"id": "s", "config_json": {"symbols": ["ZED", "ACME"]}})
+    assert [q["symbol"] for q in quotes] == ["ZED", "ACME"]
+    agenda = {"id": "c", "config_json": {"categoryIds": ["general"], "daysAhead": 1, "showLocation": False}}
+    assert prepare(seeded, SCREENS, "calendar_agenda", agenda)[0]["location"] == ""
+    assert prepare(seeded, SCREENS, "calendar_agenda", {"id": "c", "config_json": {"categoryIds": ["x"]}}) is None
+    seeded.services["display_program_source"].snapshot = lambda: {"alerts": [
+        {"title": "low", "severity": "info", "source": "api"}, {"title": "high", "severity": "critical",
+                                                                "source": "ops"}]}
+    shown = prepare(seeded, SCREENS, "alerts", {"id": "a", "config_json": {"minSeverity": "warning"}})
+    assert [a["title"] for a in shown] == ["high"]
+    assert prepare(seeded, SCREENS, "alerts", {"id": "a", "config_json": {"sources": ["nobody"]}}) is None
+    article = prepare(seeded, SCREENS, "news_article", {"id": "n", "config_json": {"showSummary": False},
+                                                        "require_news_photo": True})
+    assert article["summary"] == ""

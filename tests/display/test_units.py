@@ -10,7 +10,7 @@ from builtin_plugins.display_program.windows import nth_weekday_date, overlay_ac
 from builtin_plugins.display_renderers.alerts import format_challenge
 from builtin_plugins.display_renderers.base import RenderContext
 from builtin_plugins.display_renderers.theme import parse_color, resolve_theme
-from builtin_plugins.display_renderers.ticker import parse_preset, time_tape
+from builtin_plugins.display_renderers.ticker import time_tape
 from builtin_plugins.live_preview import TicketBook, normalise_origin
 from svc_host.display import DisplayBus, choose_mode, parse_size
 
@@ -103,10 +103,13 @@ def test_ring_buffer_newest_first_with_limit_and_since():
 
 
 def test_time_presets():
-    assert parse_preset("24h_hms", "12h") == (False, True, False)
-    assert parse_preset("12h_hm_tt", "24h") == (True, False, True)
-    assert parse_preset(None, "12h") == (True, False, True)
-    assert parse_preset("bogus", "24h") == (False, False, False)
+    moment = dt.datetime(2026, 5, 13, 15, 4, 5)
+    context = RenderContext(None, "screen", "clock", {}, time_format="12h")
+    assert context.format_preset(moment, "24h_hms") == "15:04:05"
+    assert context.format_preset(moment, "12h_hm_tt") == "3:04 PM"
+    assert context.format_preset(moment, None) == "3:04 PM"
+    assert context.format_preset(moment, "bogus", seconds=True) == "3:04:05 PM"
+    assert RenderContext(None, "screen", "clock", {}).format_preset(moment, None) == "15:04"
 
 
 class FixedClock:
@@ -128,7 +131,7 @@ def test_time_tape_formats_and_refresh_period():
     row = {"config_json": {"timeFormatPreset": "24h_hms", "timeZone": "Europe/Berlin", "dateOrder": "dmy",
                            "labelPrefix": "Berlin"}}
     content = time_tape(RenderContext(host, "ticker", "time", row))
-    assert content.items == ["Berlin 13.05.2026 17:04:05"] and content.refresh_seconds == 1.0
+    assert content.items == ["Berlin 13/05/2026 17:04:05"] and content.refresh_seconds == 1.0
     row = {"config_json": {"timeFormatPreset": "12h_hm_tt"}}
     content = time_tape(RenderContext(host, "ticker", "time", row, date_order="mdy"))
     assert content.items == ["05/13/2026 3:04 PM"] and content.refresh_seconds == 60.0

@@ -16,7 +16,6 @@ from typing import Any
 
 from builtin_plugins.display_renderers.base import (
     RenderContext,
-    config_list,
     config_flag,
     config_number,
     config_strings,

@@ -20,7 +20,6 @@ from typing import Any
 from builtin_plugins.display_renderers.base import (
     RenderContext,
     config_flag,
-    config_list,
     config_number,
     config_text,
     config_strings,

@@ -1,5 +1,6 @@
-"""A real canvas in a subprocess (offscreen SDL, llvmpipe) with the display test plugin,
-and helpers to read its live-preview frames."""
+"""A real canvas in a subprocess (offscreen SDL, llvmpipe) with the display test plugin
+(:class:`CanvasServer`) or with only the builtin plugins (:class:`ServeCanvas`, plain
+``svc-display serve``), and helpers to read their live-preview frames."""
 from __future__ import annotations
 
 import io
@@ -39,30 +40,14 @@ def canvas_env(data_dir: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-class CanvasServer(ServerProcess):
-    """``python -m tests.display.harness``: serve + canvas + the display test plugin."""
+class CanvasClient:
+    """Telemetry and live-preview helpers of a server process with a canvas."""
 
-    def start(self, timeout: float = 60) -> "CanvasServer":
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        env = dict(self.env)
-        env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
-        log = open(self.log_path, "ab")
-        self.process = subprocess.Popen([sys.executable, "-m", "tests.display.harness"], env=env, stdout=log,
-                                        stderr=subprocess.STDOUT, cwd=str(REPO))
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"harness exited with {self.process.returncode}:\n{self.log}")
-            try:
-                if self.get("/v1/health", timeout=1).status_code == 200:
-                    return self
-            except (requests.ConnectionError, requests.Timeout, OSError):
-                pass
-            time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"harness did not answer within {timeout}s:\n{self.log}")
+    port: int
+    request: Any
+    get: Any
 
-    # -- program -------------------------------------------------------------------
+    # -- program (display test plugin only) --------------------------------------------
     def put_program(self, key: str, **program: Any) -> None:
         r = self.request("PUT", "/v1/test-display/program", key=key, json=program)
         assert r.status_code == 200, r.text
@@ -124,6 +109,34 @@ class CanvasServer(ServerProcess):
 
     def frame(self, key: str) -> Image.Image:
         return self.frames(key, 1, skip=2)[0]
+
+
+class ServeCanvas(CanvasClient, ServerProcess):
+    """``svc-display serve`` with its canvas offscreen and only the builtin plugins."""
+
+
+class CanvasServer(CanvasClient, ServerProcess):
+    """``python -m tests.display.harness``: serve + canvas + the display test plugin."""
+
+    def start(self, timeout: float = 60) -> "CanvasServer":
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        env = dict(self.env)
+        env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
+        log = open(self.log_path, "ab")
+        self.process = subprocess.Popen([sys.executable, "-m", "tests.display.harness"], env=env, stdout=log,
+                                        stderr=subprocess.STDOUT, cwd=str(REPO))
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"harness exited with {self.process.returncode}:\n{self.log}")
+            try:
+                if self.get("/v1/health", timeout=1).status_code == 200:
+                    return self
+            except (requests.ConnectionError, requests.Timeout, OSError):
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"harness did not answer within {timeout}s:\n{self.log}")
 
 
 def decode(message: bytes) -> Image.Image:

@@ -143,13 +143,39 @@ def seed(host: Any) -> None:
              created_at_ms=now)
 
 
+def seed_examples(host: Any) -> None:
+    """Content the builtin types' ``example_config`` point at (feed ``bbc-world``, joke
+    category ``dad-jokes``, board ``5f1c2a9e8d``, blob ``overlays/pumpkin.png`` ...)."""
+    db, now = host.db, host.clock.now_ms()
+    host.blobs.put("overlays/pumpkin.png", png((255, 140, 0)), "image/png")
+    host.blobs.put("overlays/frame.png", png((120, 0, 200)), "image/png")
+    db.RssFeed(id="bbc-world", url="https://feeds.invalid/world", title="World", category="news")
+    db.RssArticle(id="a3", feed_id="bbc-world", guid="g3", title="Example headline", summary="Example summary.",
+                  link="https://news.invalid/a3", image_blob_key="test/news.png", published_at_ms=now,
+                  created_at_ms=now)
+    db.Joke(id="j2", setup="What do you call a fake noodle?", punchline="An impasta.", category_id="dad-jokes",
+            integration_type="manual_entry", created_at_ms=now)
+    db.TriviaQuestion(id="t2", question="H2O is?", option_a="Water", option_b="Salt", correct_option="A",
+                      category_id="science", integration_type="manual_entry", created_at_ms=now)
+    db.StockQuote(symbol_id="aapl", symbol="AAPL", display_name="Apple", price=190.0, change=-1.5,
+                  change_percent=-0.8, currency="USD", as_of_ms=now, integration_type="stock_test")
+    event = db.CalendarEvent(id="e2", title="Family dinner", source="manual_entry", start_ms=now + 86_400_000,
+                             end_ms=now + 90_000_000, category_id="family")
+    db.CalendarEventCategory(event=event, category_id="family")
+    db.Task(id="k3", title="Buy milk", board_key="5f1c2a9e8d", integration_type="tasks_test",
+            integration_id="tasks1")
+
+
 class SeedResource:
-    def __init__(self, host: Any):
+    def __init__(self, host: Any, examples: bool = False):
         self.host = host
+        self.examples = examples
 
     def on_post(self, req: Any, resp: Any) -> None:
         if self.host.db.Joke.get(id="j1") is None:
             seed(self.host)
+        if self.examples and self.host.db.Joke.get(id="j2") is None:
+            seed_examples(self.host)
         resp.media = {"ok": True}
 
 
@@ -192,6 +218,8 @@ def register_routes(host: Any) -> list:
         Route("/v1/test-display/program", ProgramResource(host), {"PUT": Operation(AUTHENTICATED, body=Program)}),
         Route("/v1/test-display/settings", SettingsResource(host), {"PUT": Operation(AUTHENTICATED, body=Settings)}),
         Route("/v1/test-display/seed", SeedResource(host), {"POST": Operation(AUTHENTICATED)}),
+        Route("/v1/test-display/seed-examples", SeedResource(host, examples=True),
+              {"POST": Operation(AUTHENTICATED)}),
     ]
 
 

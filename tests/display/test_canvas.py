@@ -11,6 +11,8 @@ import pytest
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
+from builtin_plugins.overlays.types import TYPES as OVERLAY_TYPES
+from builtin_plugins.screens.types import TYPES as SCREEN_TYPES
 from tests.display.canvas import (
     CANVAS_SIZE,
     PREVIEW_FPS,
@@ -42,7 +44,7 @@ SCREEN_CONFIGS = {
 @pytest.fixture(scope="module")
 def canvas(tmp_path_factory: pytest.TempPathFactory):
     data_dir: Path = tmp_path_factory.mktemp("canvas") / "data"
-    server = CanvasServer(canvas_env(data_dir)).start()
+    server = CanvasServer(canvas_env(data_dir, SVC_DISPLAY_CONTROLLER_PUBLIC_URL="https://controller.invalid")).start()
     server.admin = server.key("admin")
     r = server.request("POST", "/v1/test-display/seed", key=server.admin)
     assert r.status_code == 200, r.text
@@ -383,3 +385,43 @@ def test_alerts_are_drawn_above_the_slide(canvas):
     while time.monotonic() < deadline and changed_fraction(baseline, canvas.frame(canvas.admin), SLIDE_BOX) > 0.005:
         time.sleep(0.2)
     assert changed_fraction(baseline, canvas.frame(canvas.admin), SLIDE_BOX) <= 0.005
+
+
+# -- every builtin type's example_config (kept last: it seeds the content the examples name) --
+def no_containment_error(canvas: CanvasServer, type_id: str) -> None:
+    assert f"renderer '{type_id}' of plugin" not in canvas.log, canvas.log[-3000:]
+
+
+@pytest.mark.parametrize("screen_type", [t for t in SCREEN_TYPES if t.id != "message"], ids=lambda t: t.id)
+def test_every_builtin_screen_example_config_renders(canvas, screen_type):
+    r = canvas.request("POST", "/v1/test-display/seed-examples", key=canvas.admin)
+    assert r.status_code == 200, r.text
+    show_only(canvas, message("blank", GREY))
+    baseline = canvas.frame(canvas.admin)
+    alerts = [{"id": "al2", "title": "Storm", "body": "Stay inside", "severity": "warning"}] \
+        if screen_type.id == "alerts" else []
+    screen = {"id": f"example_{screen_type.id}", "screen_type": screen_type.id, "enabled": True,
+              "dwell_seconds": 60, "config_json": screen_type.example_config}
+    show_only(canvas, screen, alerts=alerts)
+    assert changed_fraction(baseline, canvas.frame(canvas.admin), SLIDE_BOX) > 0.3, screen_type.id
+    no_containment_error(canvas, screen_type.id)
+
+
+def test_the_message_example_config_renders(canvas):
+    example = next(t for t in SCREEN_TYPES if t.id == "message").example_config
+    show_only(canvas, {"id": "example_message", "screen_type": "message", "enabled": True, "dwell_seconds": 60,
+                       "config_json": {**example, "backgroundColor": "#00ff00"}})
+    assert colour_fraction(canvas.frame(canvas.admin), (0, 255, 0), box=SLIDE_BOX) > 0.5
+    no_containment_error(canvas, "message")
+
+
+@pytest.mark.parametrize("overlay_type", OVERLAY_TYPES, ids=lambda t: t.id)
+def test_every_builtin_overlay_example_config_renders(canvas, overlay_type):
+    r = canvas.request("POST", "/v1/test-display/seed-examples", key=canvas.admin)
+    assert r.status_code == 200, r.text
+    show_only(canvas, message("calm", GREY))
+    baseline = canvas.frame(canvas.admin)
+    canvas.put_program(canvas.admin, screens=[message("calm", GREY)],
+                       overlays=[overlay(overlay_type.id, overlay_type.example_config)])
+    wait_for_change(canvas, baseline, SLIDE_BOX, 0.004)
+    no_containment_error(canvas, overlay_type.id)

@@ -168,12 +168,12 @@ def run_product(seconds: float, size: str, preview: bool) -> dict:
 
     program = {
         "screens": [{"id": "slide", "screen_type": "message", "enabled": True, "dwell_seconds": 3600,
-                     "config_json": {"title": "Hello", "text": "svc-display slide", "background_color": "#cc1a1a"}}],
+                     "config_json": {"title": "Hello", "body": "svc-display slide", "backgroundColor": "#cc1a1a"}}],
         "tapes": [{"id": "tape", "ticker_type": "text", "enabled": True,
                    "config_json": {"text": "SCROLLING TICKER TEXT " * 4}}],
         "overlays": [{"id": "confetti", "enabled": True, "overlay_type": "birthday_confetti",
                       "start_month": 1, "start_day": 1, "end_month": 12, "end_day": 31,
-                      "config_json": {"density": 200, "shapes": ["mix"], "fall_speed": 2.5}}],
+                      "config_json": {"density": 1.0, "shapes": ["mix"], "fall_speed": 1.0}}],
     }
 
     class Bench:

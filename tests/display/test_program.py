@@ -159,3 +159,18 @@ def test_screen_config_keys_of_the_real_schemas_narrow_the_content(seeded):
     article = prepare(seeded, SCREENS, "news_article", {"id": "n", "config_json": {"showSummary": False},
                                                         "require_news_photo": True})
     assert article["summary"] == ""
+
+
+def test_weather_screens_honour_days_air_quality_and_alerts(seeded):
+    with orm.db_session:
+        row = seeded.db.WeatherCurrent["home"]
+        row.air_quality_json = {"european_aqi": 31, "us_aqi": 44}
+        seeded.db.WeatherAlert(location_id="home", alert_id="w1", event="Wind", headline="Gale warning",
+                               location_name="Home", integration_type="weather_openmeteo")
+    plain = prepare(seeded, SCREENS, "weather_current", {"id": "w", "config_json": {"locationId": "home"}})
+    assert plain["extra"] == []
+    full = prepare(seeded, SCREENS, "weather_current", {"id": "w", "config_json": {
+        "locationId": "home", "showAirQuality": True, "showAlerts": True}})
+    assert full["extra"] == ["Air quality 44", "\u26a0 Gale warning"]
+    one_day = prepare(seeded, SCREENS, "weather_forecast", {"id": "f", "config_json": {"locationId": "home", "days": 1}})
+    assert [d["label"] for d in one_day["days"]] == ["Mon"]

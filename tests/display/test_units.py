@@ -309,3 +309,20 @@ def test_tickets_are_redacted_from_log_records():
     assert RedactTickets().filter(record)
     assert "SECRET" not in record.getMessage()
     assert "ticket=<redacted>&x=1" in record.getMessage()
+
+
+@pytest.mark.parametrize("kind", ["screens", "overlays", "ticker"])
+def test_renderers_read_only_keys_the_real_schemas_define(kind):
+    """Every config key a renderer module reads is a property of one of its types' schemas."""
+    import importlib
+    import inspect
+    import re
+
+    types = importlib.import_module(f"builtin_plugins.{kind}.types").TYPES
+    source = inspect.getsource(importlib.import_module(f"builtin_plugins.display_renderers.{kind}"))
+    pattern = r"(?:config_(?:text|number|flag|strings|list)\(\w+, |config\.get\(|_key\(context, |_speed\(context, )" \
+              r"[\"']([A-Za-z_]+)[\"']"
+    read = set(re.findall(pattern, source))
+    defined = {key for t in types for key in t.config_schema["properties"]}
+    assert read, kind
+    assert read <= defined, sorted(read - defined)

@@ -111,9 +111,14 @@ class ScreenType(ConfigurableType):
 
 @dataclass(frozen=True)
 class TickerType(ConfigurableType):
-    """A ticker tape type. ``build_items(host, tape, now_ms)`` returns a list of strings."""
+    """A ticker tape type.
+
+    ``build_items(host, tape, now_ms)`` returns the tape's marquee strings (the REST
+    snapshot of ``/v1/ticker/items``); ``renderer`` builds the display's tape content.
+    """
 
     build_items: Callable[..., Sequence[str]] | None = None
+    renderer: Callable[..., Any] | None = None
 
 
 @dataclass(frozen=True)

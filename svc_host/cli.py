@@ -19,11 +19,14 @@ def _configure_logging(level: str) -> None:
 
 
 def cmd_serve(host: Any, args: argparse.Namespace) -> int:
+    from svc_host import display
     from svc_host.http.app import create_app
     from svc_host.server import serve
 
     app = create_app(host)
-    serve(host, app)
+    # Kivy needs the main thread: the runtime serves HTTP on a background thread when a
+    # canvas runs, or right here when headless.
+    display.run(host, lambda: serve(host, app))
     return 0
 
 

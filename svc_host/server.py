@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import signal
+import threading
 from typing import Any
 
 import falcon
@@ -91,10 +92,14 @@ def _serve_uvicorn(host: Any, wsgi_app: Any) -> None:
     )
     # uvicorn shuts down gracefully on SIGTERM/SIGINT, then re-raises the signal with the handler
     # that was installed before it ran: make that handler a clean exit so the host closes.
-    signal.signal(signal.SIGTERM, _exit_cleanly)
-    signal.signal(signal.SIGINT, _exit_cleanly)
+    if threading.current_thread() is threading.main_thread():  # else the display runtime owns signals
+        signal.signal(signal.SIGTERM, _exit_cleanly)
+        signal.signal(signal.SIGINT, _exit_cleanly)
     log.info("serving %s://%s:%d (uvicorn)", "https" if ssl else "http", settings.http_bind_ip, settings.http_port)
-    uvicorn.Server(config).run()
+    server = uvicorn.Server(config)
+    # The display runtime runs this on a background thread and stops it through this hook.
+    host.services["http_server_stop"] = lambda: setattr(server, "should_exit", True)
+    server.run()
 
 
 def _exit_cleanly(signum: int, _frame: Any) -> None:
@@ -119,8 +124,10 @@ def _serve_waitress(host: Any, wsgi_app: Any) -> None:
         log.info("signal %d: stopping after in-flight requests", signum)
         stopping.set()
 
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
+    host.services["http_server_stop"] = stopping.set
+    if threading.current_thread() is threading.main_thread():  # else the display runtime owns signals
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
     log.info("serving http://%s:%d (waitress)", settings.http_bind_ip, settings.http_port)
     # waitress's own run() has no graceful stop: drive its loop, stop accepting on the
     # signal, and leave once no channel is mid-request.

@@ -16,6 +16,7 @@ import falcon
 from marshmallow import Schema, fields, validate
 from pony import orm
 
+from builtin_plugins.common.lazy_renderer import with_renderers
 from hookspecs import AUTHENTICATED, Migration, Operation, Route, hookimpl
 from builtin_plugins.common.configurable import (
     EmptySchema,
@@ -66,7 +67,7 @@ def register_entities(db: Any) -> None:
 
 @hookimpl
 def register_overlay_types() -> list:
-    return list(TYPES)
+    return with_renderers("overlay", TYPES)
 
 
 def _seed_birthday_example(db: Any) -> None:

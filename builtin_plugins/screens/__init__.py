@@ -10,6 +10,7 @@ from typing import Any
 from marshmallow import Schema, fields, validate
 from pony import orm
 
+from builtin_plugins.common.lazy_renderer import with_renderers
 from hookspecs import AUTHENTICATED, Operation, Route, hookimpl
 from builtin_plugins.common.configurable import EmptySchema, IncludeSchemaQuery, time_zone_check
 from builtin_plugins.common.schemas import JsonObject, StorableSchema, client_id
@@ -56,7 +57,7 @@ def register_entities(db: Any) -> None:
 
 @hookimpl
 def register_screen_types() -> list:
-    return list(TYPES)
+    return with_renderers("screen", TYPES)
 
 
 class _ScreenFields(StorableSchema):

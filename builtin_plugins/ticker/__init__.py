@@ -11,6 +11,7 @@ import falcon
 from marshmallow import Schema, fields, validate
 from pony import orm
 
+from builtin_plugins.common.lazy_renderer import with_renderers
 from hookspecs import AUTHENTICATED, Operation, Route, hookimpl
 from builtin_plugins.common.configurable import EmptySchema, IncludeSchemaQuery, time_zone_check
 from builtin_plugins.common.schemas import JsonObject, StorableSchema, client_id
@@ -52,7 +53,7 @@ def register_entities(db: Any) -> None:
 
 @hookimpl
 def register_ticker_types() -> list:
-    return list(TYPES)
+    return with_renderers("ticker", TYPES)
 
 
 class _TapeFields(StorableSchema):

@@ -1,0 +1,179 @@
+"""A real canvas in a subprocess (offscreen SDL, llvmpipe) with the display test plugin
+(:class:`CanvasServer`) or with only the builtin plugins (:class:`ServeCanvas`, plain
+``svc-display serve``), and helpers to read their live-preview frames."""
+from __future__ import annotations
+
+import io
+import os
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import requests
+from PIL import Image
+from websockets.sync.client import connect
+
+from tests.conftest import REPO, ServerProcess
+
+CANVAS_SIZE = (640, 360)
+PREVIEW_WIDTH = 320
+PREVIEW_FPS = 10
+
+
+def canvas_env(data_dir: Path, **extra: str) -> dict[str, str]:
+    env = {
+        "SVC_DISPLAY_DATA_DIR": str(data_dir),
+        "SVC_DISPLAY_HEADLESS": "",
+        "SDL_VIDEODRIVER": "offscreen",
+        "SVC_DISPLAY_HTTP_TLS": "0",
+        "SVC_DISPLAY_WINDOW_SIZE": f"{CANVAS_SIZE[0]}x{CANVAS_SIZE[1]}",
+        "SVC_DISPLAY_MAX_FPS": "20",
+        "SVC_DISPLAY_LIVE_PREVIEW_WIDTH": str(PREVIEW_WIDTH),
+        "SVC_DISPLAY_LIVE_PREVIEW_FPS": str(PREVIEW_FPS),
+        "SVC_DISPLAY_LIVE_PREVIEW_QUALITY": "80",
+        "SVC_DISPLAY_LOG_LEVEL": "INFO",
+    }
+    env.update(extra)
+    return env
+
+
+class CanvasClient:
+    """Telemetry and live-preview helpers of a server process with a canvas."""
+
+    port: int
+    request: Any
+    get: Any
+
+    # -- program (display test plugin only) --------------------------------------------
+    def put_program(self, key: str, **program: Any) -> None:
+        r = self.request("PUT", "/v1/test-display/program", key=key, json=program)
+        assert r.status_code == 200, r.text
+
+    def put_settings(self, key: str, **body: Any) -> None:
+        r = self.request("PUT", "/v1/test-display/settings", key=key, json=body)
+        assert r.status_code == 200, r.text
+
+    def programs(self, key: str, limit: int = 50) -> list[dict]:
+        r = self.get(f"/v1/telemetry/programs?limit={limit}", key=key)
+        assert r.status_code == 200, r.text
+        return r.json()["items"]
+
+    def current_slide(self, key: str) -> str | None:
+        for line in self.programs(key):
+            if line["reason"] != "program_changed":
+                return line["slides"][0]["id"] if line["slides"] else None
+        return None
+
+    def wait_until_showing(self, key: str, slide_id: str, timeout: float = 15) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.current_slide(key) == slide_id:
+                return
+            time.sleep(0.2)
+        raise AssertionError(f"slide {slide_id!r} not showing; telemetry: {self.programs(key)[:5]}")
+
+    def wait_for_slide(self, key: str, slide_id: str, timeout: float = 15, reason: str | None = None,
+                       after_ms: int = 0) -> dict:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for line in self.programs(key):
+                if line["at_ms"] < after_ms or (reason and line["reason"] != reason):
+                    continue
+                if line["reason"] != "program_changed" and [s["id"] for s in line["slides"]] == [slide_id]:
+                    return line
+            time.sleep(0.2)
+        raise AssertionError(f"slide {slide_id!r} not shown; telemetry: {self.programs(key)[:5]}\n{self.log[-3000:]}")
+
+    # -- live preview ----------------------------------------------------------------
+    def ticket(self, key: str) -> str:
+        r = self.request("POST", "/v1/display/live-preview/session", key=key)
+        assert r.status_code == 200, r.text
+        return r.json()["ticket"]
+
+    def ws_url(self, ticket: str) -> str:
+        return f"ws://127.0.0.1:{self.port}/v1/display/live-preview/ws?ticket={ticket}"
+
+    def frames(self, key: str, count: int = 1, skip: int = 1, timeout: float = 20) -> list[Image.Image]:
+        """``count`` decoded frames after skipping ``skip`` (the first may predate a change)."""
+        images = []
+        with connect(self.ws_url(self.ticket(key)), additional_headers={"Authorization": f"Bearer {key}"},
+                     open_timeout=10, max_size=None) as ws:
+            deadline = time.monotonic() + timeout
+            while len(images) < count + skip and time.monotonic() < deadline:
+                images.append(decode(ws.recv(timeout=10)))
+        assert len(images) >= count + skip, "too few frames"
+        return images[skip:]
+
+    def frame(self, key: str) -> Image.Image:
+        return self.frames(key, 1, skip=2)[0]
+
+
+class ServeCanvas(CanvasClient, ServerProcess):
+    """``svc-display serve`` with its canvas offscreen and only the builtin plugins."""
+
+
+class CanvasServer(CanvasClient, ServerProcess):
+    """``python -m tests.display.harness``: serve + canvas + the display test plugin."""
+
+    def start(self, timeout: float = 60) -> "CanvasServer":
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        env = dict(self.env)
+        env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
+        log = open(self.log_path, "ab")
+        self.process = subprocess.Popen([sys.executable, "-m", "tests.display.harness"], env=env, stdout=log,
+                                        stderr=subprocess.STDOUT, cwd=str(REPO))
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"harness exited with {self.process.returncode}:\n{self.log}")
+            try:
+                if self.get("/v1/health", timeout=1).status_code == 200:
+                    return self
+            except (requests.ConnectionError, requests.Timeout, OSError):
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"harness did not answer within {timeout}s:\n{self.log}")
+
+
+def decode(message: bytes) -> Image.Image:
+    (length,) = struct.unpack(">I", message[:4])
+    assert length == len(message) - 4, "length prefix does not match the JPEG"
+    assert message[4:6] == b"\xff\xd8", "not a JPEG"
+    image = Image.open(io.BytesIO(message[4:]))
+    image.load()
+    return image.convert("RGB")
+
+
+def changed_fraction(a: Image.Image, b: Image.Image, box: tuple[int, int, int, int] | None = None,
+                     threshold: int = 60) -> float:
+    """Share of pixels whose RGB distance (sum of abs differences) exceeds ``threshold``."""
+    if box:
+        a, b = a.crop(box), b.crop(box)
+    pa, pb = a.load(), b.load()
+    width, height = a.size
+    changed = 0
+    for y in range(0, height, 2):
+        for x in range(0, width, 2):
+            p, q = pa[x, y], pb[x, y]
+            if abs(p[0] - q[0]) + abs(p[1] - q[1]) + abs(p[2] - q[2]) > threshold:
+                changed += 1
+    return changed / (((width + 1) // 2) * ((height + 1) // 2))
+
+
+def colour_fraction(image: Image.Image, rgb: tuple[int, int, int], tolerance: int = 70,
+                    box: tuple[int, int, int, int] | None = None) -> float:
+    if box:
+        image = image.crop(box)
+    px = image.load()
+    width, height = image.size
+    hits = 0
+    for y in range(0, height, 2):
+        for x in range(0, width, 2):
+            p = px[x, y]
+            if abs(p[0] - rgb[0]) + abs(p[1] - rgb[1]) + abs(p[2] - rgb[2]) <= tolerance:
+                hits += 1
+    return hits / (((width + 1) // 2) * ((height + 1) // 2))

@@ -1,0 +1,226 @@
+"""A throwaway plugin for display tests: the builtin types (their real schemas and example
+configs) with the builtin renderers attached directly (no lazy import), a program source fed through a test route, and test-only helpers
+(settings, key-values, pending adoption challenges, catalog seed). Loaded only by the
+canvas harness and in-process tests."""
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+from typing import Any
+
+from marshmallow import Schema, fields
+from pony import orm
+
+from hookspecs import AUTHENTICATED, Operation, OverlayType, Route, ScreenType, hookimpl
+from builtin_plugins.display_renderers.overlays import RENDERERS as OVERLAYS
+from builtin_plugins.display_renderers.screens import RENDERERS as SCREENS
+from builtin_plugins.display_renderers.ticker import RENDERERS as TICKERS
+from builtin_plugins.overlays.types import TYPES as OVERLAY_TYPES
+from builtin_plugins.screens.types import TYPES as SCREEN_TYPES
+from builtin_plugins.ticker.types import TYPES as TICKER_TYPES
+
+NAME = "display_test_types"
+# The fixture registers every builtin type itself (real schemas, renderers attached directly),
+# so the builtin type plugins step aside wherever it is loaded.
+REPLACES_PLUGINS = "screens,overlays,ticker"
+ANY = {"type": "object"}
+
+
+def boom(context: Any) -> Any:
+    raise RuntimeError("boom: this renderer always fails")
+
+
+class Program(Schema):
+    screens = fields.List(fields.Dict(), load_default=list)
+    tapes = fields.List(fields.Dict(), load_default=list)
+    overlays = fields.List(fields.Dict(), load_default=list)
+    alerts = fields.List(fields.Dict(), load_default=list)
+    program_controls = fields.Dict(load_default=dict)
+
+
+class Settings(Schema):
+    settings = fields.Dict(load_default=dict)
+    key_values = fields.Dict(keys=fields.String(), values=fields.String(), load_default=dict)
+    challenges = fields.List(fields.Dict(), load_default=None, allow_none=True)
+
+
+class ProgramSource:
+    def __init__(self, host: Any):
+        self.host = host
+
+    def snapshot(self) -> dict:
+        row = self.host.db.DisplayTestProgram.get(id=1)
+        return dict(row.program) if row is not None else {}
+
+
+class FakeAdoption:
+    """The adoption service with test-set pending challenges (everything else: the real one)."""
+
+    def __init__(self, real: Any = None) -> None:
+        self.real = real
+        self.challenges: list[dict] = []
+
+    def pending_challenges(self) -> list[dict]:
+        return list(self.challenges)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "real" or self.real is None:
+            raise AttributeError(name)
+        return getattr(self.real, name)
+
+
+class ProgramResource:
+    def __init__(self, host: Any):
+        self.host = host
+
+    def on_put(self, req: Any, resp: Any) -> None:
+        row = self.host.db.DisplayTestProgram.get(id=1)
+        if row is None:
+            self.host.db.DisplayTestProgram(id=1, program=req.context.body)
+        else:
+            row.program = req.context.body
+        resp.media = {"ok": True}
+
+
+class SettingsResource:
+    def __init__(self, host: Any):
+        self.host = host
+
+    def on_put(self, req: Any, resp: Any) -> None:
+        body = req.context.body
+        for key, value in body["settings"].items():
+            self.host.services["settings"].set(key, value)
+        for key, value in body["key_values"].items():
+            row = self.host.db.KeyValue.get(key=key)
+            if row is None:
+                self.host.db.KeyValue(key=key, value=value)
+            else:
+                row.value = value
+        if body.get("challenges") is not None:
+            self.host.services["adoption"].challenges = body["challenges"]
+        resp.media = {"ok": True}
+
+
+def png(color: tuple[int, int, int], size: tuple[int, int] = (64, 48)) -> bytes:
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", size, color).save(out, "PNG")
+    return out.getvalue()
+
+
+def seed(host: Any) -> None:
+    """Content for every builtin screen type."""
+    db, now = host.db, host.clock.now_ms()
+    host.blobs.put("test/news.png", png((200, 30, 30)), "image/png")
+    host.blobs.put("test/photo.png", png((30, 200, 30)), "image/png")
+    host.blobs.put("test/icon.png", png((250, 250, 0)), "image/png")
+    host.blobs.put("test/blue.png", png((0, 0, 255)), "image/png")
+    db.RssArticle(id="a1", feed_id="f1", guid="g1", title="Kivy draws the news", summary="A summary.",
+                  image_blob_key="test/news.png", published_at_ms=now, created_at_ms=now)
+    db.RssArticle(id="a2", feed_id="f1", guid="g2", title="No picture here", published_at_ms=now - 1000,
+                  created_at_ms=now)
+    db.Photo(id="p1", alt_text="Green", photographer_name="Tester", data_provider="manual_entry",
+             media_blob_key="test/photo.png", integration_type="manual_entry", created_at_ms=now)
+    db.Video(id="v1", alt_text="A video", data_provider="manual_entry", media_blob_key="test/photo.png",
+             duration_seconds=12, integration_type="manual_entry", created_at_ms=now)
+    db.Joke(id="j1", setup="Why did the canvas blush?", punchline="It saw the Fbo.", category_id="general",
+            integration_type="manual_entry", created_at_ms=now)
+    db.TriviaQuestion(id="t1", question="2 + 2?", option_a="3", option_b="4", option_c="5", option_d="6",
+                      correct_option="B", category_id="general", integration_type="manual_entry", created_at_ms=now)
+    db.StockQuote(symbol_id="s1", symbol="ACME", display_name="Acme", price=12.5, change=0.5, change_percent=4.2,
+                  currency="USD", as_of_ms=now, integration_type="stock_test")
+    db.WeatherCurrent(location_id="home", location_name="Home", description="Sunny", temp_c=21.0,
+                      icon_blob_key="test/icon.png", observed_at_ms=now, integration_type="weather_openmeteo",
+                      forecast_json=[{"label": "Mon", "max_c": 22, "min_c": 12, "description": "Sun"},
+                                     {"label": "Tue", "max_c": 18, "min_c": 10, "description": "Rain"}])
+    db.CalendarEvent(id="e1", title="Team lunch", source="manual_entry", start_ms=now + 3_600_000,
+                     end_ms=now + 7_200_000, category_id="general")
+    db.Task(id="k1", title="Water the plants", list_label="Home", board_key="board1",
+            integration_type="tasks_test", integration_id="tasks1")
+    db.Quote(id="q1", text="Simple is better.", author="Someone", integration_type="manual_entry",
+             created_at_ms=now)
+
+
+def seed_examples(host: Any) -> None:
+    """Content the builtin types' ``example_config`` point at (feed ``bbc-world``, joke
+    category ``dad-jokes``, board ``5f1c2a9e8d``, blob ``overlays/pumpkin.png`` ...)."""
+    db, now = host.db, host.clock.now_ms()
+    host.blobs.put("overlays/pumpkin.png", png((255, 140, 0)), "image/png")
+    host.blobs.put("overlays/frame.png", png((120, 0, 200)), "image/png")
+    db.RssFeed(id="bbc-world", url="https://feeds.invalid/world", title="World", category="news")
+    db.RssArticle(id="a3", feed_id="bbc-world", guid="g3", title="Example headline", summary="Example summary.",
+                  link="https://news.invalid/a3", image_blob_key="test/news.png", published_at_ms=now,
+                  created_at_ms=now)
+    db.Joke(id="j2", setup="What do you call a fake noodle?", punchline="An impasta.", category_id="dad-jokes",
+            integration_type="manual_entry", created_at_ms=now)
+    db.TriviaQuestion(id="t2", question="H2O is?", option_a="Water", option_b="Salt", correct_option="A",
+                      category_id="science", integration_type="manual_entry", created_at_ms=now)
+    db.StockQuote(symbol_id="aapl", symbol="AAPL", display_name="Apple", price=190.0, change=-1.5,
+                  change_percent=-0.8, currency="USD", as_of_ms=now, integration_type="stock_test")
+    event = db.CalendarEvent(id="e2", title="Family dinner", source="manual_entry", start_ms=now + 86_400_000,
+                             end_ms=now + 90_000_000, category_id="family")
+    db.CalendarEventCategory(event=event, category_id="family")
+    db.Task(id="k3", title="Buy milk", board_key="5f1c2a9e8d", integration_type="tasks_test",
+            integration_id="tasks1")
+
+
+class SeedResource:
+    def __init__(self, host: Any, examples: bool = False):
+        self.host = host
+        self.examples = examples
+
+    def on_post(self, req: Any, resp: Any) -> None:
+        if self.host.db.Joke.get(id="j1") is None:
+            seed(self.host)
+        if self.examples and self.host.db.Joke.get(id="j2") is None:
+            seed_examples(self.host)
+        resp.media = {"ok": True}
+
+
+@hookimpl
+def register_entities(db: Any) -> None:
+    class DisplayTestProgram(db.Entity):
+        _table_ = "svc_test_display_program"
+        id = orm.PrimaryKey(int)
+        program = orm.Required(orm.Json)
+
+
+def attached(types: list, renderers: dict) -> list:
+    return [dataclasses.replace(t, renderer=renderers[t.id]) for t in types]
+
+
+@hookimpl
+def register_screen_types() -> list:
+    return attached(SCREEN_TYPES, SCREENS) + [ScreenType("boom", "always fails", ANY, {}, renderer=boom)]
+
+
+@hookimpl
+def register_overlay_types() -> list:
+    return attached(OVERLAY_TYPES, OVERLAYS) + [OverlayType("boom_overlay", "always fails", ANY, {}, renderer=boom)]
+
+
+@hookimpl
+def register_ticker_types() -> list:
+    return attached(TICKER_TYPES, TICKERS)
+
+
+@hookimpl
+def startup(host: Any) -> None:
+    host.services["display_program_source"] = ProgramSource(host)
+    host.services["adoption"] = FakeAdoption(host.services.get("adoption"))
+
+
+@hookimpl
+def register_routes(host: Any) -> list:
+    return [
+        Route("/v1/test-display/program", ProgramResource(host), {"PUT": Operation(AUTHENTICATED, body=Program)}),
+        Route("/v1/test-display/settings", SettingsResource(host), {"PUT": Operation(AUTHENTICATED, body=Settings)}),
+        Route("/v1/test-display/seed", SeedResource(host), {"POST": Operation(AUTHENTICATED)}),
+        Route("/v1/test-display/seed-examples", SeedResource(host, examples=True),
+              {"POST": Operation(AUTHENTICATED)}),
+    ]
+
+
+plugin = __import__(__name__, fromlist=["plugin"])

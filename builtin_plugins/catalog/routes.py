@@ -10,7 +10,7 @@ from builtin_plugins.catalog.queries import Catalog, CatalogQuery
 from builtin_plugins.catalog.search_index import INDEXED_COLUMNS, has_fts
 from builtin_plugins.common.content import ROW_SERIALIZERS
 from builtin_plugins.common.schemas import BooleanText, PageQuery
-from hookspecs import AUTHENTICATED, Operation, Route
+from hookspecs import Operation, Route
 from svc_host.http.errors import ApiError
 from svc_host.permissions import CONTENT_CATALOG_READ, CONTENT_MODERATE
 
@@ -80,8 +80,6 @@ class CatalogResource:
     def on_get(self, req: Any, resp: Any) -> None:
         principal = req.context.principal
         moderator = principal.has(CONTENT_MODERATE)
-        if not moderator and not principal.has(CONTENT_CATALOG_READ):
-            raise ApiError(403, "forbidden", "this key lacks the permission 'content.catalog_read'")
         query = req.context.query
         limit, offset = query["limit"], query["offset"]
         db = self.host.db
@@ -125,7 +123,8 @@ def catalog_routes(host: Any) -> list[Route]:
         if catalog.path == "calendar-events":
             catalog = Catalog(catalog.path, catalog.entity, catalog.filters, catalog.order, junction=junction)
         routes.append(Route(f"/v1/catalog/{catalog.path}", CatalogResource(host, catalog, use_fts), {
-            "GET": Operation(AUTHENTICATED, f"{catalog.path} catalog (content.catalog_read or content.moderate)",
+            # Moderators (admin) hold content.catalog_read too, so the route table needs only it.
+            "GET": Operation(CONTENT_CATALOG_READ, f"{catalog.path} catalog (content.catalog_read)",
                              query=_query_schema(catalog), response=PageSchema, tags=("catalog",)),
         }))
     return routes

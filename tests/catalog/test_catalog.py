@@ -42,7 +42,8 @@ def seed_all(db):
     db.WeatherAlert(location_id="home", alert_id="w1", event="Gale warning", headline="Strong winds",
                     severity="moderate", excerpt="Winds up to 80 km/h", location_name="Berlin",
                     integration_type="weather_api")
-    db.Alert(id="al1", title="Door open", body="Back door", source="sensors", severity="warning")
+    extra = {"created_at_ms": 1} if "created_at_ms" in db.Alert._adict_ else {}
+    db.Alert(id="al1", title="Door open", body="Back door", source="sensors", severity="warning", **extra)
     event = db.CalendarEvent(id="c1", title="Team lunch", source="calendar_ical", start_ms=10, end_ms=20,
                              category_id="calendar", location="Cafe")
     db.CalendarEventCategory(event=event, category_id="general")

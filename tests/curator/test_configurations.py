@@ -6,7 +6,7 @@ from pony import orm
 
 from hookspecs import CuratorPredicate, hookimpl
 from tests.conftest import Api, issue_key
-from tests.curator.members_plugin import ThrowawayMembersPlugin, set_clock
+from tests.curator.members_plugin import set_clock
 
 
 def utc_ms(*args):
@@ -29,16 +29,25 @@ class FlagPredicatePlugin:
 
 @pytest.fixture
 def curator(make_host, env):
-    host = make_host(plugins=[("throwaway_members", ThrowawayMembersPlugin()), ("flag_predicates", FlagPredicatePlugin())])
-    with orm.db_session:
-        for index, name in enumerate(["Clock", "Weather", "News", "Photos"]):
-            host.db.Screen(id=f"s{index + 1}", name=name)
-        host.db.Screen(id="s5", name="Off", enabled=False)
-        host.db.TickerTape(id="t1", name="Time")
-        host.db.TickerTape(id="t2", name="Stocks")
-        host.db.OverlaySchedule(id="o1", label="Snow")
+    """The real screens, ticker and overlays plugins, with rows created through their routes."""
+    host = make_host(plugins=[("flag_predicates", FlagPredicatePlugin())])
+    api = Api(host, issue_key(host, "admin"))
+    screens = [("s1", "Clock", True), ("s2", "Weather", True), ("s3", "News", True), ("s4", "Photos", True),
+               ("s5", "Off", False)]
+    for screen_id, name, enabled in screens:
+        created = api.post("/v1/screens", json={"id": screen_id, "name": name, "screen_type": "message",
+                                                "enabled": enabled, "config_json": {"body": name}})
+        assert created.status_code == 201, created.text
+    for tape_id, name in (("t1", "Time"), ("t2", "Stocks")):
+        created = api.post("/v1/ticker/tapes", json={"id": tape_id, "name": name, "ticker_type": "text",
+                                                     "config_json": {"text": name}})
+        assert created.status_code == 201, created.text
+    created = api.post("/v1/display/overlays", json={"id": "o1", "label": "Snow", "overlay_type": "shape_rain",
+                                                     "enabled": True, "start_month": 1, "start_day": 1,
+                                                     "end_month": 12, "end_day": 31, "config_json": {}})
+    assert created.status_code in (200, 201), created.text
     set_clock(env, utc_ms(2026, 3, 4, 10, 30))  # a Wednesday
-    return Api(host, issue_key(host, "admin"))
+    return api
 
 
 def ids(view, kind):

@@ -17,7 +17,9 @@ def test_blob_by_key(api, host):
     assert result.content == data
     assert api.get("/v1/media/blob-by-key", key=viewer, params={"key": "photos/none.png"}).status_code == 404
     assert api.get("/v1/media/blob-by-key", key=viewer, params={"key": "../../etc/passwd"}).status_code == 404
-    assert api.get("/v1/media/blob-by-key", key=viewer, params={"key": "a\x00b"}).status_code == 404
+    # a key no blob can have: the host refuses unstorable query text before the route runs
+    assert api.get("/v1/media/blob-by-key", key=viewer, params={"key": "a\x00b"}).json["code"] == \
+        "validation_failed"
     assert api.get("/v1/media/blob-by-key", key=viewer).status_code == 400
     assert api.get("/v1/media/blob-by-key", key="svc_x", params={"key": "photos/abc.png"}).status_code == 401
 

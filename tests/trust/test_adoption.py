@@ -27,7 +27,10 @@ ALL_ROLES = ["admin", "operator", "power_viewer", "viewer"]
 @pytest.fixture
 def trust(make_host):
     """A host with the in-memory alerts plugin, no adoption rate limit, and an admin client."""
-    host = make_host({"SVC_DISPLAY_ADOPTION_RATE_PER_MIN": "0"}, plugins=[("memory-alerts", MemoryAlertsPlugin())])
+    # The in-memory alerts contract stands in for the builtin alerts plugin here, so the tests can
+    # read every raised alert; tests/trust/test_black_box.py runs the real one.
+    host = make_host({"SVC_DISPLAY_ADOPTION_RATE_PER_MIN": "0", "SVC_DISPLAY_DISABLE_PLUGINS": "alerts"},
+                     plugins=[("memory-alerts", MemoryAlertsPlugin())])
     return Api(host, issue_key(host, "admin", "test-admin"))
 
 
@@ -454,7 +457,7 @@ def test_pending_challenges_serves_the_display_and_hides_expired(trust, env):
 
 
 def test_adoption_works_without_an_alerts_plugin(make_host):
-    host = make_host()
+    host = make_host({"SVC_DISPLAY_DISABLE_PLUGINS": "alerts"})
     api = Api(host)
     assert "alerts" not in host.services
     assert api.post("/v1/adoption/request", json={"identifier": "plain"}).status_code == 200
@@ -611,3 +614,24 @@ def test_each_trust_plugin_but_adoption_can_be_disabled_alone(make_host):
         answer = api.post("/v1/adoption/confirm", json={"identifier": f"without-{name}", "challenge_code": code},
                           headers={"Origin": "http://192.168.1.2"})
         assert answer.status_code == 200
+
+
+def test_the_builtin_alerts_plugin_carries_the_security_alert_without_the_code(make_host):
+    host = make_host({"SVC_DISPLAY_ADOPTION_RATE_PER_MIN": "0"})
+    admin = Api(host, issue_key(host, "admin"))
+    asked = admin.post("/v1/adoption/request", json={"identifier": "lobby-tablet", "role": "viewer"}, key="")
+    assert asked.status_code == 200, asked.text
+    code = challenge_for(host, "lobby-tablet")
+    listed = admin.get("/v1/alerts")
+    assert listed.status_code == 200
+    alerts = [a for a in listed.json["items"] if a["source"] == "adoption"]
+    assert len(alerts) == 1 and alerts[0]["icon"] == "shield"
+    assert "lobby-tablet" in alerts[0]["title"] + alerts[0]["body"] and "viewer" in alerts[0]["title"] + alerts[0]["body"]
+    for variant in (code, code.replace("-", "")):
+        assert variant not in listed.text
+        assert variant not in admin.get("/v1/catalog/alerts").text
+    on_screen = [a for a in host.services["alerts"].active() if a["source"] == "adoption"]
+    assert on_screen[0]["display_only"]["challenge"] == code
+    confirmed = admin.post("/v1/adoption/confirm", json={"identifier": "lobby-tablet", "challenge_code": code}, key="")
+    assert confirmed.status_code == 200, confirmed.text
+    assert not [a for a in host.services["alerts"].active() if a["source"] == "adoption"]

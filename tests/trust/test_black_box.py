@@ -30,8 +30,7 @@ def wait_for_code(server, identifier: str, count: int = 1) -> str:
 
 
 def test_pairing_flow_over_https(start_server, tmp_path):
-    server = start_server({"SVC_DISPLAY_ADOPTION_RATE_PER_MIN": "0"},
-                          extra_pythonpath=[fake_alerts_site(tmp_path), str(REPO)])
+    server = start_server({"SVC_DISPLAY_ADOPTION_RATE_PER_MIN": "0"})  # the builtin alerts plugin
     admin = server.key("admin")
 
     asked = server.request("POST", "/v1/adoption/request", json={"identifier": "hallway-tablet", "role": "viewer"})

@@ -57,6 +57,10 @@ def _fill(template: str) -> str:
     return re.sub(r"\{[^}]+\}", "walk-param", template)
 
 
+# Documented 503 answers of features that a headless test host does not run.
+UNAVAILABLE_CODES = {"navigation_unavailable", "live_preview_unavailable", "adoption_unavailable"}
+
+
 def test_every_route_answers_each_role_as_the_table_says(host):
     """A route whose permission is wrong, or missing from the table, fails here."""
     api = Api(host)
@@ -69,7 +73,10 @@ def test_every_route_answers_each_role_as_the_table_says(host):
         kwargs = {"json": {}} if method in ("POST", "PUT", "PATCH") else {}
         callers = [(None, "")] + [(role, keys[role]) for role in perms.ROLES]
         for role, key in callers:
-            status = api.request(method, path, key=key, **kwargs).status_code
+            answer = api.request(method, path, key=key, **kwargs)
+            status = answer.status_code
+            if status == 503 and answer.json.get("code") in UNAVAILABLE_CODES:
+                status = 200  # past auth, the feature is off in this headless host: allowed
             if operation.permission == PUBLIC:
                 expected = "allowed"
             elif role is None:

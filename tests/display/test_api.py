@@ -121,9 +121,14 @@ def test_the_entity_source_reads_the_builtin_tables(host):
         snapshot = program_source(host).snapshot()
     assert snapshot["screens"] == snapshot["tapes"] == snapshot["alerts"] == []
     assert snapshot["program_controls"] == {"screens_enabled": True, "ticker_enabled": True}
-    # the overlays plugin seeds one switched-off example; its config_json arrives decoded
-    assert [o["enabled"] for o in snapshot["overlays"]] == [False]
-    assert isinstance(snapshot["overlays"][0]["config_json"], dict)
+    # the overlays plugin seeds one switched-off example, which the curator's members leave out
+    assert snapshot["overlays"] == []
+    with orm.db_session:
+        host.db.OverlaySchedule["default_birthday_example_may_13"].enabled = True
+    with orm.db_session:
+        snapshot = program_source(host).snapshot()
+    assert [o["id"] for o in snapshot["overlays"]] == ["default_birthday_example_may_13"]
+    assert isinstance(snapshot["overlays"][0]["config_json"], dict)  # decoded
 
 
 def test_routes_are_in_the_openapi_document(api):

@@ -31,6 +31,10 @@ def test_every_operation_survives_generated_requests(start_server, tmp_path):
          "--request-timeout", "20",
          "--workers", "2",
          "--no-color",
+         # Headless hosts answer these with their documented 503s (navigation_unavailable,
+         # live_preview_unavailable), which the server-error check counts; tests/display covers them.
+         "--exclude-path", "/v1/display/navigation",
+         "--exclude-path", "/v1/display/live-preview/session",
          "--report-dir", str(tmp_path / "report")],
         capture_output=True, text=True, timeout=int(MAX_SECONDS) * 3 + 120,
     )

@@ -24,6 +24,24 @@ INSTANCE_ID_FILE = "svc_instance.id"
 POSTGRES_BASELINE_SCHEMA_VERSION = 1
 
 
+def unstorable_text(value: object) -> bool:
+    """True when ``value`` (or any key or item nested in it) holds text that neither SQLite's
+    nor PostgreSQL's driver can store: a NUL character or an unpaired surrogate."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            return True
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, dict):
+        return any(unstorable_text(k) or unstorable_text(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(unstorable_text(item) for item in value)
+    return False
+
+
 def new_database() -> orm.Database:
     """An unbound database with the host's own bookkeeping entity declared."""
     db = orm.Database()

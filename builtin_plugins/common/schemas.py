@@ -7,6 +7,8 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, pre_load, validate
 
+from svc_host.storage import unstorable_text
+
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 CLIENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 
@@ -34,7 +36,7 @@ class JsonObject(fields.Field):
                 raise self.make_error("invalid") from None
         if not isinstance(value, dict):
             raise self.make_error("invalid")
-        if _bad_text(value):
+        if unstorable_text(value):
             raise ValidationError("contains a NUL character or an unpaired surrogate")
         return value
 
@@ -54,23 +56,6 @@ def require_some(data: dict, fields_: list[str]) -> None:
         raise ValidationError({"_schema": [f"send at least one of: {', '.join(fields_)}"]})
 
 
-def _bad_text(value: Any) -> bool:
-    """NUL or an unpaired surrogate: neither SQLite's nor PostgreSQL's driver can store them."""
-    if isinstance(value, str):
-        if "\x00" in value:
-            return True
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return True
-        return False
-    if isinstance(value, dict):
-        return any(_bad_text(k) or _bad_text(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_bad_text(item) for item in value)
-    return False
-
-
 class StorableSchema(Schema):
     """A body/query schema that turns text no database can store into a 400, not a 500.
 
@@ -83,7 +68,7 @@ class StorableSchema(Schema):
         if isinstance(data, dict):
             bad = {str(k)[:64].encode("utf-8", "replace").decode("utf-8"): ["contains a NUL character or an "
                                                                              "unpaired surrogate"]
-                   for k, v in data.items() if _bad_text(k) or _bad_text(v)}
+                   for k, v in data.items() if unstorable_text(k) or unstorable_text(v)}
             if bad:
                 raise ValidationError(bad)
         return data

@@ -8,20 +8,23 @@ from typing import Any
 from marshmallow import ValidationError, fields
 
 from builtin_plugins.common.schemas import JsonObject
+from svc_host.storage import unstorable_text
 
 NUL_MESSAGE = "must not contain NUL characters"
 
 
 def storable(value: Any) -> bool:
-    """False when ``value`` (or anything nested in it) holds a NUL character or a non-finite number."""
-    if isinstance(value, str):
-        return "\x00" not in value
+    """False when ``value`` (or anything nested in it) holds unstorable text or a non-finite number."""
+    return not unstorable_text(value) and _finite(value)
+
+
+def _finite(value: Any) -> bool:
     if isinstance(value, float):
         return math.isfinite(value)
     if isinstance(value, dict):
-        return all(storable(k) and storable(v) for k, v in value.items())
+        return all(_finite(v) for v in value.values())
     if isinstance(value, (list, tuple)):
-        return all(storable(item) for item in value)
+        return all(_finite(item) for item in value)
     return True
 
 

@@ -22,6 +22,7 @@ from hookspecs import AUTHENTICATED, PUBLIC, Operation, Route
 from svc_host.http.errors import ApiError, handle_api_error, handle_http_error, handle_unexpected
 from svc_host.http.openapi import build_openapi
 from svc_host.plugins import HOST_PLUGIN_NAME, PluginError
+from svc_host.storage import unstorable_text
 
 log = logging.getLogger("svc_host.http")
 
@@ -60,10 +61,10 @@ class AuthAndValidationMiddleware:
         operation = self.operations.get((req.uri_template, req.method))
         if operation is None:  # Falcon answers 405 / OPTIONS itself
             return
-        if any(_unstorable(value) for value in params.values()):  # no stored row can have such an id
+        if any(unstorable_text(value) for value in params.values()):  # no stored row can have such an id
             raise ApiError(404, "not_found", "no such resource")
         for name, value in req.params.items():
-            if _unstorable(value):
+            if unstorable_text(value):
                 raise ApiError(400, "validation_failed", "request validation failed",
                                {name: [UNSTORABLE_MESSAGE]})
         principal = self._principal(req)
@@ -129,27 +130,12 @@ class AuthAndValidationMiddleware:
 UNSTORABLE_MESSAGE = "contains a NUL character or a lone surrogate, which cannot be stored"
 
 
-def _unstorable(value: Any) -> bool:
-    """True for text no database here can store: NUL (PostgreSQL) or lone surrogates (both)."""
-    if isinstance(value, list):
-        return any(_unstorable(v) for v in value)
-    if not isinstance(value, str):
-        return False
-    if "\x00" in value:
-        return True
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
 def _unstorable_path(data: Any, path: str = "") -> str | None:
     """The dotted path of the first unstorable string (keys included) in parsed JSON, or None."""
     if isinstance(data, dict):
         for key, value in data.items():
             here = f"{path}.{key}" if path else str(key)
-            if _unstorable(key):
+            if unstorable_text(key):
                 return path or "_schema"
             found = _unstorable_path(value, here)
             if found is not None:
@@ -159,7 +145,7 @@ def _unstorable_path(data: Any, path: str = "") -> str | None:
             found = _unstorable_path(value, f"{path}.{index}" if path else str(index))
             if found is not None:
                 return found
-    elif _unstorable(data):
+    elif unstorable_text(data):
         return path or "_schema"
     return None
 

@@ -145,49 +145,31 @@ def _media_error(exc: MediaError) -> ApiError:
     return ApiError(400, "validation_failed", "the bytes do not match content_type", {"content_type": [str(exc)]})
 
 
-class PhotoResource:
-    def __init__(self, host: Any):
+class MediaUploadResource:
+    """A manual photo or video: bytes checked against content_type, stored as a blob, one row."""
+
+    def __init__(self, host: Any, entity: str, kind: str, max_bytes: int, check: Any,
+                 extensions: dict[str, str], extra_fields: tuple[str, ...] = ()):
         self.host = host
+        self.entity, self.kind, self.max_bytes = entity, kind, max_bytes
+        self.check, self.extensions, self.extra_fields = check, extensions, extra_fields
 
     def on_post(self, req: Any, resp: Any) -> None:
         body = req.context.body
         db = self.host.db
         _require_category(db, "category", body["category"])
-        data = _decode(body, MAX_PHOTO_BYTES, "photo")
+        data = _decode(body, self.max_bytes, self.kind)
         try:
-            check_image(data, body["content_type"])
+            self.check(data, body["content_type"])
         except MediaError as exc:
             raise _media_error(exc) from None
-        key = self.host.blobs.new_key("manual/photos", PHOTO_EXTENSIONS[body["content_type"]])
+        key = self.host.blobs.new_key(f"manual/{self.kind}s", self.extensions[body["content_type"]])
         row_id = uuid.uuid4().hex
-        db.Photo(id=row_id, alt_text=body.get("alt_text", ""), photographer_name=body.get("photographer_name", ""),
-                 data_provider=MANUAL_ENTRY, media_blob_key=key, category_id=body["category"],
-                 integration_type=MANUAL_ENTRY, created_at_ms=self.host.clock.now_ms())
-        db.flush()
-        self.host.blobs.put(key, data, body["content_type"])
-        resp.status = 201
-        resp.media = {"id": row_id, "blob_key": key}
-
-
-class VideoResource:
-    def __init__(self, host: Any):
-        self.host = host
-
-    def on_post(self, req: Any, resp: Any) -> None:
-        body = req.context.body
-        db = self.host.db
-        _require_category(db, "category", body["category"])
-        data = _decode(body, MAX_VIDEO_BYTES, "video")
-        try:
-            check_video(data, body["content_type"])
-        except MediaError as exc:
-            raise _media_error(exc) from None
-        key = self.host.blobs.new_key("manual/videos", VIDEO_EXTENSIONS[body["content_type"]])
-        row_id = uuid.uuid4().hex
-        db.Video(id=row_id, alt_text=body.get("alt_text", ""), photographer_name=body.get("photographer_name", ""),
-                 data_provider=MANUAL_ENTRY, media_blob_key=key, duration_seconds=body["duration_seconds"],
-                 category_id=body["category"], integration_type=MANUAL_ENTRY,
-                 created_at_ms=self.host.clock.now_ms())
+        getattr(db, self.entity)(
+            id=row_id, alt_text=body.get("alt_text", ""), photographer_name=body.get("photographer_name", ""),
+            data_provider=MANUAL_ENTRY, media_blob_key=key, category_id=body["category"],
+            integration_type=MANUAL_ENTRY, created_at_ms=self.host.clock.now_ms(),
+            **{name: body[name] for name in self.extra_fields})
         db.flush()
         self.host.blobs.put(key, data, body["content_type"])
         resp.status = 201
@@ -277,10 +259,12 @@ def register_routes(host: Any) -> list[Route]:
                                   max_body=max_body, tags=tags)}
 
     return [
-        Route("/v1/curator/manual/photos", PhotoResource(host),
+        Route("/v1/curator/manual/photos", MediaUploadResource(host, "Photo", "photo", MAX_PHOTO_BYTES, check_image,
+                                                                  PHOTO_EXTENSIONS),
               post("upload a photo (JPEG, PNG or WebP, at most 8 MiB)", PhotoBody, BlobIdSchema,
                    _base64_cap(MAX_PHOTO_BYTES))),
-        Route("/v1/curator/manual/videos", VideoResource(host),
+        Route("/v1/curator/manual/videos", MediaUploadResource(host, "Video", "video", MAX_VIDEO_BYTES, check_video,
+                                                                  VIDEO_EXTENSIONS, ("duration_seconds",)),
               post("upload a video (MP4, QuickTime or WebM, at most 50 MiB)", VideoBody, BlobIdSchema,
                    _base64_cap(MAX_VIDEO_BYTES))),
         Route("/v1/curator/manual/jokes", JokeResource(host), post("add a joke", JokeBody, IdSchema)),

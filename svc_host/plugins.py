@@ -277,9 +277,10 @@ def build_registries(plugins: PluginHost) -> Registries:
     return registries
 
 
-def _collect(plugins: PluginHost, hook: str, cls: type) -> list[tuple[str, list[Any]]]:
+def _collect(plugins: PluginHost, hook: str, cls: type, **kwargs: Any) -> list[tuple[str, list[Any]]]:
+    """Each plugin's contributions to ``hook``, type-checked; a plugin returning a wrong type fails."""
     collected = []
-    for plugin, items in plugins.call_each(hook):
+    for plugin, items in plugins.call_each(hook, **kwargs):
         try:
             items = list(items)
             for item in items:
@@ -292,16 +293,7 @@ def _collect(plugins: PluginHost, hook: str, cls: type) -> list[tuple[str, list[
 
 
 def collect_routes(plugins: PluginHost, host: Any) -> list[tuple[str, Route]]:
-    routes = []
-    for plugin, items in plugins.call_each("register_routes", host=host):
-        try:
-            items = list(items)
-            for item in items:
-                _check_type(item, Route, plugin, "register_routes")
-        except (PluginError, TypeError) as exc:
-            plugins.fail(plugin, str(exc))
-            continue
-        routes.extend((plugin, route) for route in items)
-    return routes
+    return [(plugin, route) for plugin, items in _collect(plugins, "register_routes", Route, host=host)
+            for route in items]
 
 

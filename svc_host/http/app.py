@@ -81,15 +81,13 @@ class AuthAndValidationMiddleware:
 
     def _principal(self, req: falcon.Request) -> Any:
         header = req.get_header("Authorization")
-        req.context.bearer_presented = False
+        req.context.bearer_presented = bool(header)
         if not header:
             return None
         scheme, _, token = header.partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token or len(token) > 512:
-            req.context.bearer_presented = True
             return None
-        req.context.bearer_presented = True
         return self.host.authenticate(token)
 
     @staticmethod

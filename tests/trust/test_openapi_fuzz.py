@@ -30,6 +30,9 @@ def test_trust_routes_honour_their_schemas(trust_app):
     app, key = trust_app
     schema = schemathesis.openapi.from_wsgi("/v1/openapi.json", app).include(
         path_regex="^(" + "|".join(TRUST_PATHS) + ")")
+    # The host refuses NUL in any request text with 400 validation_failed (docs/architecture.md),
+    # which the OpenAPI string schemas cannot express: generate only storable text here.
+    schema.config.generation.update(allow_x00=False)
     operations = [result.ok() for result in schema.get_all_operations()]
     assert len(operations) >= 9
 

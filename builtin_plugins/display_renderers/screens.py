@@ -352,15 +352,21 @@ class _KenBurns:
 
 
 def _prepare_video(context: RenderContext) -> Any:
-    rows = _random_media(context, context.host.db.Video)
-    if not rows:
-        return None
-    row = rows[0]
+    """The newest videos of the category, shuffled; the first whose blob file exists."""
     attribution = config_flag(context, "showAttribution", True)
-    duration = min(row.duration_seconds, config_number(context, "maxDurationSeconds", 3600, 1, 3600))
-    return {"title": row.alt_text or "Video", "credit": row.photographer_name if attribution else "",
-            "duration": duration, "provider": row.data_provider if attribution else "",
-            "muted": config_flag(context, "muted", True)}
+    for row in _random_media(context, context.host.db.Video)[:5]:
+        blob = context.host.blobs.get(row.media_blob_key) if row.media_blob_key else None
+        if blob is None or not blob.path.is_file():
+            continue
+        duration = config_number(context, "maxDurationSeconds", 3600, 1, 3600)
+        if row.duration_seconds:
+            duration = min(float(row.duration_seconds), duration)
+        return {"path": str(blob.path), "title": row.alt_text or "Video",
+                "credit": row.photographer_name if attribution else "",
+                "provider": row.data_provider if attribution else "",
+                "duration": duration, "max_seconds": config_number(context, "maxDurationSeconds", 3600, 1, 3600),
+                "muted": config_flag(context, "muted", True)}
+    return None
 
 
 class _PlayPulse:
@@ -374,9 +380,8 @@ class _PlayPulse:
         self.color.a = 0.6 + 0.4 * math.sin(self.t * 3)
 
 
-@renderer(prepare=_prepare_video)
-def video(context: RenderContext) -> Any:
-    """A poster slide: playback needs a Kivy video provider, which this build does not ship."""
+def _poster(context: RenderContext) -> Any:
+    """Without a video provider: a poster naming the video, with a pulsing play mark."""
     from kivy.graphics import Color, Triangle
 
     w = _w()
@@ -391,6 +396,29 @@ def video(context: RenderContext) -> Any:
         cx, cy, r = width * 0.8, height * 0.3, height * 0.12
         Triangle(points=[cx - r * 0.6, cy - r, cx - r * 0.6, cy + r, cx + r, cy])
     slide.animate(_PlayPulse(color))
+    return slide
+
+
+@renderer(prepare=_prepare_video)
+def video(context: RenderContext) -> Any:
+    """The video itself (Kivy's ffpyplayer provider), muted unless ``muted`` is false,
+    looping while the slide is shown and stopped after ``maxDurationSeconds``; a poster
+    when no video provider is installed."""
+    w = _w()
+    data = context.data
+    if not w.video_playback_available():
+        return _poster(context)
+    slide = w.themed_slide(context, [(0, 0, 0, 1)])
+    player = w.VideoFill(data["path"], muted=data["muted"], max_seconds=data["max_seconds"],
+                         size_hint=(1, 1), pos_hint={"x": 0, "y": 0})
+    slide.add_widget(player)
+    slide.animate(player)
+    slide.on_dispose(player.dispose)
+    caption = " \u2014 ".join(p for p in (data["credit"], data["provider"]) if p)
+    if caption:
+        slide.add_widget(w.Backdrop([(0, 0, 0, 0.5)], size_hint=(1, 0.07), pos_hint={"x": 0, "y": 0}))
+        slide.add_widget(w.label(caption, context.font(28), (1, 1, 1, 1), size_hint=(0.94, 0.07),
+                                 pos_hint={"x": 0.03, "y": 0}))
     return slide
 
 

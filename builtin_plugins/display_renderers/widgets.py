@@ -84,7 +84,7 @@ class Backdrop(Widget):
 class ImageFill(Widget):
     """A texture drawn to fit (``contain``) or to fill (``cover``) its box."""
 
-    def __init__(self, texture: Texture, mode: str = "contain", **kwargs: Any):
+    def __init__(self, texture: Texture | None, mode: str = "contain", **kwargs: Any):
         super().__init__(**kwargs)
         self.texture = texture
         self.mode = mode
@@ -94,7 +94,14 @@ class ImageFill(Widget):
         self.bind(pos=self._sync, size=self._sync)
         self._sync()
 
+    def set_texture(self, texture: Texture) -> None:
+        if texture is not self.texture:
+            self.texture = self._rect.texture = texture
+            self._sync()
+
     def _sync(self, *_args: Any) -> None:
+        if self.texture is None:
+            return
         tw, th = self.texture.size
         w, h = self.size
         if tw <= 0 or th <= 0 or w <= 0 or h <= 0:
@@ -110,6 +117,54 @@ class ImageFill(Widget):
         else:
             self._rect.pos = (self.x + (w - dw) / 2, self.y + (h - dh) / 2)
             self._rect.size = (dw, dh)
+
+
+def video_playback_available() -> bool:
+    """Whether Kivy found a real video provider (ffpyplayer here), not its null one."""
+    try:
+        from kivy.core.video import Video as CoreVideo
+    except Exception:
+        return False
+    return CoreVideo is not None and CoreVideo.__name__ != "VideoNull"
+
+
+class VideoFill(ImageFill):
+    """A video file played into an :class:`ImageFill` (``contain``) through Kivy's core
+    video provider. It loops while shown, pauses on its last frame after ``max_seconds``
+    and releases the decoder in :meth:`dispose`."""
+
+    def __init__(self, path: str, muted: bool = True, max_seconds: float = 3600.0, **kwargs: Any):
+        super().__init__(None, mode="contain", **kwargs)
+        from kivy.core.video import Video as CoreVideo
+
+        self.played = 0.0
+        self.max_seconds = max_seconds
+        self.frames = 0
+        self.player = CoreVideo(filename=path, eos="loop")
+        self.player.volume = 0.0 if muted else 1.0
+        self.player.bind(on_frame=self._on_frame)
+        self.player.play()
+
+    def _on_frame(self, *_args: Any) -> None:
+        texture = self.player.texture
+        if texture is not None:
+            self.frames += 1
+            self.set_texture(texture)
+            self.canvas.ask_update()
+
+    def tick(self, dt: float) -> None:
+        if self.player is None:
+            return
+        self.played += dt
+        if self.played >= self.max_seconds and self.player.state == "playing":
+            self.player.pause()
+
+    def dispose(self) -> None:
+        player, self.player = self.player, None
+        if player is not None:
+            player.unbind(on_frame=self._on_frame)
+            player.stop()
+            player.unload()
 
 
 def label(text: str, font_size: float, color: RGBA, bold: bool = False, halign: str = "left",
@@ -139,10 +194,20 @@ class Slide(RelativeLayout):
     def __init__(self, **kwargs: Any):
         super().__init__(**kwargs)
         self.animated: list[Any] = []
+        self.disposers: list[Any] = []
 
     def animate(self, widget: Any) -> Any:
         self.animated.append(widget)
         return widget
+
+    def on_dispose(self, callback: Any) -> None:
+        """Run ``callback`` when the director removes this slide or overlay."""
+        self.disposers.append(callback)
+
+    def dispose(self) -> None:
+        callbacks, self.disposers = self.disposers, []
+        for callback in callbacks:
+            callback()
 
     def tick(self, dt: float) -> None:
         for widget in self.animated:

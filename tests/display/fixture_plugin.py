@@ -19,6 +19,7 @@ from builtin_plugins.display_renderers.ticker import RENDERERS as TICKERS
 from builtin_plugins.overlays.types import TYPES as OVERLAY_TYPES
 from builtin_plugins.screens.types import TYPES as SCREEN_TYPES
 from builtin_plugins.ticker.types import TYPES as TICKER_TYPES
+from tests.content_media import video_bytes
 
 NAME = "display_test_types"
 # The fixture registers every builtin type itself (real schemas, renderers attached directly),
@@ -117,13 +118,14 @@ def seed(host: Any) -> None:
     host.blobs.put("test/photo.png", png((30, 200, 30)), "image/png")
     host.blobs.put("test/icon.png", png((250, 250, 0)), "image/png")
     host.blobs.put("test/blue.png", png((0, 0, 255)), "image/png")
+    host.blobs.put("test/video.mp4", video_bytes([(220, 20, 20), (20, 20, 220)], seconds_each=1.0), "video/mp4")
     db.RssArticle(id="a1", feed_id="f1", guid="g1", title="Kivy draws the news", summary="A summary.",
                   image_blob_key="test/news.png", published_at_ms=now, created_at_ms=now)
     db.RssArticle(id="a2", feed_id="f1", guid="g2", title="No picture here", published_at_ms=now - 1000,
                   created_at_ms=now)
     db.Photo(id="p1", alt_text="Green", photographer_name="Tester", data_provider="manual_entry",
              media_blob_key="test/photo.png", integration_type="manual_entry", created_at_ms=now)
-    db.Video(id="v1", alt_text="A video", data_provider="manual_entry", media_blob_key="test/photo.png",
+    db.Video(id="v1", alt_text="A video", data_provider="manual_entry", media_blob_key="test/video.mp4",
              duration_seconds=12, integration_type="manual_entry", created_at_ms=now)
     db.Joke(id="j1", setup="Why did the canvas blush?", punchline="It saw the Fbo.", category_id="general",
             integration_type="manual_entry", created_at_ms=now)

@@ -13,6 +13,7 @@ from websockets.sync.client import connect
 
 from builtin_plugins.overlays.types import TYPES as OVERLAY_TYPES
 from builtin_plugins.screens.types import TYPES as SCREEN_TYPES
+from tests.content_media import b64, video_bytes
 from tests.display.canvas import (
     CANVAS_SIZE,
     PREVIEW_FPS,
@@ -95,6 +96,27 @@ def test_every_screen_type_draws_something(canvas, screen_type):
         assert colour_fraction(frame, (30, 200, 30), box=SLIDE_BOX) > 0.3
     if screen_type == "plugin_template":
         assert colour_fraction(frame, (0, 0, 255), box=SLIDE_BOX) > 0.3
+    if screen_type == "video":  # the seeded video: red, then blue (letterboxed 16:9 in 16:9)
+        assert max(colour_fraction(frame, (220, 20, 20), box=SLIDE_BOX),
+                   colour_fraction(frame, (20, 20, 220), box=SLIDE_BOX)) > 0.5
+
+
+def test_a_video_uploaded_through_rest_plays(canvas):
+    """A manual video upload (real MP4: 1.5 s green, then 1.5 s magenta, looping) shown by a
+    ``video`` screen: frames over a few seconds show both colours, so it plays, not a poster."""
+    clip = video_bytes([(20, 200, 20), (200, 20, 200)], seconds_each=1.5)
+    r = canvas.request("POST", "/v1/curator/categories", key=canvas.admin, json={"id": "clips", "label": "Clips"})
+    assert r.status_code == 201, r.text
+    r = canvas.request("POST", "/v1/curator/manual/videos", key=canvas.admin, json={
+        "category": "clips", "bytes_base64": b64(clip), "content_type": "video/mp4", "duration_seconds": 3,
+        "alt_text": "Uploaded clip"})
+    assert r.status_code == 201, r.text
+    show_only(canvas, {"id": "clip", "screen_type": "video", "enabled": True, "dwell_seconds": 60,
+                       "config_json": {"category": "clips", "muted": True, "showAttribution": False}})
+    frames = canvas.frames(canvas.admin, count=40, skip=0)
+    green = [colour_fraction(f, (20, 200, 20), box=SLIDE_BOX) for f in frames]
+    magenta = [colour_fraction(f, (200, 20, 200), box=SLIDE_BOX) for f in frames]
+    assert max(green) > 0.6 and max(magenta) > 0.6, (green, magenta)
 
 
 OVERLAY_CONFIGS = {

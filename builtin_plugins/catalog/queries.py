@@ -1,15 +1,12 @@
 """One catalog page as SQL: substring filters (AND), suppression, order, count, limit/offset."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from builtin_plugins.catalog.search_index import FTS_TABLE, fts_phrase
+from builtin_plugins.catalog.search_index import (ASCII_LOWER, FTS_TABLE, WORD_COLUMNS, WORDS_TABLE, fts_phrase,
+                                                  is_one_word, sync_terms, terms_containing, word_pieces)
 from builtin_plugins.common.query import substring_needle
-
-
-ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 @dataclass(frozen=True)
@@ -26,20 +23,41 @@ class Catalog:
     junction: dict[str, tuple[str, str, str]] = field(default_factory=dict)
 
 
-class CatalogQuery:
-    """Builds and runs ``COUNT(*)`` and the page query for one request."""
+# A needle found in more words than this is searched through the trigram index instead.
+MAX_TERMS = 128
+# A page whose walk of the ORDER BY index should visit at most this many rows tests each
+# visited row instead of materialising the matches.
+SCAN_WALK_ROWS = 4000
+# With filters besides the search index, at most this many index candidates are read,
+# tested and ordered in one pass.
+ONE_PASS_CANDIDATES = 20000
 
-    def __init__(self, db: Any, entity: Any, catalog: Catalog, use_fts: bool):
+
+class CatalogQuery:
+    """Builds and runs the count and the page query for one request.
+
+    On SQLite with the search indexes (``use_fts``), text filters of three or more
+    characters on indexed columns become FTS5 ``MATCH`` expressions (see
+    :mod:`builtin_plugins.catalog.search_index`): one per index, the filters on it joined
+    with ``AND``. Every filter also has its scan condition, used where the indexes do not
+    help (the few suppressed rows).
+    """
+
+    def __init__(self, db: Any, entity: Any, catalog: Catalog, use_fts: bool, use_words: bool | None = None):
         self.db = db
         self.entity = entity
         self.catalog = catalog
         self.use_fts = use_fts
+        self.use_words = use_fts if use_words is None else use_words
         self.postgres = db.provider_name == "postgres"
         self.where: list[str] = []
+        self.scans: list[str] = []  # the scan condition of every index-served filter
         self.params: dict[str, Any] = {}
         self.fts_terms: list[str] = []
+        self.word_filters: list[tuple[str, str]] = []
+        self.word_terms: list[str] = []
         self.suppressed: bool | None = None
-        self._matches: list[int] | None = None
+        self.nothing = False
 
     def _param(self, value: Any) -> str:
         name = f"p{len(self.params)}"
@@ -66,10 +84,22 @@ class CatalogQuery:
         if column is None:  # the entity lacks the field: nothing matches
             self.where.append("1 = 0")
             return
+        condition = self._contains(column, needle)
         if self.use_fts and attr in self.catalog.fts_columns and len(needle) >= 3:
+            if self.use_words and attr in WORD_COLUMNS and is_one_word(needle):
+                self.scans.append(condition)
+                self.word_filters.append((attr, needle.translate(ASCII_LOWER)))
+                return
+            pieces = [piece for piece in word_pieces(needle) if len(piece) >= 3]
+            if self.use_words and attr in WORD_COLUMNS and pieces:
+                # Several words: each piece lies inside a word of every matching row, so
+                # the word index gives candidates, and the row itself is tested.
+                self.where.append(condition)
+                self.word_filters.extend((attr, piece) for piece in pieces)
+                return
+            self.scans.append(condition)
             self.fts_terms.append(f"{attr} : {fts_phrase(needle)}")
             return
-        condition = self._contains(column, needle)
         if name in self.catalog.junction:
             table, event_column, category_column = self.catalog.junction[name]
             inner = self._contains(f'j."{category_column}"', needle)
@@ -86,64 +116,94 @@ class CatalogQuery:
         prefix = "" if value or self.postgres else "+"
         return f"{prefix}{self.column('suppressed')} = {self._param(value)}"
 
-    def _fts_sql(self, ordered_walk: bool = False) -> str:
-        # The index is queried once per request (``_match_ids``); the statements then read
-        # the match list as a JSON array. "+t.rowid" keeps SQLite from driving the query by
-        # rowid lookups, so that it walks the ORDER BY index and probes the match list.
-        rowid = "+t.rowid" if ordered_walk else "t.rowid"
-        return f"{rowid} IN (SELECT value FROM json_each({self._param(json.dumps(self._match_ids()))}))"
+    def _resolve_words(self) -> None:
+        """Each one-word needle becomes ``column : (term OR term ...)`` over the words that
+        contain it; a needle in too many words goes to the trigram index instead."""
+        if not self.word_filters:
+            return
+        sync_terms(self.db)
+        for attr, needle in self.word_filters:
+            terms = terms_containing(self.db, needle, MAX_TERMS)
+            if terms is None:
+                self.fts_terms.append(f"{attr} : {fts_phrase(needle)}")
+            elif not terms:
+                self.nothing = True
+            else:
+                self.word_terms.append(f"{attr} : (" + " OR ".join(fts_phrase(t) for t in terms) + ")")
+        self.word_filters = []
 
-    def _match_ids(self) -> list[int]:
-        if self._matches is None:
-            self._matches = self._raw_column(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?",
-                                             (" AND ".join(self.fts_terms),))
-        return self._matches
+    def _indexes(self) -> list[tuple[str, str]]:
+        """(FTS table, MATCH expression) for each index the filters use. The word index
+        also holds ``suppressed``, so hiding suppressed rows is part of its expression."""
+        indexes = []
+        if self.word_terms:
+            match = " AND ".join(self.word_terms)
+            if self.suppressed is False:
+                match = f'({match}) NOT suppressed : "1"'
+            indexes.append((WORDS_TABLE, match))
+        if self.fts_terms:
+            indexes.append((FTS_TABLE, " AND ".join(self.fts_terms)))
+        return indexes
 
-    def _raw_column(self, sql: str, args: tuple) -> list[Any]:
-        """One column through the session's DB-API connection (SQLite only): tens of
-        thousands of ids come back several times faster than through ``db.select``."""
-        return [row[0] for row in self.db.get_connection().execute(sql, args).fetchall()]
-
-    def _where_sql(self, ordered_walk: bool = False) -> str:
+    def _where_sql(self, mode: str = "drive") -> str:
+        """The WHERE clause. ``mode``: ``scan`` tests every filter on the row (for the few
+        suppressed rows, or a walk of the ORDER BY index when matches are dense); ``walk``
+        probes the materialised matches of each index while walking the ORDER BY index
+        ("+t.rowid" keeps SQLite from driving by the match list); ``drive`` fetches the
+        matches and sorts them."""
         clauses = list(self.where)
+        if mode == "scan":
+            clauses.extend(self.scans)
         if self.suppressed is not None:
             clauses.append(self._suppressed_sql(self.suppressed))
-        if self.fts_terms:
-            clauses.append(self._fts_sql(ordered_walk))
+        if mode != "scan":
+            rowid = "+t.rowid" if mode == "walk" else "t.rowid"
+            for table, match in self._indexes():
+                clauses.append(f"{rowid} IN (SELECT rowid FROM {table} WHERE {table} MATCH {self._param(match)})")
         return (" WHERE " + " AND ".join(clauses)) if clauses else ""
 
     def _count(self, table: str) -> int:
-        if self.fts_terms and not self._match_ids():
-            return 0
-        if not self.fts_terms and not self.where and self.suppressed is not None:
-            # every row, less (or only) the few suppressed ones found through their index
+        indexes = self._indexes()
+        if self.suppressed:  # the few suppressed rows, through their index, each filter tested on the row
+            return int(self.db.select(f'SELECT COUNT(*) FROM "{table}" t{self._where_sql("scan")}', self.params)[0])
+        if not indexes and not self.where and self.suppressed is False:
+            # every row, less the few suppressed ones found through their index
             hidden = int(self.db.select(f'SELECT COUNT(*) FROM "{table}" t WHERE {self._suppressed_sql(True)}',
                                         self.params)[0])
-            if self.suppressed:
-                return hidden
             return int(self.db.select(f'SELECT COUNT(*) FROM "{table}" t')[0]) - hidden
-        if not self.fts_terms or self.where:
+        if self.where or len(indexes) != 1:
             return int(self.db.select(f'SELECT COUNT(*) FROM "{table}" t{self._where_sql()}', self.params)[0])
-        # Only search-index terms (and suppression): the matches, less (or only) the
-        # suppressed ones, which the suppressed index lists cheaply.
-        matches = self._match_ids()
-        if self.suppressed is None:
-            return len(matches)
-        column = self.column("suppressed")
-        hidden_rows = self._raw_column(f'SELECT t.rowid FROM "{table}" t WHERE {column} = 1', ())
-        hidden = len(set(hidden_rows).intersection(matches))
-        return hidden if self.suppressed else len(matches) - hidden
+        # One search index and no other filter: FTS5 counts its matches without touching
+        # the table. The trigram index does not hold ``suppressed``: less the suppressed
+        # rows that match, read through their index.
+        index, match = indexes[0]
+        connection = self.db.get_connection()
+        total = connection.execute(f"SELECT COUNT(*) FROM {index} WHERE {index} MATCH ?", (match,)).fetchone()[0]
+        if self.suppressed is False and index == FTS_TABLE:
+            self.suppressed = True
+            try:
+                total -= int(self.db.select(f'SELECT COUNT(*) FROM "{table}" t{self._where_sql("scan")}',
+                                            self.params)[0])
+            finally:
+                self.suppressed = False
+        return int(total)
 
-    def _walk_in_order(self, table: str, total: int, limit: int, offset: int) -> bool:
-        """Walk the ORDER BY index (probing matches) rather than sort every match?
+    def _page_mode(self, table: str, total: int, limit: int, offset: int) -> str:
+        """How to read the page.
 
-        Sorting costs about one row fetch per match; the walk visits about
-        rows / matches * (offset + limit) index entries, each several times cheaper.
+        Walking the ORDER BY index visits about rows / matches * (offset + limit) rows.
+        When that is small (dense matches), testing each visited row is cheapest (``scan``);
+        otherwise walking while probing the materialised matches (``walk``) beats fetching
+        and sorting every match (``drive``, about one row fetch per match) while the visits
+        stay under ten times the matches.
         """
-        if not self.fts_terms or total == 0:
-            return False
+        if self.suppressed or not self._indexes():
+            return "scan" if self.suppressed else "drive"
         rows = int(self.db.select(f'SELECT COALESCE(MAX(rowid), 0) FROM "{table}"')[0])
-        return rows * (offset + limit) < 10 * total * total
+        visits = rows * (offset + limit) / max(total, 1)
+        if visits <= SCAN_WALK_ROWS:
+            return "scan"
+        return "walk" if visits < 10 * total else "drive"
 
     def _order_sql(self) -> str:
         parts = []
@@ -163,36 +223,28 @@ class CatalogQuery:
 
     def page(self, limit: int, offset: int) -> tuple[int, list[Any]]:
         table = self.entity._table_
+        self._resolve_words()
+        if self.nothing:
+            return 0, []
+        indexes = self._indexes()
+        if self.where and indexes and not self.suppressed:
+            # Other filters besides the index: the index bounds the candidates. When they
+            # are few, one pass reads and orders the matching rowids (count and page
+            # together) instead of testing the candidates twice.
+            connection = self.db.get_connection()
+            bound = min(connection.execute(f"SELECT COUNT(*) FROM {index} WHERE {index} MATCH ?",
+                                           (match,)).fetchone()[0] for index, match in indexes)
+            if bound <= ONE_PASS_CANDIDATES:
+                ids = self.db.select(f'SELECT t.rowid FROM "{table}" t{self._where_sql()}{self._order_sql()}',
+                                     self.params)
+                page_ids = ", ".join(str(int(rowid)) for rowid in ids[offset:offset + limit])
+                if not page_ids:
+                    return len(ids), []
+                sql = f'SELECT t.* FROM "{table}" t WHERE t.rowid IN ({page_ids}){self._order_sql()}'
+                return len(ids), list(self.entity.select_by_sql(sql, {}))
         total = self._count(table)
-        rows: list[Any] = []
         if total <= offset:
-            return total, rows
-        walk = self._walk_in_order(table, total, limit, offset)
-        if walk and not self.where:
-            return total, self._walked_page(table, limit, offset)
-        where = self._where_sql(walk)
+            return total, []
+        where = self._where_sql(self._page_mode(table, total, limit, offset))
         sql = f'SELECT t.* FROM "{table}" t{where}{self._order_sql()} LIMIT {int(limit)} OFFSET {int(offset)}'
         return total, list(self.entity.select_by_sql(sql, self.params))
-
-    def _walked_page(self, table: str, limit: int, offset: int) -> list[Any]:
-        """Walk the ORDER BY index and keep the rows in the match set until the page is full."""
-        matches = set(self._match_ids())
-        where = ""
-        if self.suppressed is not None:
-            where = f" WHERE {self.column('suppressed')} = {1 if self.suppressed else 0}"
-        order = self._order_sql()
-        cursor = self.db.get_connection().execute(f'SELECT t.rowid FROM "{table}" t{where}{order}')
-        picked: list[int] = []
-        try:
-            while len(picked) < offset + limit:
-                chunk = cursor.fetchmany(512)
-                if not chunk:
-                    break
-                picked.extend(row[0] for row in chunk if row[0] in matches)
-        finally:
-            cursor.close()
-        page_ids = picked[offset:offset + limit]
-        if not page_ids:
-            return []
-        id_list = ", ".join(str(int(rowid)) for rowid in page_ids)
-        return list(self.entity.select_by_sql(f'SELECT t.* FROM "{table}" t WHERE t.rowid IN ({id_list}){order}', {}))

@@ -7,7 +7,7 @@ from marshmallow import Schema, fields, validate
 
 from builtin_plugins.common.text import Text, no_nul
 from builtin_plugins.catalog.queries import Catalog, CatalogQuery
-from builtin_plugins.catalog.search_index import INDEXED_COLUMNS, has_fts
+from builtin_plugins.catalog.search_index import INDEXED_COLUMNS, has_fts, has_word_index
 from builtin_plugins.common.content import ROW_SERIALIZERS
 from builtin_plugins.common.schemas import BooleanText, PageQuery
 from hookspecs import Operation, Route
@@ -72,10 +72,11 @@ class PageSchema(Schema):
 
 
 class CatalogResource:
-    def __init__(self, host: Any, catalog: Catalog, use_fts: bool):
+    def __init__(self, host: Any, catalog: Catalog, use_fts: bool, use_words: bool):
         self.host = host
         self.catalog = catalog
         self.use_fts = use_fts
+        self.use_words = use_words
 
     def on_get(self, req: Any, resp: Any) -> None:
         principal = req.context.principal
@@ -87,7 +88,7 @@ class CatalogResource:
         if entity is None:  # the feature that owns the table is not installed
             resp.media = {"items": [], "total": 0, "limit": limit, "offset": offset}
             return
-        sql = CatalogQuery(db, entity, self.catalog, self.use_fts)
+        sql = CatalogQuery(db, entity, self.catalog, self.use_fts, self.use_words)
         for name in self.catalog.filters:
             if name in query:
                 sql.add_text_filter(name, query[name])
@@ -113,6 +114,7 @@ class CatalogResource:
 def catalog_routes(host: Any) -> list[Route]:
     db = host.db
     use_fts = has_fts(db)
+    use_words = use_fts and has_word_index(db)
     junction = {}
     link = getattr(db, "CalendarEventCategory", None)
     if link is not None:
@@ -122,7 +124,7 @@ def catalog_routes(host: Any) -> list[Route]:
     for catalog in CATALOGS:
         if catalog.path == "calendar-events":
             catalog = Catalog(catalog.path, catalog.entity, catalog.filters, catalog.order, junction=junction)
-        routes.append(Route(f"/v1/catalog/{catalog.path}", CatalogResource(host, catalog, use_fts), {
+        routes.append(Route(f"/v1/catalog/{catalog.path}", CatalogResource(host, catalog, use_fts, use_words), {
             # Moderators (admin) hold content.catalog_read too, so the route table needs only it.
             "GET": Operation(CONTENT_CATALOG_READ, f"{catalog.path} catalog (content.catalog_read)",
                              query=_query_schema(catalog), response=PageSchema, tags=("catalog",)),

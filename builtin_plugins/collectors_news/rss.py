@@ -218,6 +218,9 @@ def upsert_articles(
         ],
     )
     changed += len(kept_new)
+    search = ctx.host.services.get("rss_search")
+    if search is not None and (kept_new or changed):
+        search.sync_terms()  # new words join the catalog's term list now, not at the next search
     need_image = []
     for row in kept:
         guid, image_key = (row["guid"], None) if isinstance(row, dict) else (row.guid, row.image_blob_key)

@@ -88,6 +88,12 @@ def test_rss_upserts_articles_with_images(host, upstream):
     with orm.db_session:
         feed = host.db.RssFeed["loop"]
         assert feed.title == "Loopback News" and feed.consecutive_failures == 0 and feed.last_fetched_at
+    if host.db.provider_name == "sqlite":  # the collector put the new words into the catalog's term list
+        from builtin_plugins.catalog.search_index import PENDING_TABLE, TERMS_TABLE
+
+        with orm.db_session:
+            assert host.db.select(f"SELECT COUNT(*) FROM {PENDING_TABLE}")[0] == 0
+            assert {"story", "more", "summary"} <= set(host.db.select(f"SELECT term FROM {TERMS_TABLE}"))
     # idempotent: a second run changes nothing and downloads no image again
     images_before = len(upstream.requests_to("/img/0.png"))
     assert host.services["integrations"].run_now("news_rss").status == "ok"

@@ -23,6 +23,8 @@ from builtin_plugins.display_renderers.base import (
     renderer,
 )
 from builtin_plugins.display_renderers.theme import parse_color, parse_colors
+from builtin_plugins.display_renderers.web_snapshot import PeriodicSnapshot, shown_url, snapshot
+from builtin_plugins.display_renderers.web_snapshot import log as web_log
 
 CONFETTI = [(1, 0.3, 0.4, 1), (1, 0.8, 0.2, 1), (0.3, 0.8, 1, 1), (0.5, 1, 0.4, 1), (0.8, 0.4, 1, 1)]
 POSITIONS = {
@@ -388,18 +390,35 @@ def static_image(context: RenderContext) -> Any:
     return layer
 
 
-def _panel(context: RenderContext, size_hint: tuple[float, float], default_pos: str = "top_right",
-           scale: float = 1.0) -> tuple:
-    """A translucent box in the configured corner, ``size_hint`` times ``scale`` (capped at the screen)."""
+def _panel_hint(size_hint: tuple[float, float], scale: float = 1.0) -> tuple[float, float]:
+    """``size_hint`` times ``scale``, shrunk (keeping its shape) to fit the screen with a margin."""
+    factor = min(scale, 0.96 / size_hint[0], 0.94 / size_hint[1])
+    return size_hint[0] * factor, size_hint[1] * factor
+
+
+def _boxed_layer(context: RenderContext, size_hint: tuple[float, float], pos_hint: dict,
+                 backdrop: bool = True) -> tuple:
+    """An overlay layer (``opacity``) holding one box, with a translucent theme backdrop
+    unless ``backdrop`` is false. Returns ``(layer, box)``."""
     w = _w()
     layer = w.Slide()
     layer.opacity = _opacity(context)
-    factor = min(scale, 0.96 / size_hint[0], 0.94 / size_hint[1])
-    box = w.Slide(size_hint=(size_hint[0] * factor, size_hint[1] * factor), pos_hint=_pos(context, default_pos))
-    bg = context.theme.primary_bg
-    box.add_widget(w.Backdrop([(bg[0], bg[1], bg[2], 0.85)], size_hint=(1, 1), pos_hint={"x": 0, "y": 0}))
+    box = w.Slide(size_hint=size_hint, pos_hint=pos_hint)
+    if backdrop:
+        _add_backdrop(context, box)
     layer.add_widget(box)
     return layer, box
+
+
+def _add_backdrop(context: RenderContext, box: Any) -> None:
+    bg = context.theme.primary_bg
+    box.add_widget(_w().Backdrop([(bg[0], bg[1], bg[2], 0.85)], size_hint=(1, 1), pos_hint={"x": 0, "y": 0}))
+
+
+def _panel(context: RenderContext, size_hint: tuple[float, float], default_pos: str = "top_right",
+           scale: float = 1.0) -> tuple:
+    """A translucent box in the configured corner, ``size_hint`` times ``scale`` (capped at the screen)."""
+    return _boxed_layer(context, _panel_hint(size_hint, scale), _pos(context, default_pos))
 
 
 class _DigitalTime:
@@ -584,25 +603,84 @@ def plugin_template(context: RenderContext) -> Any:
     return layer
 
 
-def plugin_web(context: RenderContext) -> Any:
-    """This build has no web engine: a panel naming the page (``url``) in ``position``
-    (``fullscreen`` = the whole screen) of height ``size``."""
-    w = _w()
+def _web_box(context: RenderContext) -> tuple[tuple[float, float], dict]:
+    """``plugin_web``'s box: the whole screen for ``position: fullscreen``, else a panel of
+    height ``size`` (default 0.2) with the screen's aspect ratio in ``position``."""
+    if config_text(context, "position") == "fullscreen":
+        return (1.0, 1.0), {"x": 0, "y": 0}
+    size = config_number(context, "size", 0.2, 0.05, 1)
+    return _panel_hint((size, size)), _pos(context)
+
+
+def _web_pixels(context: RenderContext) -> tuple[int, int]:
+    """The box in pixels: the size of the page's snapshot."""
+    (sw, sh), _ = _web_box(context)
+    width, height = context.size
+    return max(1, round(width * sw)), max(1, round(height * sh))
+
+
+def _prepare_web(context: RenderContext) -> Any:
+    """The first snapshot of the page (``None`` in ``image`` when it could not be taken)."""
     url = config_text(context, "url")
     if not url:
         raise ValueError("plugin_web needs config_json.url")
-    if config_text(context, "position") == "fullscreen":
-        layer = w.Slide()
-        layer.opacity = _opacity(context)
-        box = w.Slide(size_hint=(1, 1), pos_hint={"x": 0, "y": 0})
-        bg = context.theme.primary_bg
-        box.add_widget(w.Backdrop([(bg[0], bg[1], bg[2], 0.85)], size_hint=(1, 1), pos_hint={"x": 0, "y": 0}))
-        layer.add_widget(box)
-    else:
-        size = config_number(context, "size", 0.2, 0.05, 1)
-        layer, box = _panel(context, (size * 1.7, size))
-    box.add_widget(w.label(f"{config_text(context, 'plugin_id')}\n{url}", context.font(32), context.theme.text,
-                           halign="center", size_hint=(0.94, 0.9), pos_hint={"center_x": 0.5, "center_y": 0.5}))
+    return {"url": url, "image": snapshot(url, _web_pixels(context))}
+
+
+class _WebView:
+    """The page's snapshot filling the box, or (until a snapshot comes) a panel naming the
+    plugin and the page; with ``refresh_seconds``, new snapshots from a
+    :class:`~builtin_plugins.display_renderers.web_snapshot.PeriodicSnapshot`."""
+
+    def __init__(self, context: RenderContext, box: Any, url: str, image: bytes | None):
+        self.box, self.url, self.image = box, url, None
+        if image is None or not self.show(image):
+            _add_backdrop(context, box)
+            box.add_widget(_w().label(f"{config_text(context, 'plugin_id')}\n{url}", context.font(32),
+                                      context.theme.text, halign="center", size_hint=(0.94, 0.9),
+                                      pos_hint={"center_x": 0.5, "center_y": 0.5}))
+        period = config_number(context, "refresh_seconds", 0, 0, 86400)
+        self.refresh = PeriodicSnapshot(url, _web_pixels(context), period, failing=self.image is None) \
+            if period > 0 else None
+
+    def show(self, data: bytes) -> bool:
+        """Put the snapshot ``data`` on screen (UI thread); whether it decoded."""
+        w = _w()
+        texture = w.texture_from_bytes(data)
+        if texture is None:
+            web_log.warning("web snapshot of %s failed: the PNG did not decode", shown_url(self.url))
+            return False
+        if self.image is None:
+            self.box.clear_widgets()  # the fallback panel, if any: the page covers the box
+            self.image = w.ImageFill(texture, size_hint=(1, 1), pos_hint={"x": 0, "y": 0})
+            self.box.add_widget(self.image)
+        else:
+            self.image.set_texture(texture)
+        return True
+
+    def tick(self, dt: float) -> None:
+        data = self.refresh.tick(dt) if self.refresh is not None else None
+        if data is not None:
+            self.show(data)
+
+    def dispose(self) -> None:
+        if self.refresh is not None:
+            self.refresh.dispose()
+
+
+@renderer(prepare=_prepare_web)
+def plugin_web(context: RenderContext) -> Any:
+    """The page at ``url`` as a snapshot taken by a headless browser (see
+    :mod:`.web_snapshot`), view-only, in the box of :func:`_web_box`; re-taken every
+    ``refresh_seconds`` (0 = never; never more often than every
+    :data:`~.web_snapshot.MIN_REFRESH_SECONDS`). Without a browser, or while the
+    page cannot be captured, a panel names the plugin and the page."""
+    size_hint, pos_hint = _web_box(context)
+    layer, box = _boxed_layer(context, size_hint, pos_hint, backdrop=False)
+    view = _WebView(context, box, context.data["url"], context.data["image"])
+    if view.refresh is not None:
+        layer.animate(view)
+        layer.on_dispose(view.dispose)
     return layer
 
 

@@ -23,12 +23,15 @@ from tests.display.canvas import (
     changed_fraction,
     colour_fraction,
 )
+from tests.display.web_page import ColourPage, closed_port, live_processes
 
 PREVIEW_HEIGHT = PREVIEW_WIDTH * CANVAS_SIZE[1] // CANVAS_SIZE[0]
 # ticker bar: 7.5 % of the height at the bottom; slides and overlays above it
 SLIDE_BOX = (0, 0, PREVIEW_WIDTH, int(PREVIEW_HEIGHT * 0.9))
 TICKER_BOX = (0, int(PREVIEW_HEIGHT * 0.94), PREVIEW_WIDTH, PREVIEW_HEIGHT)
 GREY = "#303030"
+# plugin_web pages: far from the grey slide, white text and every navy_coral accent
+VIOLET, GREEN = (120, 0, 255), (0, 255, 0)
 
 SCREEN_CONFIGS = {
     "message": {"body": "Hello", "backgroundColor": "#ff0000"},
@@ -45,12 +48,25 @@ SCREEN_CONFIGS = {
 @pytest.fixture(scope="module")
 def canvas(tmp_path_factory: pytest.TempPathFactory):
     data_dir: Path = tmp_path_factory.mktemp("canvas") / "data"
-    server = CanvasServer(canvas_env(data_dir, SVC_DISPLAY_CONTROLLER_PUBLIC_URL="https://controller.invalid")).start()
+    # the canvas's temporary files (web snapshot browser profiles) under a path of its own,
+    # so the tests can see which browsers it runs
+    tmp = str(tmp_path_factory.mktemp("canvas-tmp"))
+    server = CanvasServer(canvas_env(data_dir, SVC_DISPLAY_CONTROLLER_PUBLIC_URL="https://controller.invalid",
+                                     TMPDIR=tmp)).start()
+    server.tmp = tmp
     server.admin = server.key("admin")
     r = server.request("POST", "/v1/test-display/seed", key=server.admin)
     assert r.status_code == 200, r.text
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="module")
+def web_page():
+    """A plugin's web page on a real loopback server: solid violet."""
+    page = ColourPage(VIOLET).start()
+    yield page
+    page.close()
 
 
 def message(screen_id: str, colour: str, dwell: float = 60, **extra) -> dict:
@@ -138,10 +154,10 @@ OVERLAY_CONFIGS = {
     "photo_slideshow": {"interval_sec": 2},
     "qr_code": {"payload": "https://example.invalid", "caption": "Scan"},
     "plugin_template": {"plugin_id": "tester", "template": "party", "data": {"title": "Party"}},
-    "plugin_web": {"plugin_id": "tester", "url": "https://example.invalid/page"},
+    "plugin_web": {"plugin_id": "tester", "size": 0.4},  # url: the web_page fixture's page
 }
 COLOUR_CHECKS = {"shape_rain": (0, 255, 0), "birthday_confetti": (255, 0, 255), "floating_balloons": (255, 255, 0),
-                 "static_image": (30, 200, 30), "photo_slideshow": (30, 200, 30)}
+                 "static_image": (30, 200, 30), "photo_slideshow": (30, 200, 30), "plugin_web": VIOLET}
 
 
 def overlay(overlay_type: str, config: dict, **extra) -> dict:
@@ -150,7 +166,7 @@ def overlay(overlay_type: str, config: dict, **extra) -> dict:
             "config_json": config, "start_month": today.tm_mon, "start_day": today.tm_mday, **extra}
 
 
-def wait_for_change(canvas: CanvasServer, baseline, box, minimum: float, timeout: float = 10, colour=None):
+def wait_for_change(canvas: CanvasServer, baseline, box, minimum: float, timeout: float = 20, colour=None):
     deadline = time.monotonic() + timeout
     frame = None
     while time.monotonic() < deadline:
@@ -164,15 +180,63 @@ def wait_for_change(canvas: CanvasServer, baseline, box, minimum: float, timeout
 
 
 @pytest.mark.parametrize("overlay_type", sorted(OVERLAY_CONFIGS))
-def test_every_overlay_type_draws_over_the_slide(canvas, overlay_type):
+def test_every_overlay_type_draws_over_the_slide(canvas, web_page, overlay_type):
     show_only(canvas, message("calm", GREY))
     baseline = canvas.frame(canvas.admin)
-    canvas.put_program(canvas.admin, screens=[message("calm", GREY)],
-                       overlays=[overlay(overlay_type, OVERLAY_CONFIGS[overlay_type])])
+    config = OVERLAY_CONFIGS[overlay_type]
+    if overlay_type == "plugin_web":
+        config = {**config, "url": web_page.url}
+    canvas.put_program(canvas.admin, screens=[message("calm", GREY)], overlays=[overlay(overlay_type, config)])
     colour = COLOUR_CHECKS.get(overlay_type)
     wait_for_change(canvas, baseline, SLIDE_BOX, 0.01, colour=colour)
     if colour:
         assert colour_fraction(baseline, colour, 150, SLIDE_BOX) < 0.001
+
+
+def wait_for_colour(canvas: CanvasServer, colour, minimum: float, timeout: float) -> float:
+    deadline = time.monotonic() + timeout
+    fraction = 0.0
+    while time.monotonic() < deadline:
+        fraction = colour_fraction(canvas.frame(canvas.admin), colour, 90, SLIDE_BOX)
+        if fraction > minimum:
+            return fraction
+        time.sleep(0.3)
+    raise AssertionError(f"{colour} covers {fraction:.3f} of the slide, not {minimum}\n{canvas.log[-3000:]}")
+
+
+def test_a_refreshing_web_overlay_follows_its_page_and_leaves_no_browser(canvas):
+    page = ColourPage(VIOLET).start()
+    try:
+        show_only(canvas, message("calm", GREY))
+        web = overlay("plugin_web", {"plugin_id": "tester", "url": page.url, "position": "fullscreen",
+                                     "refresh_seconds": 10}, id="web_refresh")
+        canvas.put_program(canvas.admin, screens=[message("calm", GREY)], overlays=[web])
+        wait_for_colour(canvas, VIOLET, 0.9, timeout=20)  # the whole slide area, from the first snapshot
+        page.colour = GREEN
+        wait_for_colour(canvas, GREEN, 0.9, timeout=10 + 20)
+        assert page.served >= 2
+        canvas.put_program(canvas.admin, screens=[message("calm", GREY)], overlays=[])
+        deadline = time.monotonic() + 10
+        while live_processes(canvas.tmp) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert live_processes(canvas.tmp) == []
+        served = page.served
+        time.sleep(12)  # longer than the refresh period: the removed overlay takes no snapshot
+        assert page.served == served
+    finally:
+        page.close()
+
+
+def test_a_web_overlay_whose_page_does_not_load_names_the_page(canvas):
+    show_only(canvas, message("calm", GREY))
+    baseline = canvas.frame(canvas.admin)
+    url = f"http://127.0.0.1:{closed_port()}/status"
+    canvas.put_program(canvas.admin, screens=[message("calm", GREY)],
+                       overlays=[overlay("plugin_web", {"plugin_id": "tester", "url": url, "size": 0.4},
+                                         id="web_down")])
+    wait_for_change(canvas, baseline, SLIDE_BOX, 0.01)
+    assert f"web snapshot of {url} failed: the page did not load (net::ERR_CONNECTION_REFUSED)" in canvas.log
+    no_containment_error(canvas, "plugin_web")
 
 
 def test_overlays_outside_their_window_or_switched_off_are_not_drawn(canvas):

@@ -129,8 +129,16 @@ class Director:
         self.refresh()
 
     def detach(self) -> None:
+        """Shutdown: stop the loader and dispose of every slide and overlay on screen (a
+        video decoder or a web snapshot's browser must not outlive the display)."""
         if self._loader is not None:
             self._loader.shutdown(wait=False, cancel_futures=True)
+        widgets = [entry.get("widget") for entry in self.overlays.values()]
+        widgets += [child for child in list(self.slides.children)]
+        self.overlays = {}
+        for widget in widgets:
+            if widget is not None:
+                self._dispose(widget)
 
     def _layout(self) -> None:
         width, height = self.root.size
@@ -644,6 +652,7 @@ class Director:
                 self.report_failure("overlay", row_type, overlay_id, "tick", exc)
                 if widget.parent is not None:
                     widget.parent.remove_widget(widget)
+                self._dispose(widget)
                 entry["widget"] = None
                 entry["failed"] = True
         if self.ticker is not None:

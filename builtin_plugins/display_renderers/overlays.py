@@ -23,7 +23,7 @@ from builtin_plugins.display_renderers.base import (
     renderer,
 )
 from builtin_plugins.display_renderers.theme import parse_color, parse_colors
-from builtin_plugins.display_renderers.web_snapshot import PeriodicSnapshot, shown_url, snapshot
+from builtin_plugins.display_renderers.web_snapshot import PeriodicSnapshot, shown_url
 from builtin_plugins.display_renderers.web_snapshot import log as web_log
 
 CONFETTI = [(1, 0.3, 0.4, 1), (1, 0.8, 0.2, 1), (0.3, 0.8, 1, 1), (0.5, 1, 0.4, 1), (0.8, 0.4, 1, 1)]
@@ -620,28 +620,28 @@ def _web_pixels(context: RenderContext) -> tuple[int, int]:
 
 
 def _prepare_web(context: RenderContext) -> Any:
-    """The first snapshot of the page (``None`` in ``image`` when it could not be taken)."""
     url = config_text(context, "url")
     if not url:
         raise ValueError("plugin_web needs config_json.url")
-    return {"url": url, "image": snapshot(url, _web_pixels(context))}
+    return {"url": url}
 
 
 class _WebView:
     """The page's snapshot filling the box, or (until a snapshot comes) a panel naming the
-    plugin and the page; with ``refresh_seconds``, new snapshots from a
-    :class:`~builtin_plugins.display_renderers.web_snapshot.PeriodicSnapshot`."""
+    plugin and the page. Snapshots come from a
+    :class:`~builtin_plugins.display_renderers.web_snapshot.PeriodicSnapshot` on its own
+    thread: the first at once, then every ``refresh_seconds`` (0 = only the first), so a
+    slow page never holds up the display's loader thread."""
 
-    def __init__(self, context: RenderContext, box: Any, url: str, image: bytes | None):
+    def __init__(self, context: RenderContext, box: Any, url: str):
         self.box, self.url, self.image = box, url, None
-        if image is None or not self.show(image):
-            _add_backdrop(context, box)
-            box.add_widget(_w().label(f"{config_text(context, 'plugin_id')}\n{url}", context.font(32),
-                                      context.theme.text, halign="center", size_hint=(0.94, 0.9),
-                                      pos_hint={"center_x": 0.5, "center_y": 0.5}))
+        _add_backdrop(context, box)
+        box.add_widget(_w().label(f"{config_text(context, 'plugin_id')}\n{url}", context.font(32),
+                                  context.theme.text, halign="center", size_hint=(0.94, 0.9),
+                                  pos_hint={"center_x": 0.5, "center_y": 0.5}))
         period = config_number(context, "refresh_seconds", 0, 0, 86400)
-        self.refresh = PeriodicSnapshot(url, _web_pixels(context), period, failing=self.image is None) \
-            if period > 0 else None
+        self.refresh = PeriodicSnapshot(url, _web_pixels(context), period if period > 0 else None,
+                                        immediately=True)
 
     def show(self, data: bytes) -> bool:
         """Put the snapshot ``data`` on screen (UI thread); whether it decoded."""
@@ -651,7 +651,7 @@ class _WebView:
             web_log.warning("web snapshot of %s failed: the PNG did not decode", shown_url(self.url))
             return False
         if self.image is None:
-            self.box.clear_widgets()  # the fallback panel, if any: the page covers the box
+            self.box.clear_widgets()  # the naming panel: the page covers the box
             self.image = w.ImageFill(texture, size_hint=(1, 1), pos_hint={"x": 0, "y": 0})
             self.box.add_widget(self.image)
         else:
@@ -659,13 +659,12 @@ class _WebView:
         return True
 
     def tick(self, dt: float) -> None:
-        data = self.refresh.tick(dt) if self.refresh is not None else None
+        data = self.refresh.tick(dt)
         if data is not None:
             self.show(data)
 
     def dispose(self) -> None:
-        if self.refresh is not None:
-            self.refresh.dispose()
+        self.refresh.dispose()
 
 
 @renderer(prepare=_prepare_web)
@@ -677,10 +676,9 @@ def plugin_web(context: RenderContext) -> Any:
     page cannot be captured, a panel names the plugin and the page."""
     size_hint, pos_hint = _web_box(context)
     layer, box = _boxed_layer(context, size_hint, pos_hint, backdrop=False)
-    view = _WebView(context, box, context.data["url"], context.data["image"])
-    if view.refresh is not None:
-        layer.animate(view)
-        layer.on_dispose(view.dispose)
+    view = _WebView(context, box, context.data["url"])
+    layer.animate(view)
+    layer.on_dispose(view.dispose)
     return layer
 
 

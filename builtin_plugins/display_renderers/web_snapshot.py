@@ -179,8 +179,9 @@ def _failure(returncode: int, errors: Path, shot: Path) -> str:
 
 
 class PeriodicSnapshot:
-    """Re-takes the snapshot every ``period`` seconds (at least :data:`MIN_REFRESH_SECONDS`)
-    after the previous one finished, on a background thread: at most one browser at a time.
+    """Takes the snapshot on a background thread: at once when ``immediately``, then every
+    ``period`` seconds (at least :data:`MIN_REFRESH_SECONDS`) after the previous one
+    finished, or never again when ``period`` is ``None``. At most one browser at a time.
 
     Driven from the UI thread: :meth:`tick` counts time, starts the next snapshot when due
     and returns the newest PNG once (``None`` otherwise). :meth:`dispose` stops the browser
@@ -188,11 +189,13 @@ class PeriodicSnapshot:
     failures log at debug level until a snapshot succeeds again.
     """
 
-    def __init__(self, url: str, size: tuple[int, int], period: float, failing: bool = False):
+    def __init__(self, url: str, size: tuple[int, int], period: float | None, failing: bool = False,
+                 immediately: bool = False):
         self.url, self.size = url, size
-        self.period = max(MIN_REFRESH_SECONDS, float(period))
+        self.period = None if period is None else max(MIN_REFRESH_SECONDS, float(period))
         self.failing = failing
-        self.elapsed = 0.0
+        self.elapsed = float("inf") if immediately else 0.0
+        self.taken = 0
         self._cancel = threading.Event()
         self._lock = threading.Lock()
         self._pending: bytes | None = None
@@ -205,11 +208,12 @@ class PeriodicSnapshot:
     def tick(self, dt: float) -> bytes | None:
         with self._lock:
             data, self._pending = self._pending, None
-        if self._cancel.is_set() or self.busy:
+        if self._cancel.is_set() or self.busy or (self.period is None and self.taken):
             return data
         self.elapsed += dt
-        if self.elapsed >= self.period:
+        if self.elapsed >= (self.period or 0.0):
             self.elapsed = 0.0
+            self.taken += 1
             self._thread = threading.Thread(target=self._run, name="web-snapshot", daemon=True)
             self._thread.start()
         return data

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import logging
 import json
 from typing import Any
 
@@ -30,6 +31,29 @@ ANY = {"type": "object"}
 
 def boom(context: Any) -> Any:
     raise RuntimeError("boom: this renderer always fails")
+
+
+def boom_tick(context: Any) -> Any:
+    """An overlay that builds, then fails in its first ``tick``; logs when disposed."""
+    from builtin_plugins.display_renderers.widgets import Slide
+
+    class Ticking(Slide):
+        def tick(self, dt: float) -> None:
+            raise RuntimeError("boom_tick: this overlay fails every frame")
+
+        def dispose(self) -> None:
+            logging.getLogger("display_test").info("boom_tick disposed")
+
+    return Ticking()
+
+
+def logs_dispose(context: Any) -> Any:
+    """An empty overlay that logs when it is disposed (to see the shutdown dispose it)."""
+    from builtin_plugins.display_renderers.widgets import Slide
+
+    layer = Slide()
+    layer.on_dispose(lambda: logging.getLogger("display_test").info("overlay %s disposed", context.row.get("id")))
+    return layer
 
 
 class Program(Schema):
@@ -200,7 +224,10 @@ def register_screen_types() -> list:
 
 @hookimpl
 def register_overlay_types() -> list:
-    return attached(OVERLAY_TYPES, OVERLAYS) + [OverlayType("boom_overlay", "always fails", ANY, {}, renderer=boom)]
+    return attached(OVERLAY_TYPES, OVERLAYS) + [OverlayType("boom_overlay", "always fails", ANY, {}, renderer=boom),
+                                                OverlayType("boom_tick", "fails in tick", ANY, {}, renderer=boom_tick),
+                                                OverlayType("logs_dispose", "logs its dispose", ANY, {},
+                                                            renderer=logs_dispose)]
 
 
 @hookimpl

@@ -234,8 +234,12 @@ def test_a_web_overlay_whose_page_does_not_load_names_the_page(canvas):
     canvas.put_program(canvas.admin, screens=[message("calm", GREY)],
                        overlays=[overlay("plugin_web", {"plugin_id": "tester", "url": url, "size": 0.4},
                                          id="web_down")])
-    wait_for_change(canvas, baseline, SLIDE_BOX, 0.01)
-    assert f"web snapshot of {url} failed: the page did not load (net::ERR_CONNECTION_REFUSED)" in canvas.log
+    wait_for_change(canvas, baseline, SLIDE_BOX, 0.01)  # the naming panel, at once
+    expected = f"web snapshot of {url} failed: the page did not load (net::ERR_CONNECTION_REFUSED)"
+    deadline = time.monotonic() + 30  # the snapshot runs on the overlay's own thread
+    while expected not in canvas.log and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert expected in canvas.log
     no_containment_error(canvas, "plugin_web")
 
 
@@ -345,11 +349,13 @@ def test_a_raising_renderer_is_contained(canvas):
     canvas.put_program(canvas.admin, screens=[{"id": "bad", "screen_type": "boom", "enabled": True,
                                                "dwell_seconds": 60, "frequency_weight": 100},
                                               message("good", "#00ff00", frequency_weight=1)],
-                       overlays=[overlay("boom_overlay", {})])
+                       overlays=[overlay("boom_overlay", {}), overlay("boom_tick", {})])
     canvas.wait_for_slide(canvas.admin, "good")
     time.sleep(1.0)
     assert "renderer 'boom' of plugin 'display_test_types' failed" in canvas.log
     assert "renderer 'boom_overlay' of plugin 'display_test_types' failed" in canvas.log
+    assert "renderer 'boom_tick' of plugin 'display_test_types' failed" in canvas.log
+    assert "boom_tick disposed" in canvas.log  # removed and disposed (its threads, decoders, browsers)
     assert canvas.process.poll() is None
     assert colour_fraction(canvas.frame(canvas.admin), (0, 255, 0), box=SLIDE_BOX) > 0.5
 
@@ -511,3 +517,17 @@ def test_every_builtin_overlay_example_config_renders(canvas, overlay_type):
                        overlays=[overlay(overlay_type.id, overlay_type.example_config)])
     wait_for_change(canvas, baseline, SLIDE_BOX, 0.004)
     no_containment_error(canvas, overlay_type.id)
+
+
+def test_shutdown_disposes_what_is_on_screen(tmp_path):
+    """SIGTERM: the display disposes the overlays it shows (a video decoder or a web
+    snapshot's browser must not outlive it)."""
+    server = CanvasServer(canvas_env(tmp_path / "data")).start()
+    try:
+        admin = server.key("admin")
+        server.put_program(admin, screens=[message("calm", GREY)], overlays=[overlay("logs_dispose", {})])
+        server.wait_until_showing(admin, "calm")
+        time.sleep(2)  # the loader builds the overlay within a program refresh
+    finally:
+        server.stop()
+    assert "overlay o_logs_dispose disposed" in server.log

@@ -147,3 +147,24 @@ def test_dispose_stops_a_snapshot_in_flight(page, own_tmp):
     assert not refresh.busy
     assert live_processes(group=browser[0]) == [] and live_processes(own_tmp) == []
     assert refresh.tick(MIN_REFRESH_SECONDS * 2) is None and not refresh.busy  # disposed: no new browser
+
+
+def test_an_immediate_one_shot_takes_one_snapshot_at_once(page, own_tmp):
+    """``plugin_web`` without ``refresh_seconds``: the first snapshot starts on the first
+    tick (off the display's loader thread), and no other follows."""
+    page.colour = TEAL
+    refresh = PeriodicSnapshot(page.url, (160, 90), period=None, immediately=True)
+    try:
+        served = page.served
+        assert refresh.tick(0) is None and refresh.busy
+        first = None
+        deadline = time.monotonic() + 30
+        while first is None and time.monotonic() < deadline:
+            first = refresh.tick(0.05)
+            time.sleep(0.05)
+        assert first is not None and near(centre(first)[1], TEAL)
+        assert refresh.tick(MIN_REFRESH_SECONDS * 100) is None and not refresh.busy
+        assert page.served == served + 1
+    finally:
+        refresh.dispose()
+    assert live_processes(own_tmp) == []

@@ -153,18 +153,10 @@ def run_product(seconds: float, size: str, preview: bool) -> dict:
     data_dir = Path(tempfile.mkdtemp(prefix="svc-bench-"))
     os.environ.update({"SVC_DISPLAY_DATA_DIR": str(data_dir), "SVC_DISPLAY_LOG_LEVEL": "WARNING"})
     sys.path.insert(0, str(REPO))
-    from hookspecs import OverlayType, ScreenType, TickerType, hookimpl
-    from builtin_plugins.display_renderers.overlays import RENDERERS as OVERLAYS
-    from builtin_plugins.display_renderers.screens import RENDERERS as SCREENS
-    from builtin_plugins.display_renderers.ticker import RENDERERS as TICKERS
-    from dataclasses import dataclass
+    from hookspecs import hookimpl
     from svc_host import display
     from svc_host.config import load_settings
     from svc_host.host import build_host
-
-    @dataclass(frozen=True)
-    class RenderedTickerType(TickerType):
-        renderer: object = None
 
     program = {
         "screens": [{"id": "slide", "screen_type": "message", "enabled": True, "dwell_seconds": 3600,
@@ -177,19 +169,8 @@ def run_product(seconds: float, size: str, preview: bool) -> dict:
     }
 
     class Bench:
-        @hookimpl
-        def register_screen_types(self):
-            return [ScreenType("message", "message", {"type": "object"}, {}, renderer=SCREENS["message"])]
-
-        @hookimpl
-        def register_ticker_types(self):
-            return [RenderedTickerType("text", "static", {"type": "object"}, {},
-                                       renderer=TICKERS["text"])]
-
-        @hookimpl
-        def register_overlay_types(self):
-            return [OverlayType("birthday_confetti", "confetti", {"type": "object"}, {},
-                                renderer=OVERLAYS["birthday_confetti"])]
+        """Only the program source: the screen, ticker and overlay types (and their
+        renderers) are the builtin plugins' own."""
 
         @hookimpl
         def startup(self, host):

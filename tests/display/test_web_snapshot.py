@@ -98,6 +98,17 @@ def test_a_page_that_never_answers_is_given_up_and_the_browser_stopped(page, own
     assert live_processes(own_tmp) == [] and live_processes(page.base + "/hang") == []
 
 
+def next_snapshot(refresh: PeriodicSnapshot, timeout: float = 30) -> bytes | None:
+    """Tick like the display does (every 50 ms) until a snapshot is handed over."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        data = refresh.tick(0.05)
+        if data is not None:
+            return data
+        time.sleep(0.05)
+    return None
+
+
 def test_periodic_snapshots_follow_the_page_one_browser_at_a_time(page, own_tmp):
     page.colour = TEAL
     refresh = PeriodicSnapshot(page.url, (160, 90), period=1)
@@ -108,21 +119,13 @@ def test_periodic_snapshots_follow_the_page_one_browser_at_a_time(page, own_tmp)
         refresh.tick(MIN_REFRESH_SECONDS / 2)
         assert refresh.busy
         assert refresh.tick(MIN_REFRESH_SECONDS * 5) is None  # however late the frame: one browser at a time
-        first = None
-        deadline = time.monotonic() + 30
-        while first is None and time.monotonic() < deadline:
-            first = refresh.tick(0.05)
-            time.sleep(0.05)
+        first = next_snapshot(refresh)
         assert first is not None and near(centre(first)[1], TEAL)
         assert page.served == served + 1
         assert refresh.tick(0) is None  # handed over once
         page.colour = VIOLET
         refresh.tick(MIN_REFRESH_SECONDS)
-        second = None
-        deadline = time.monotonic() + 30
-        while second is None and time.monotonic() < deadline:
-            second = refresh.tick(0.05)
-            time.sleep(0.05)
+        second = next_snapshot(refresh)
         assert second is not None and near(centre(second)[1], VIOLET)
     finally:
         refresh.dispose()
@@ -157,11 +160,7 @@ def test_an_immediate_one_shot_takes_one_snapshot_at_once(page, own_tmp):
     try:
         served = page.served
         assert refresh.tick(0) is None and refresh.busy
-        first = None
-        deadline = time.monotonic() + 30
-        while first is None and time.monotonic() < deadline:
-            first = refresh.tick(0.05)
-            time.sleep(0.05)
+        first = next_snapshot(refresh)
         assert first is not None and near(centre(first)[1], TEAL)
         assert refresh.tick(MIN_REFRESH_SECONDS * 100) is None and not refresh.busy
         assert page.served == served + 1

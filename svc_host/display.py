@@ -14,8 +14,8 @@ asking the registries for renderers by type id. This module only:
   post commands to a queue; a ``Clock`` trigger drains it on the UI thread, so nothing
   touches a Kivy object off the main thread;
 - owns :class:`FrameCapture` (``host.services["display_capture"]``): while at least one
-  viewer watches, the root canvas is re-rendered into a small ``Fbo`` at the live-preview
-  rate and encoded to JPEG on a worker thread.
+  viewer watches, the window's render context is drawn into small ``Fbo``s at the
+  live-preview rate, read back in batches and encoded to JPEG on a worker thread.
 
 Environment read here (besides spec 1.1 / CONTRACT): ``SVC_DISPLAY_WINDOW_SIZE``
 (``WIDTHxHEIGHT``; window mode: a window of that size instead of fullscreen; offscreen
@@ -132,21 +132,31 @@ class FrameCapture:
     ``add_viewer(callback)`` (any thread) registers ``callback(jpeg_bytes)``, called from
     the encoder thread; the first viewer starts capture, ``remove_viewer`` of the last
     one stops it. ``width``/``fps``/``quality`` come from the live-preview settings.
+
+    Each capture draws the window's render context into a small ``Fbo`` (the window's
+    projection scales it to the Fbo's viewport; no instruction is moved or rebuilt); the
+    Fbos of a **batch**
+    (``batch`` captures, half a second's worth by default) are read back together when the
+    next batch begins. On a software renderer every read-back waits for all queued frames
+    to be rasterised, so one wait per batch instead of one per frame keeps the frame rate;
+    the encoder thread then hands the frames out one ``1/fps`` apart. The price is latency:
+    a viewer sees the screen about ``batch / fps`` seconds late.
     """
 
-    def __init__(self, bus: DisplayBus, width: int, fps: int, quality: int):
+    def __init__(self, bus: DisplayBus, width: int, fps: int, quality: int, batch: int | None = None):
         self.bus = bus
         self.width = width
         self.fps = fps
         self.quality = quality
+        self.batch = max(1, batch if batch is not None else fps // 2)
         self._viewers: dict[int, Callable[[bytes], Any]] = {}
         self._lock = threading.Lock()
         self._next_id = 0
-        self._pending: queue.Queue[tuple[int, int, bytes] | None] = queue.Queue(maxsize=1)
+        self._pending: queue.Queue[list[tuple[int, int, bytes]] | None] = queue.Queue(maxsize=1)
         self._encoder: threading.Thread | None = None
         self._event: Any = None
-        self._fbo: Any = None
-        self._drawn: tuple[Any, int, int] | None = None
+        self._fbos: list[Any] = []  # one Fbo per batch slot
+        self._drawn: list[tuple[Any, int, int]] = []
         self.frames_encoded = 0
         # what capture costs: UI-thread seconds spent capturing, encoder-thread CPU seconds
         self.capture_times: collections.deque[float] = collections.deque(maxlen=1000)
@@ -189,8 +199,8 @@ class FrameCapture:
         elif not running and not self.viewer_count and self._event is not None:
             self._event.cancel()
             self._event = None
-            self._fbo = None
-            self._drawn = None
+            self._fbos = []
+            self._drawn = []
             log.info("live preview: capture stopped")
 
     def _capture(self, _dt: float) -> None:
@@ -202,76 +212,75 @@ class FrameCapture:
 
     def _capture_frame(self) -> None:
         from kivy.core.window import Window
-        from kivy.graphics import ClearBuffers, ClearColor, Fbo, PopMatrix, PushMatrix, Scale
+        from kivy.graphics import Fbo
+        from kivy.graphics.opengl import GL_COLOR_BUFFER_BIT, glClear, glClearColor
 
         win_w, win_h = Window.size
         width = min(self.width, max(16, int(win_w)))
         height = max(16, int(round(win_h * width / max(1, win_w))))
-        if self._drawn is not None:
-            # read back what the previous tick drew: by now the GL pipeline has finished it,
-            # so glReadPixels does not stall the UI loop waiting for the frame just queued
-            drawn, drawn_w, drawn_h = self._drawn
-            self._drawn = None
-            self._hand_over(drawn_w, drawn_h, drawn.pixels)
-        if self._fbo is None or tuple(self._fbo.size) != (width, height):
-            self._fbo = Fbo(size=(width, height))
-            with self._fbo:
-                ClearColor(0, 0, 0, 1)
-                ClearBuffers()
-                PushMatrix()
-                Scale(width / max(1, win_w), height / max(1, win_h), 1)
-            self._fbo_tail = PopMatrix()
-        fbo = self._fbo
-        # Re-render the widgets' instruction trees into the small Fbo (as Widget.export_as_image
-        # does): detach each canvas from the window, draw it scaled, put it back where it was.
-        canvases = [child.canvas for child in reversed(Window.children)]
-        places = [Window.canvas.indexof(canvas) for canvas in canvases]
-        for canvas, place in zip(canvases, places):
-            if place > -1:
-                Window.canvas.remove(canvas)
-            fbo.add(canvas)
-        fbo.add(self._fbo_tail)
+        if len(self._drawn) >= self.batch:
+            # read back the batch drawn since the last one: the first read waits until the
+            # rasteriser has caught up, the others find nothing left to wait for
+            frames = [(drawn_w, drawn_h, drawn.pixels) for drawn, drawn_w, drawn_h in self._drawn]
+            self._drawn = []
+            self._hand_over(frames)
+        slot = len(self._drawn)
+        if len(self._fbos) <= slot or tuple(self._fbos[slot].size) != (width, height):
+            fbo = Fbo(size=(width, height))
+            if len(self._fbos) <= slot:
+                self._fbos.append(fbo)
+            else:
+                self._fbos[slot] = fbo
+        fbo = self._fbos[slot]
+        # Draw the window's own render context (its projection maps the window onto the
+        # Fbo's smaller viewport): no instruction moves, nothing is rebuilt.
+        fbo.bind()
         try:
-            fbo.draw()
-            self._drawn = (fbo, width, height)
+            glClearColor(0, 0, 0, 1)
+            glClear(GL_COLOR_BUFFER_BIT)
+            Window.render_context.draw()
         finally:
-            fbo.remove(self._fbo_tail)
-            for canvas, place in sorted(zip(canvases, places), key=lambda item: item[1]):
-                fbo.remove(canvas)
-                if place > -1:
-                    Window.canvas.insert(place, canvas)
+            fbo.release()
+        self._drawn.append((fbo, width, height))
 
-    def _hand_over(self, width: int, height: int, pixels: bytes) -> None:
+    def _hand_over(self, frames: list[tuple[int, int, bytes]]) -> None:
         try:
-            self._pending.get_nowait()  # drop the frame the encoder has not taken yet
+            self._pending.get_nowait()  # drop a batch the encoder has not taken yet
         except queue.Empty:
             pass
-        self._pending.put_nowait((width, height, pixels))
+        self._pending.put_nowait(frames)
 
     # -- encoder thread ------------------------------------------------------------
     def _encode_loop(self) -> None:
         from PIL import Image
 
+        due = time.monotonic()
         while True:
-            item = self._pending.get()
-            if item is None:
+            frames = self._pending.get()
+            if frames is None:
                 return
-            width, height, pixels = item
-            started = time.thread_time()
-            # GL rows run bottom-up: the raw decoder's orientation -1 flips them while it drops alpha
-            image = Image.frombuffer("RGB", (width, height), pixels, "raw", "RGBX", 0, -1)
-            out = io.BytesIO()
-            image.save(out, "JPEG", quality=self.quality)
-            jpeg = out.getvalue()
-            self.frames_encoded += 1
-            self.encode_times.append(time.thread_time() - started)
-            with self._lock:
-                viewers = list(self._viewers.values())
-            for callback in viewers:
-                try:
-                    callback(jpeg)
-                except Exception:
-                    log.exception("live preview: a viewer callback failed")
+            due = max(due, time.monotonic())
+            for width, height, pixels in frames:
+                started = time.thread_time()
+                # GL rows run bottom-up: the raw decoder's orientation -1 flips them while it drops alpha
+                image = Image.frombuffer("RGB", (width, height), pixels, "raw", "RGBX", 0, -1)
+                out = io.BytesIO()
+                image.save(out, "JPEG", quality=self.quality)
+                jpeg = out.getvalue()
+                self.frames_encoded += 1
+                self.encode_times.append(time.thread_time() - started)
+                # one frame every 1/fps, as they were captured
+                delay = due - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+                due += 1.0 / self.fps
+                with self._lock:
+                    viewers = list(self._viewers.values())
+                for callback in viewers:
+                    try:
+                        callback(jpeg)
+                    except Exception:
+                        log.exception("live preview: a viewer callback failed")
 
 
 # ---------------------------------------------------------------------------------------

@@ -180,12 +180,8 @@ class CatalogQuery:
         connection = self.db.get_connection()
         total = connection.execute(f"SELECT COUNT(*) FROM {index} WHERE {index} MATCH ?", (match,)).fetchone()[0]
         if self.suppressed is False and index == FTS_TABLE:
-            self.suppressed = True
-            try:
-                total -= int(self.db.select(f'SELECT COUNT(*) FROM "{table}" t{self._where_sql("scan")}',
-                                            self.params)[0])
-            finally:
-                self.suppressed = False
+            hidden = " AND ".join([*self.scans, self._suppressed_sql(True)])
+            total -= int(self.db.select(f'SELECT COUNT(*) FROM "{table}" t WHERE {hidden}', self.params)[0])
         return int(total)
 
     def _page_mode(self, table: str, total: int, limit: int, offset: int) -> str:

@@ -198,18 +198,19 @@ def create_search_index(db: Any) -> None:
     db.execute(PG_ORDER_INDEX)
 
 
-def has_fts(db: Any) -> bool:
+def _sqlite_table_exists(db: Any, name: str) -> bool:
     if db.provider_name != "sqlite":
         return False
     with orm.db_session:
-        return bool(db.select(f"SELECT COUNT(*) FROM sqlite_master WHERE name = '{FTS_TABLE}'")[0])
+        return bool(db.select("SELECT COUNT(*) FROM sqlite_master WHERE name = $name")[0])
+
+
+def has_fts(db: Any) -> bool:
+    return _sqlite_table_exists(db, FTS_TABLE)
 
 
 def has_word_index(db: Any) -> bool:
-    if db.provider_name != "sqlite":
-        return False
-    with orm.db_session:
-        return bool(db.select(f"SELECT COUNT(*) FROM sqlite_master WHERE name = '{WORDS_TABLE}'")[0])
+    return _sqlite_table_exists(db, WORDS_TABLE)
 
 
 def fts_phrase(needle: str) -> str:

@@ -136,7 +136,7 @@ class FrameCapture:
     Each capture draws the window's render context into a small ``Fbo`` (the window's
     projection scales it to the Fbo's viewport; no instruction is moved or rebuilt); the
     Fbos of a **batch**
-    (``batch`` captures, half a second's worth by default) are read back together when the
+    (``batch`` captures, one second's worth by default) are read back together when the
     next batch begins. On a software renderer every read-back waits for all queued frames
     to be rasterised, so one wait per batch instead of one per frame keeps the frame rate;
     the encoder thread then hands the frames out one ``1/fps`` apart. The price is latency:
@@ -148,7 +148,7 @@ class FrameCapture:
         self.width = width
         self.fps = fps
         self.quality = quality
-        self.batch = max(1, batch if batch is not None else fps // 2)
+        self.batch = max(1, batch if batch is not None else fps)
         self._viewers: dict[int, Callable[[bytes], Any]] = {}
         self._lock = threading.Lock()
         self._next_id = 0

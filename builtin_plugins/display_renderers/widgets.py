@@ -139,7 +139,6 @@ class VideoFill(ImageFill):
 
         self.played = 0.0
         self.max_seconds = max_seconds
-        self.frames = 0
         self.player = CoreVideo(filename=path, eos="loop")
         self.player.volume = 0.0 if muted else 1.0
         self.player.bind(on_frame=self._on_frame)
@@ -148,7 +147,6 @@ class VideoFill(ImageFill):
     def _on_frame(self, *_args: Any) -> None:
         texture = self.player.texture
         if texture is not None:
-            self.frames += 1
             self.set_texture(texture)
             self.canvas.ask_update()
 

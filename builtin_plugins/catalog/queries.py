@@ -177,12 +177,16 @@ class CatalogQuery:
         # the table. The trigram index does not hold ``suppressed``: less the suppressed
         # rows that match, read through their index.
         index, match = indexes[0]
-        connection = self.db.get_connection()
-        total = connection.execute(f"SELECT COUNT(*) FROM {index} WHERE {index} MATCH ?", (match,)).fetchone()[0]
+        total = self._index_count(index, match)
         if self.suppressed is False and index == FTS_TABLE:
             hidden = " AND ".join([*self.scans, self._suppressed_sql(True)])
             total -= int(self.db.select(f'SELECT COUNT(*) FROM "{table}" t WHERE {hidden}', self.params)[0])
         return int(total)
+
+    def _index_count(self, index: str, match: str) -> int:
+        """The rows an FTS5 index matches, counted by FTS5 alone (the table is not read)."""
+        connection = self.db.get_connection()
+        return int(connection.execute(f"SELECT COUNT(*) FROM {index} WHERE {index} MATCH ?", (match,)).fetchone()[0])
 
     def _page_mode(self, table: str, total: int, limit: int, offset: int) -> str:
         """How to read the page.
@@ -227,9 +231,7 @@ class CatalogQuery:
             # Other filters besides the index: the index bounds the candidates. When they
             # are few, one pass reads and orders the matching rowids (count and page
             # together) instead of testing the candidates twice.
-            connection = self.db.get_connection()
-            bound = min(connection.execute(f"SELECT COUNT(*) FROM {index} WHERE {index} MATCH ?",
-                                           (match,)).fetchone()[0] for index, match in indexes)
+            bound = min(self._index_count(index, match) for index, match in indexes)
             if bound <= ONE_PASS_CANDIDATES:
                 ids = self.db.select(f'SELECT t.rowid FROM "{table}" t{self._where_sql()}{self._order_sql()}',
                                      self.params)

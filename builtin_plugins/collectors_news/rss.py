@@ -219,7 +219,7 @@ def upsert_articles(
     )
     changed += len(kept_new)
     search = ctx.host.services.get("rss_search")
-    if search is not None and (kept_new or changed):
+    if search is not None and changed:
         search.sync_terms()  # new words join the catalog's term list now, not at the next search
     need_image = []
     for row in kept:

@@ -134,7 +134,7 @@ class Director:
         if self._loader is not None:
             self._loader.shutdown(wait=False, cancel_futures=True)
         widgets = [entry.get("widget") for entry in self.overlays.values()]
-        widgets += [child for child in list(self.slides.children)]
+        widgets += list(self.slides.children)
         self.overlays = {}
         for widget in widgets:
             if widget is not None:

@@ -354,18 +354,16 @@ class _KenBurns:
 def _prepare_video(context: RenderContext) -> Any:
     """The newest videos of the category, shuffled; the first whose blob file exists."""
     attribution = config_flag(context, "showAttribution", True)
+    max_seconds = config_number(context, "maxDurationSeconds", 3600, 1, 3600)
     for row in _random_media(context, context.host.db.Video)[:5]:
         blob = context.host.blobs.get(row.media_blob_key) if row.media_blob_key else None
         if blob is None or not blob.path.is_file():
             continue
-        duration = config_number(context, "maxDurationSeconds", 3600, 1, 3600)
-        if row.duration_seconds:
-            duration = min(float(row.duration_seconds), duration)
+        duration = min(float(row.duration_seconds), max_seconds) if row.duration_seconds else max_seconds
         return {"path": str(blob.path), "title": row.alt_text or "Video",
                 "credit": row.photographer_name if attribution else "",
                 "provider": row.data_provider if attribution else "",
-                "duration": duration, "max_seconds": config_number(context, "maxDurationSeconds", 3600, 1, 3600),
-                "muted": config_flag(context, "muted", True)}
+                "duration": duration, "max_seconds": max_seconds, "muted": config_flag(context, "muted", True)}
     return None
 
 

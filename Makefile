@@ -1,24 +1,56 @@
 # The two commands: `make run` and `make test`. Everything else is their plumbing.
+#
+# - `make run` installs the runtime dependencies only (pip shows its progress), `make test`
+#   adds the test ones; `make install` is the full (test) install.
+# - A Python older than 3.11 is refused with one line.
+# - A .venv is used only once it was completely created (its `.created` marker); a
+#   half-built one (interrupted venv or pip upgrade) is removed and built again. An
+#   interrupted dependency install has no stamp, so it simply runs again. (A .venv of the
+#   previous Makefile, complete when it has `.installed`, is kept.)
 VENV   ?= .venv
 PYTHON ?= python3
 PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.installed
+CREATED    := $(VENV)/.created
+RUNTIME    := $(VENV)/.runtime-installed
+TEST_DEPS  := $(VENV)/.test-installed
 
-.PHONY: run test install clean
+.PHONY: run test install fuzz clean
 
-$(STAMP): pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip setuptools wheel
+$(CREATED):
+	$(if $(filter 1,$(shell $(PYTHON) -c 'import sys; print(int(sys.version_info >= (3, 11)))' 2>/dev/null)),,$(error svc-display needs Python 3.11 or newer: $(PYTHON) is $(or $(shell $(PYTHON) -V 2>&1),missing); set PYTHON=python3.11 or newer))
+	@if [ -f $(VENV)/.installed ] && [ -x $(PY) ]; then touch $@; else \
+	  set -e; echo "creating $(VENV)"; rm -rf $(VENV); $(PYTHON) -m venv $(VENV); \
+	  $(PY) -m pip install --upgrade pip setuptools wheel; touch $@; fi
+
+$(RUNTIME): pyproject.toml $(CREATED)
+	$(PY) -m pip install --progress-bar on -e .
+	touch $@
+
+$(TEST_DEPS): pyproject.toml $(RUNTIME)
 	$(PY) -m pip install -q -e '.[dev]'
-	touch $(STAMP)
+	touch $@
 
-install: $(STAMP)
+install: $(TEST_DEPS)
 
-run: install
-	$(VENV)/bin/svc-display serve
+# Exit status 75 means "start me again": a restore exits with it once the archive is
+# committed, and the next start runs on the restored data. Any other status ends the loop.
+run: $(RUNTIME)
+	@while :; do $(VENV)/bin/svc-display serve; status=$$?; \
+	  if [ $$status -ne 75 ]; then exit $$status; fi; \
+	  echo "make run: svc-display exited with 75 (restore), starting it again" >&2; done
 
-test: install
+# Two workers (this machine has 2 cores), a module per worker (module-scoped servers start once);
+# the 20 slowest tests are printed at the end.
+PYTEST_ARGS ?= -n auto --dist loadscope --durations=20
+
+test: $(TEST_DEPS)
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# The large property-based run (at least 10,000 generated requests over every operation;
+# counts in docs/reliability.md). Not part of `make test`, which runs the bounded one.
+fuzz: $(TEST_DEPS)
+	SVC_FUZZ_MAX_EXAMPLES=120 SVC_FUZZ_MAX_SECONDS=2400 SVC_FUZZ_MIN_CASES=10000 \
+	  $(PY) -m pytest tests/host/test_openapi_fuzz.py -p no:xdist -p no:cacheprovider -s -q
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pony import orm  # noqa: E402
 
 from builtin_plugins.catalog.queries import CatalogQuery  # noqa: E402
-from builtin_plugins.catalog.search_index import sync_terms  # noqa: E402
-from builtin_plugins.catalog.routes import CATALOGS  # noqa: E402
+from builtin_plugins.news.search_index import sync_terms  # noqa: E402
+from builtin_plugins.catalog.routes import catalog_of  # noqa: E402
 from svc_host.config import load_settings  # noqa: E402
 from svc_host.host import build_host  # noqa: E402
 from tests.conftest import Api, issue_key  # noqa: E402
@@ -105,7 +105,7 @@ def measure_http(api: Api, params: dict, runs: int) -> tuple[list[float], int]:
 
 
 def measure_scan(host, params: dict, runs: int, moderator: bool) -> tuple[list[float], int]:
-    catalog = next(c for c in CATALOGS if c.path == "rss-articles")
+    catalog = catalog_of(host.db, host.registries.content_lists["rss-articles"])
     samples = []
     total = -1
     for _ in range(runs):

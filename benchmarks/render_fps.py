@@ -8,9 +8,9 @@ process), offscreen (``SDL_VIDEODRIVER=offscreen``), uncapped (``maxfps=0``),
 
 - ``bare``: a plain Kivy app: a coloured slide with a title and body text, a ticker bar
   whose label moves every frame, and 200 confetti pieces moved every frame;
-- ``product``: the same scene drawn by svc-display: the display runtime, the director, a
-  ``message`` slide, a ``text`` ticker tape and a ``birthday_confetti`` overlay
-  (density 200) through the builtin renderers;
+- ``product``: the same scene drawn by svc-display: the display runtime, the compositor and
+  its layers, a ``message`` slide, a ``text`` ticker tape and a ``birthday_confetti``
+  overlay (density 200) through the builtin renderers, stored as rows in the database;
 - ``product+preview``: the product with one live-preview viewer attached (capture into a
   small Fbo at SVC_DISPLAY_LIVE_PREVIEW_FPS, JPEG encoding on the worker thread).
 
@@ -163,18 +163,24 @@ def run_product(seconds: float, size: str, preview: bool) -> dict:
                      "config_json": {"title": "Hello", "body": "svc-display slide", "backgroundColor": "#cc1a1a"}}],
         "tapes": [{"id": "tape", "ticker_type": "text", "enabled": True,
                    "config_json": {"text": "SCROLLING TICKER TEXT " * 4}}],
-        "overlays": [{"id": "confetti", "enabled": True, "overlay_type": "birthday_confetti",
+        "overlays": [{"id": "bench_confetti", "enabled": True, "overlay_type": "birthday_confetti",
                       "start_month": 1, "start_day": 1, "end_month": 12, "end_day": 31,
                       "config_json": {"density": 1.0, "shapes": ["mix"], "fall_speed": 1.0}}],
     }
 
     class Bench:
-        """Only the program source: the screen, ticker and overlay types (and their
-        renderers) are the builtin plugins' own."""
+        """Only the rows: the types, their renderers and the layers are the builtin plugins' own."""
 
         @hookimpl
         def startup(self, host):
-            host.services["display_program_source"] = type("Source", (), {"snapshot": lambda self: program})()
+            from pony import orm
+
+            now = host.clock.now_ms()
+            with orm.db_session:
+                for key, entity in (("screens", host.db.Screen), ("tapes", host.db.TickerTape),
+                                    ("overlays", host.db.OverlaySchedule)):
+                    for row in program[key]:
+                        entity(**row, created_at_ms=now, updated_at_ms=now)
 
     settings = load_settings()
     host = build_host(settings, extra_plugins=[("bench", Bench())], with_routes=False)

@@ -10,7 +10,7 @@ that returns something other than ``None``. ``docs/hooks.md`` has an example per
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import pluggy
 
@@ -18,8 +18,11 @@ from hookspecs.types import (  # noqa: F401  (re-exported for plugins)
     AUTHENTICATED,
     PUBLIC,
     ConfigurableType,
+    ContentList,
     CuratorPredicate,
+    FeedKind,
     IntegrationType,
+    LayerSpec,
     Migration,
     Operation,
     OverlayType,
@@ -29,6 +32,15 @@ from hookspecs.types import (  # noqa: F401  (re-exported for plugins)
     TickerType,
     WebSocketRoute,
 )
+
+if TYPE_CHECKING:  # pragma: no cover  (pytest's hookspec.py does the same: real classes, no import cost)
+    import argparse
+
+    from pony.orm import Database
+
+    from svc_host.auth import Principal
+    from svc_host.config import Settings
+    from svc_host.host import Host
 
 PROJECT = "svc_display"
 ENTRY_POINT_GROUP = "svc_display.plugins"
@@ -48,7 +60,7 @@ def register_permissions() -> Sequence[Permission]:
 
 
 @hookspec
-def register_entities(db: Any) -> None:
+def register_entities(db: Database) -> None:
     """Declare Pony entities on ``db`` (a ``pony.orm.Database``).
 
     Called once per database before the mapping is generated, so every entity of every
@@ -66,7 +78,7 @@ def register_migrations() -> Sequence[Migration]:
 
 
 @hookspec
-def register_routes(host: Any) -> Sequence[Route]:
+def register_routes(host: Host) -> Sequence[Route]:
     """Return the HTTP :class:`Route` objects this plugin serves.
 
     Receives the running host (settings, db, blobs, registries, clock). Each route names
@@ -76,12 +88,12 @@ def register_routes(host: Any) -> Sequence[Route]:
 
 
 @hookspec
-def register_websocket_routes(host: Any) -> Sequence[WebSocketRoute]:
+def register_websocket_routes(host: Host) -> Sequence[WebSocketRoute]:
     """Return :class:`WebSocketRoute` objects served by the ASGI side. Collected."""
 
 
 @hookspec
-def register_middleware(host: Any) -> Sequence[Any]:
+def register_middleware(host: Host) -> Sequence[Any]:
     """Return Falcon WSGI middleware objects, run before the host's auth middleware.
 
     Used for cross-cutting concerns such as CORS. Collected.
@@ -104,6 +116,19 @@ def register_overlay_types() -> Sequence[OverlayType]:
 
 
 @hookspec
+def register_display_layers() -> Sequence[LayerSpec]:
+    """Return the :class:`LayerSpec` objects (layers of the canvas) this plugin draws. Collected.
+
+    Receives nothing. Each spec names a layer factory (a callable or a ``"module:attr"``
+    reference to a Kivy-only module, checked at startup and resolved only when a canvas
+    starts), its ``z`` order, the area it draws in, the change-event topics it follows and
+    the navigation surface it answers. The host's compositor draws every layer; the
+    layer asks its owners' services what to show (``hookspecs.render.Layer``). An id
+    registered twice stops the later plugin.
+    """
+
+
+@hookspec
 def register_integration_types() -> Sequence[IntegrationType]:
     """Return the :class:`IntegrationType` objects (collectors) this plugin provides. Collected."""
 
@@ -114,7 +139,16 @@ def register_curator_predicates() -> Sequence[CuratorPredicate]:
 
 
 @hookspec
-def register_commands(subparsers: Any) -> None:
+def register_content_lists() -> Sequence[ContentList]:
+    """Return the :class:`ContentList` objects this plugin offers: lists of content rows in
+    tables it declares, which the catalog, moderation, media, curator categories and the
+    cloud feed act on without naming the feature. A path or feed kind given twice, or an
+    entity the plugin does not declare, stops startup naming the plugin. Collected.
+    """
+
+
+@hookspec
+def register_commands(subparsers: argparse._SubParsersAction) -> None:
     """Add ``svc-display`` sub-commands to the argparse ``subparsers`` object.
 
     Each parser sets ``handler=callable(host, args) -> int`` with ``set_defaults``.
@@ -123,7 +157,7 @@ def register_commands(subparsers: Any) -> None:
 
 
 @hookspec(firstresult=True)
-def authenticate_token(host: Any, token: str) -> Any:
+def authenticate_token(host: Host, token: str) -> Principal | None:
     """Resolve a Bearer token to a principal, or return ``None``.
 
     Receives the raw token. Returns an :class:`svc_host.auth.Principal` for a valid API
@@ -133,10 +167,42 @@ def authenticate_token(host: Any, token: str) -> Any:
 
 
 @hookspec
-def startup(host: Any) -> None:
+def prepare_storage(settings: Settings) -> None:
+    """Called once per start with the :class:`svc_host.config.Settings`, before the database opens.
+
+    For work on the data dir that must happen while nothing holds the database open
+    (finishing or rolling back an interrupted restore). Raise to stop startup; the host
+    names the plugin. Returns nothing. Collected.
+    """
+
+
+@hookspec
+def startup(host: Host) -> None:
     """Called once after storage and registries are ready, before serving. Returns nothing."""
 
 
 @hookspec
-def shutdown(host: Any) -> None:
+def serving(host: Host) -> None:
+    """Called once when the HTTP server accepts connections (after every ``startup``).
+
+    For work that needs the display's own API reachable: the folder plugins start their
+    sidecars here. Runs on the server's thread: return at once (start a thread for anything
+    slow). A plugin that raises is logged with its name; serving goes on. Returns nothing.
+    Collected.
+    """
+
+
+@hookspec
+def describe_plugins(settings: Settings) -> Sequence[Mapping[str, Any]]:
+    """Return rows for plugins this plugin manages that are not entry points (folder plugins).
+
+    ``svc-display plugins list`` calls it when no server runs on the data dir: each row is
+    ``{id, name, kind, origin, version, state, reason}`` with ``state`` ``stopped`` (or
+    ``failed``/``disabled``), as ``GET /v1/plugins`` would list it. Must not start anything.
+    Collected.
+    """
+
+
+@hookspec
+def shutdown(host: Host) -> None:
     """Called once when the host stops, before the database closes. Returns nothing."""

@@ -6,7 +6,18 @@ validates them at startup and names the plugin at fault when one is wrong.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, Union
+
+if TYPE_CHECKING:  # pragma: no cover
+    from hookspecs.collect import CollectorContext
+    from hookspecs.content import FeedItem, TextIndex
+    from hookspecs.render import Layer, RenderContext, Stage
+
+RendererSpec = Union[Callable[["RenderContext"], Any], str, None]
+"""A renderer: the factory itself or a ``"module:attr"`` reference (``attr`` may be dotted and
+index a mapping: ``"pkg.screens:RENDERERS.clock"``). A reference is checked at startup (its
+module exists, without importing it) and resolved when a canvas starts, so a headless host
+never imports Kivy; a reference that does not resolve names the plugin at fault."""
 
 # Route access levels besides a permission string.
 PUBLIC = "@public"
@@ -26,6 +37,11 @@ class Operation:
     OpenAPI document from the same objects.
     ``raw_body`` names a media type for non-JSON bodies (the responder reads the stream).
     ``max_body`` caps the request body in bytes (default: the host's cap, 1 MiB).
+    ``scoped`` also admits a caller holding ``permission`` only for some resources
+    (``Principal.scopes``); the responder must then check ``principal.may(permission, name)``.
+    ``publishes`` names the change-event topics (``"screens"``, ``"alerts"`` ...) the host
+    publishes once this operation succeeded, after its transaction committed, so the canvas
+    (and any subscriber) sees the change within a second (``docs/hooks.md``, "Change events").
     """
 
     permission: str
@@ -38,6 +54,8 @@ class Operation:
     raw_body: str | None = None
     max_body: int | None = None
     tags: Sequence[str] = ()
+    scoped: bool = False
+    publishes: Sequence[str] = ()
 
 
 @dataclass(frozen=True)
@@ -85,6 +103,10 @@ class Migration:
     id: str
     apply: Callable[[Any], None]
     description: str = ""
+    recorded_as: str = ""
+    """When the migration moved from another plugin: that plugin's name, under which databases
+    already record it as applied (so it never runs twice, and ``schema_version``, a count of
+    applied migrations, does not jump). New databases record it under the same name."""
 
 
 @dataclass(frozen=True)
@@ -104,9 +126,9 @@ class ConfigurableType:
 
 @dataclass(frozen=True)
 class ScreenType(ConfigurableType):
-    """A slide type. ``renderer`` builds the display widget for a screen row (display issue)."""
+    """A slide type. ``renderer`` (a :data:`RendererSpec`) builds the widget for a screen row."""
 
-    renderer: Callable[..., Any] | None = None
+    renderer: RendererSpec = None
 
 
 @dataclass(frozen=True)
@@ -118,14 +140,14 @@ class TickerType(ConfigurableType):
     """
 
     build_items: Callable[..., Sequence[str]] | None = None
-    renderer: Callable[..., Any] | None = None
+    renderer: RendererSpec = None
 
 
 @dataclass(frozen=True)
 class OverlayType(ConfigurableType):
-    """An overlay effect type. ``renderer`` builds the overlay layer (display issue)."""
+    """An overlay effect type. ``renderer`` (a :data:`RendererSpec`) builds the overlay layer."""
 
-    renderer: Callable[..., Any] | None = None
+    renderer: RendererSpec = None
 
 
 @dataclass(frozen=True)
@@ -133,7 +155,7 @@ class IntegrationType(ConfigurableType):
     """A scheduled collector. ``collect(context)`` fetches upstream data and upserts rows."""
 
     family: str = ""
-    collect: Callable[..., Any] | None = None
+    collect: Callable[["CollectorContext"], Any] | None = None
     requires_accounts: bool = False
     required_account_types: Sequence[str] = ()
     secret_fields: Sequence[str] = ()
@@ -148,3 +170,101 @@ class CuratorPredicate:
     description: str
     implemented: bool = True
     evaluate: Callable[..., bool] | None = field(default=None, compare=False)
+
+
+LAYER_AREAS = ("screen", "content", "ticker")
+"""Where a layer's widget goes: the whole ``screen``, the slide ``content`` area, or the
+``ticker`` band (the names of :class:`hookspecs.render.Layout`). Issue 17 adds named overlay
+zones and ``free`` (the content area the active overlays leave free) to this vocabulary."""
+
+
+@dataclass(frozen=True)
+class LayerSpec:
+    """A layer of the canvas (slides, overlays, alerts, the ticker marquee ...).
+
+    ``layer`` is a factory ``layer(stage) -> Layer`` (:class:`hookspecs.render.Layer`), given
+    as the callable or, for a Kivy-only module, as a ``"module:attr"`` reference: checked at
+    startup (the module exists, nothing imported) and resolved only when a canvas starts, so
+    a headless host never imports Kivy. ``z`` orders the layers bottom to top. ``area`` is
+    where the compositor puts the layer's widget (:data:`LAYER_AREAS`). ``topics`` are the
+    change events after which the layer is loaded again; ``surface`` is the navigation
+    surface (``POST /v1/display/navigation``) it answers, if any.
+    """
+
+    id: str
+    z: int
+    layer: Union[Callable[["Stage"], "Layer"], str]
+    area: str = "content"
+    topics: Sequence[str] = ()
+    surface: str | None = None
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class FeedKind:
+    """How a cloud-feed item of ``kind`` becomes a row of its :class:`ContentList` (CONTRACT "Cloud feed").
+
+    ``values(item, now_ms)`` returns the attributes of the item's row and ``key(item)`` its
+    primary-key attributes (by default ``{"id": item.row_id()}``), read with the typed readers of
+    :class:`hookspecs.content.FeedItem` (which raise ``FeedError`` on a malformed field).
+    ``provenance`` is the attribute that holds ``saas_feed``: feed deletes and snapshots touch
+    only rows holding it. ``after_upsert(db, row, item)`` writes what the row links to (a
+    calendar event's category rows). An update keeps the row's ``created_at_ms``.
+    """
+
+    kind: str
+    values: Callable[["FeedItem", int], Mapping[str, Any]]
+    key: Callable[["FeedItem"], Mapping[str, Any]] | None = None
+    provenance: str = "integration_type"
+    after_upsert: Callable[[Any, Any, "FeedItem"], None] | None = None
+
+    def key_of(self, item: "FeedItem") -> Mapping[str, Any]:
+        """The primary-key attributes of ``item``'s row."""
+        return self.key(item) if self.key is not None else {"id": item.row_id()}
+
+
+@dataclass(frozen=True)
+class ContentList:
+    """A list of content rows a feature owns, offered to the plugins that act on any content.
+
+    ``entity`` names an entity the contributing plugin declares itself (checked at startup);
+    ``serialize(row)`` is the row's JSON everywhere (needed by a catalog list). Each domain
+    takes what concerns it, never naming a feature's table:
+
+    - the catalog (spec 4.6) lists it at ``GET /v1/catalog/<path>`` when ``catalog``: query
+      name -> attribute substring ``filters``, ``order`` as (attribute, descending) pairs,
+      ``search`` (a :class:`hookspecs.content.TextIndex`) for indexed filters; a
+      ``category`` filter also matches the ``category_links`` rows;
+    - moderation (spec 4.4): ``suppressible`` lists (a boolean ``suppressed`` attribute) get
+      ``PATCH /v1/content/<path>/{id}`` and ``DELETE``, which releases the row's
+      ``blob_attribute`` blob unless a row of any list still uses it; ``deletable`` lists get
+      ``DELETE /v1/content/<path>/<primary key>`` (``delete_summary`` in the route table);
+      suppressed rows are hidden from every reader that is not a moderator;
+    - media (spec 4.8): ``GET /v1/media/<path>/{id}`` answers ``media(row)`` (404 when missing
+      or suppressed);
+    - curator categories (spec 4.11): a category a row uses through ``category_attribute``
+      or ``category_links`` (junction entity, attribute pointing at the row, category
+      attribute) cannot be deleted when ``category_guard`` names the 409 code
+      (``"<label> use category ..."``);
+    - the cloud feed: ``feed`` maps items of a feed kind onto the table.
+
+    A list that only guards categories (``catalog=False``: joke interests) is fine.
+    """
+
+    path: str
+    entity: str
+    serialize: Callable[[Any], Mapping[str, Any]] | None = None
+    label: str = ""
+    catalog: bool = True
+    filters: Mapping[str, str] = field(default_factory=dict)
+    order: Sequence[tuple[str, bool]] = (("id", False),)
+    search: "TextIndex | None" = None
+    suppressible: bool = False
+    deletable: bool = False
+    delete_summary: str = ""
+    blob_attribute: str | None = None
+    media: Callable[[Any], Mapping[str, Any]] | None = None
+    category_attribute: str = "category_id"
+    category_links: tuple[str, str, str] | None = None
+    category_guard: str | None = None
+    feed: FeedKind | None = None

@@ -4,11 +4,13 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
+from pathlib import Path
 from typing import Any, Sequence
 
-from svc_host.config import ConfigError, load_settings, warn_deprecated
-from svc_host.plugins import PluginError, load_plugins
+from svc_host.config import ConfigError, environment_help, load_settings, warn_deprecated
+from svc_host.plugins import PluginError, PluginSkipped, load_plugins, read_live_state
 
 log = logging.getLogger("svc_host")
 
@@ -27,7 +29,7 @@ def cmd_serve(host: Any, args: argparse.Namespace) -> int:
     # Kivy needs the main thread: the runtime serves HTTP on a background thread when a
     # canvas runs, or right here when headless.
     display.run(host, lambda: serve(host, app))
-    return 0
+    return host.exit_code
 
 
 def cmd_migrate(host: Any, args: argparse.Namespace) -> int:
@@ -36,38 +38,105 @@ def cmd_migrate(host: Any, args: argparse.Namespace) -> int:
 
 
 def cmd_plugins_list(settings: Any, args: argparse.Namespace) -> int:
-    plugins = load_plugins(settings.disable_plugins)
-    rows = [
-        {"name": p.name, "version": p.version, "origin": p.origin, "module": p.module, "hooks": p.hooks}
-        for p in plugins.describe()
-    ]
+    """Every plugin, entry point or folder, with its state: the running server's (the state file it
+    keeps in the data dir), else what this process loads (state ``stopped``)."""
+    live = read_live_state(settings.data_dir)
+    if live is not None:
+        rows = live["items"]
+        print(f"svc-display: the server running on {settings.data_dir} (pid {live['pid']}) reports:",
+              file=sys.stderr)
+    else:
+        plugins = load_plugins(settings.disable_plugins)
+        rows = plugins.states(loaded="stopped")
+        for name in plugins.implementers("describe_plugins"):
+            try:
+                described = plugins.call_each("describe_plugins", only=[name], settings=settings)
+            except (PluginError, PluginSkipped) as exc:
+                log.error("%s", exc)
+                continue
+            rows += [dict(row) for _name, items in described for row in items]
+        print(f"svc-display: no server runs on {settings.data_dir}: 'stopped' is what a start would load",
+              file=sys.stderr)
     if args.json:
         print(json.dumps(rows, indent=2))
-    else:
-        for row in rows:
-            print(f"{row['name']:<22} {row['version']:<10} {row['origin']:<12} {', '.join(row['hooks'])}")
+        return 0
+    for row in rows:
+        sidecar = row.get("sidecar") or {}
+        extra = ", ".join(row.get("hooks") or ())
+        if sidecar:
+            extra = (f"pid {sidecar.get('pid') or '-'} port {sidecar.get('port') or '-'} "
+                     f"restarts {sidecar.get('restart_count', 0)}")
+        reason = f"  ({row['reason']})" if row.get("reason") else ""
+        print(f"{row['id']:<22} {row.get('version') or '-':<10} {row.get('origin', ''):<12} "
+              f"{row.get('state', ''):<11} {extra}{reason}")
+    return 0
+
+
+def cmd_plugin_new(settings: Any, args: argparse.Namespace) -> int:
+    from svc_display.scaffold import ScaffoldError, check_name, new_plugin, taken_names
+
+    target = Path(args.dir or f"svc-display-{args.name}")
+    try:
+        check_name(args.name)  # the spelling first: that needs no plugin loaded
+        files = new_plugin(args.name, target, taken_names(settings.disable_plugins))
+    except (ScaffoldError, OSError) as exc:
+        print(f"svc-display: {exc}", file=sys.stderr)
+        return 2
+    for path in files:
+        print(path)
+    print(f"\nplugin {args.name!r} written to {target}/ (docs/plugins.md explains each part); next:\n"
+          f"  cd {target} && pip install -e . && python -m pytest", file=sys.stderr)
     return 0
 
 
 def build_parser(settings: Any) -> argparse.ArgumentParser:
+    from svc_host import __version__
+
     parser = argparse.ArgumentParser(prog="svc-display", description="the svc-display signage host")
+    parser.add_argument("--version", action="version", version=f"svc-display {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("serve", help="serve the REST API, collectors and the display").set_defaults(handler=cmd_serve)
+    sub.add_parser("serve", help="serve the REST API, collectors and the display",
+                   description="Serve the REST API, the collectors and the display until SIGTERM.",
+                   epilog=environment_help(),
+                   formatter_class=argparse.RawDescriptionHelpFormatter).set_defaults(handler=cmd_serve)
     sub.add_parser("migrate", help="apply pending migrations, print the schema version").set_defaults(
         handler=cmd_migrate)
     plugins = sub.add_parser("plugins", help="plugin information").add_subparsers(dest="plugins_command",
                                                                                  required=True)
-    listing = plugins.add_parser("list", help="every registered plugin and what it provides")
+    listing = plugins.add_parser(
+        "list", help="every plugin (entry point or folder) with its state",
+        description="Every plugin, entry point or folder, with its state: the running server's when one runs "
+                    "on the data dir, else 'stopped'.")
     listing.add_argument("--json", action="store_true", help="print JSON")
     listing.set_defaults(handler=cmd_plugins_list, needs_host=False)
+    plugin = sub.add_parser("plugin", help="write a new plugin")
+    new = plugin.add_subparsers(dest="plugin_command", required=True).add_parser(
+        "new", help="write a plugin distribution (a renamed copy of examples/hello-plugin)",
+        description="Write a new plugin distribution: a route, a collector with its table and a migration, "
+                    "ticker, screen and overlay types, and its tests (docs/plugins.md).")
+    new.add_argument("name", metavar="NAME", help="one lowercase word: entry point, type ids, package prefix")
+    new.add_argument("--dir", help="the folder to write (new or empty; default ./svc-display-NAME)")
+    new.set_defaults(handler=cmd_plugin_new, needs_host=False)
     try:
-        load_plugins(settings.disable_plugins).pm.hook.register_commands(subparsers=sub)
-    except PluginError as exc:
+        plugins = parser.plugins = load_plugins(settings.disable_plugins)
+    except PluginError as exc:  # --help still works; build_host reports it again and stops
         log.error("%s", exc)
+        parser.plugins = None
+        return parser
+    for name in plugins.implementers("register_commands"):
+        try:
+            plugins.call_each("register_commands", only=[name], subparsers=sub)
+        except PluginSkipped:  # logged with its name; the other commands still work
+            pass
+        except PluginError as exc:
+            log.error("%s", exc)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Everything this process creates (database, blobs, secrets, certificates, plugin files)
+    # is for this user only: 0600 files, 0700 folders.
+    os.umask(0o077)
     try:
         settings = load_settings()
     except ConfigError as exc:
@@ -80,9 +149,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if getattr(args, "needs_host", True) is False:
             return args.handler(settings, args)
+        if getattr(args, "needs_store", False) and not settings.database_url and not settings.sqlite_path.exists():
+            # A new empty database here would issue keys no running server knows.
+            print(f"svc-display: no database in the data dir {settings.data_dir} (SVC_DISPLAY_DATA_DIR): "
+                  "point SVC_DISPLAY_DATA_DIR at the data dir of the server you mean, or run "
+                  "'svc-display serve' once to create it", file=sys.stderr)
+            return 2
         from svc_host.host import build_host
 
-        host = build_host(settings, with_routes=args.command == "serve")
+        host = build_host(settings, with_routes=args.command == "serve", plugins=parser.plugins)
     except PluginError as exc:
         print(f"svc-display: startup failed: {exc}", file=sys.stderr)
         return 3

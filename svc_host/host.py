@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable
@@ -17,7 +18,18 @@ from hookspecs import Route, WebSocketRoute
 from svc_host.auth import Principal
 from svc_host.clock import Clock
 from svc_host.config import Settings
-from svc_host.plugins import PluginError, PluginHost, Registries, build_registries, collect_routes, load_plugins
+from svc_host.events import ChangeBus, PublishAfterCommit
+from svc_host.plugins import (
+    PluginError,
+    PluginHost,
+    PluginSkipped,
+    Registries,
+    build_registries,
+    collect_routes,
+    content_list_entities,
+    load_plugins,
+)
+from svc_host.schema import TableCheckError, check_tables, map_entities, table_owners
 from svc_host.storage import (
     BlobStore,
     apply_migrations,
@@ -50,6 +62,8 @@ class Host:
     # Filled by the app factory: (uri template, method) -> Operation, and the OpenAPI document.
     operations: dict[tuple[str, str], Any] = field(default_factory=dict)
     openapi: dict[str, Any] | None = None
+    # What `svc-display serve` exits with; a plugin sets it through request_exit().
+    exit_code: int = 0
 
     @property
     def hook(self) -> Any:
@@ -67,12 +81,25 @@ class Host:
         principal = self.hook.authenticate_token(host=self, token=token)
         if principal is None:
             return None
+        if principal.fixed:  # the authenticator chose them (a folder plugin's key): keep the known ones
+            known = self.registries.permissions.permissions
+            return dataclasses.replace(
+                principal, permissions=frozenset(p for p in principal.permissions if p in known),
+                scopes={p: frozenset(r) for p, r in principal.scopes.items() if p in known})
         permissions = frozenset(self.registries.permissions.for_role(principal.role))
-        return dataclasses.replace(principal, permissions=permissions)
+        return dataclasses.replace(principal, permissions=permissions, scopes={})
+
+    def request_exit(self, code: int) -> None:
+        """Stop serving after in-flight requests finish; ``svc-display serve`` then exits with ``code``
+        (a restore asks for 75 so that its supervisor starts it again on the restored data)."""
+        self.exit_code = code
+        stop = self.services.get("http_server_stop")
+        if stop is not None:
+            stop()
 
     def close(self) -> None:
         try:
-            self.plugins.call_each("shutdown", host=self)
+            self.plugins.call_quietly("shutdown", host=self)
         finally:
             self.db.disconnect()
             if self.db.provider is not None:
@@ -80,35 +107,139 @@ class Host:
 
 
 def build_host(settings: Settings, extra_plugins: Iterable[tuple[str, Any]] = (),
-               with_routes: bool = True) -> Host:
-    """Load plugins, validate registries, bind and migrate storage, collect routes, start plugins."""
-    plugins = load_plugins(settings.disable_plugins, extra_plugins)
+               with_routes: bool = True, plugins: PluginHost | None = None) -> Host:
+    """Load plugins (unless already loaded: ``plugins``), validate registries, bind and migrate storage, collect routes, start plugins.
+
+    Every failure names its plugin. A builtin's stops startup (:class:`PluginError`); a
+    third-party plugin's is logged, the plugin is unregistered and the host is built again
+    without it (all or nothing: none of its types, permissions, entities, routes or
+    services stay live).
+    """
+    if plugins is None:
+        plugins = load_plugins(settings.disable_plugins, extra_plugins)
+    plugins.call_each("prepare_storage", settings=settings)
+    while True:
+        try:
+            return _build_host(settings, plugins, with_routes)
+        except PluginSkipped as exc:
+            log.warning("starting again without plugin %r", exc.plugin)
+
+
+def _build_host(settings: Settings, plugins: PluginHost, with_routes: bool) -> Host:
     registries = build_registries(plugins)
-
     db = new_database()
-    plugins.call_each("register_entities", db=db)
-    provider = bind_database(db, settings.database_url, settings.sqlite_path)
     try:
-        db.generate_mapping(create_tables=True)
-    except Exception as exc:
-        raise PluginError("storage", f"could not map entities: {type(exc).__name__}: {exc}") from exc
-    read_or_create_instance_id(settings.data_dir)
-    settings.media_dir.mkdir(parents=True, exist_ok=True)
+        entity_owner = _declare_entities(plugins, db)
+        _check_content_lists(plugins, registries, entity_owner)
+        provider = bind_database(db, settings.database_url, settings.sqlite_path)
+        _map_entities(plugins, db, entity_owner)
+        read_or_create_instance_id(settings.data_dir)
+        settings.media_dir.mkdir(parents=True, exist_ok=True)
 
-    clock = Clock(settings.test_clock_file)
-    applied = apply_migrations(db, registries.migrations, clock.now_ms())
-    log.info("storage: %s, %d migrations applied", provider, applied)
+        clock = Clock(settings.test_clock_file)
+        applied = _apply_migrations(plugins, db, registries, clock.now_ms())
+        _check_tables(plugins, db, entity_owner)
+        log.info("storage: %s, %d migrations applied", provider, applied)
+    except BaseException:
+        _disconnect(db)
+        raise
 
     host = Host(settings=settings, plugins=plugins, registries=registries, db=db,
                 blobs=BlobStore(settings.media_dir), clock=clock)
-    if with_routes:
-        host.routes = collect_routes(plugins, host)
-        host.websocket_routes = [
-            (name, item) for name, items in plugins.call_each("register_websocket_routes", host=host)
-            for item in items
-        ]
-        host.middleware = [
-            (name, item) for name, items in plugins.call_each("register_middleware", host=host) for item in items
-        ]
-    plugins.call_each("startup", host=host)
+    events = host.services["events"] = ChangeBus()  # hookspecs.services.EVENTS
+    started: list[str] = []
+    try:
+        if with_routes:
+            host.routes = collect_routes(plugins, host)
+            host.websocket_routes = [
+                (name, item) for name, items in plugins.call_each("register_websocket_routes", host=host)
+                for item in items
+            ]
+            # the host's own first: events of a request are delivered after its commit
+            host.middleware = [("host", PublishAfterCommit(host, events))] + [
+                (name, item) for name, items in plugins.call_each("register_middleware", host=host)
+                for item in items
+            ]
+        for name in plugins.implementers("startup"):
+            started.append(name)
+            plugins.call_each("startup", only=[name], host=host)
+    except BaseException:
+        # Stop what already started (threads, schedulers), then let the caller decide.
+        plugins.call_quietly("shutdown", only=started, host=host)
+        _disconnect(db)
+        raise
     return host
+
+
+def _declare_entities(plugins: PluginHost, db: orm.Database) -> dict[str, str]:
+    """Call ``register_entities`` plugin by plugin; return entity name -> declaring plugin."""
+    owner: dict[str, str] = {}
+    for name in plugins.implementers("register_entities"):
+        before = set(db.entities)
+        plugins.call_each("register_entities", only=[name], db=db)
+        owner.update({entity: name for entity in set(db.entities) - before})
+    return owner
+
+
+def _map_entities(plugins: PluginHost, db: orm.Database, entity_owner: dict[str, str]) -> None:
+    try:
+        map_entities(db)
+    except Exception as exc:  # noqa: BLE001  a mapping error: name the entity's plugin when we can
+        message = f"{type(exc).__name__}: {exc}"
+        culprit = next((plugin for entity, plugin in sorted(entity_owner.items())
+                        if re.search(rf"\b{re.escape(entity)}\b", message)), None)
+        if culprit is None:
+            raise PluginError("storage", f"could not map entities: {message}") from exc
+        plugins.fail(culprit, f"its entities could not be mapped: {message}")
+
+
+def _check_content_lists(plugins: PluginHost, registries: Registries, entity_owner: dict[str, str]) -> None:
+    """A content list names only entities its own plugin declares (no feature names another's tables)."""
+    for path, item in registries.content_lists.items():
+        plugin = registries.content_list_owners[path]
+        for entity in content_list_entities(item):
+            if entity_owner.get(entity) != plugin:
+                plugins.fail(plugin, f"content list {path!r} names entity {entity!r}, "
+                                     "which it does not declare")
+
+
+def _apply_migrations(plugins: PluginHost, db: orm.Database, registries: Registries, now_ms: int) -> int:
+    by_plugin: dict[str, list[tuple[str, Any]]] = {}
+    for recorded, migration in registries.migrations:
+        owner = registries.migration_owners.get((recorded, migration.id), recorded)
+        by_plugin.setdefault(owner, []).append((recorded, migration))
+    applied = apply_migrations(db, [], now_ms)
+    for plugin, migrations in by_plugin.items():
+        try:
+            applied = apply_migrations(db, migrations, now_ms)
+        except Exception as exc:  # noqa: BLE001  a migration's bug names its plugin
+            migration_id = _pending_migration(db, migrations)
+            plugins.fail(plugin, f"migration {migration_id!r} failed: {type(exc).__name__}: {exc}")
+    return applied
+
+
+def _pending_migration(db: orm.Database, migrations: list[tuple[str, Any]]) -> str:
+    with orm.db_session:
+        for plugin, migration in migrations:
+            if not db.AppliedMigration.get(plugin=plugin, migration_id=migration.id):
+                return migration.id
+    return "?"
+
+
+def _check_tables(plugins: PluginHost, db: orm.Database, entity_owner: dict[str, str]) -> None:
+    try:
+        check_tables(db)
+    except TableCheckError as exc:
+        owner = table_owners(db, entity_owner).get(exc.table, "storage")
+        if owner == "storage":
+            raise PluginError("storage", str(exc)) from exc
+        plugins.fail(owner, f"{exc} (add a migration, e.g. svc_host.schema.add_column)")
+
+
+def _disconnect(db: orm.Database) -> None:
+    try:
+        db.disconnect()
+        if db.provider is not None:
+            db.provider.disconnect()
+    except Exception:  # noqa: BLE001  best effort while failing
+        log.debug("disconnect after a failed start", exc_info=True)

@@ -7,11 +7,18 @@ third-party plugin that fails is logged with its name and skipped.
 """
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import json
 import logging
+import os
 import re
+import tempfile
+import time
 from dataclasses import dataclass, field
 from importlib import metadata
-from typing import Any, Iterable
+from pathlib import Path
+from typing import Any, Iterable, Mapping
 
 import jsonschema
 import pluggy
@@ -20,8 +27,10 @@ from stevedore import NamedExtensionManager
 import hookspecs
 from hookspecs import (
     ConfigurableType,
+    ContentList,
     CuratorPredicate,
     IntegrationType,
+    LayerSpec,
     Migration,
     OverlayType,
     Permission,
@@ -29,13 +38,15 @@ from hookspecs import (
     ScreenType,
     TickerType,
 )
-from svc_host.permissions import BUILTIN_PERMISSIONS, ROLES, PermissionTable
+from hookspecs.types import LAYER_AREAS
+from svc_host.permissions import ROLES, PermissionTable
 
 log = logging.getLogger(__name__)
 
 BUILTIN_DISTRIBUTION = "svc-display"
 HOST_PLUGIN_NAME = "host"
 _TYPE_ID = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+_LIST_PATH = re.compile(r"^[a-z][a-z0-9-]{0,63}$")
 
 
 class PluginError(RuntimeError):
@@ -43,6 +54,20 @@ class PluginError(RuntimeError):
 
     def __init__(self, plugin: str, message: str):
         super().__init__(f"plugin {plugin!r}: {message}")
+        self.plugin = plugin
+
+
+class PluginSkipped(Exception):
+    """A third-party plugin failed and was unregistered; whatever was built from it must be rebuilt.
+
+    Registration is all or nothing per plugin: rather than undoing each contribution a
+    half-registered plugin left behind (types, permissions, entities, routes), the stage
+    that caught this starts over without the plugin. Plugins' contribution hooks are pure
+    (they return lists), so calling them again is safe.
+    """
+
+    def __init__(self, plugin: str):
+        super().__init__(plugin)
         self.plugin = plugin
 
 
@@ -66,6 +91,9 @@ class PluginHost:
         self.pm = pluggy.PluginManager(hookspecs.PROJECT)
         self.pm.add_hookspecs(hookspecs)
         self.info: dict[str, PluginInfo] = {}
+        # Entry points that are not loaded, for `GET /v1/plugins` and `plugins list`.
+        self.disabled: dict[str, PluginInfo] = {}
+        self.failed: dict[str, tuple[PluginInfo, str]] = {}
 
     def register(self, plugin: Any, name: str, origin: str, version: str = "") -> None:
         self.pm.register(plugin, name=name)
@@ -79,22 +107,33 @@ class PluginHost:
         self.info.pop(name, None)
 
     def fail(self, name: str, message: str) -> None:
-        """Stop startup for a builtin, skip (and log) anything else."""
+        """Stop startup for a builtin (:class:`PluginError`); log and unregister anything else,
+        then raise :class:`PluginSkipped` so the caller rebuilds without it."""
         info = self.info.get(name)
         if info is None or info.builtin:
             raise PluginError(name, message)
         log.error("skipping plugin %r: %s", name, message)
+        self.failed[name] = (info, message)
         self.unregister(name)
+        raise PluginSkipped(name)
 
-    def call_each(self, hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
-        """Call one hook on every plugin separately, so each result carries its plugin's name."""
-        results = []
+    def _ordered_impls(self, hook_name: str) -> list[Any]:
         impls = getattr(self.pm.hook, hook_name).get_hookimpls()
         # Builtins first, then registration order: a third-party duplicate is the one skipped.
-        impls = sorted(impls, key=lambda i: not (self.info.get(i.plugin_name) and self.info[i.plugin_name].builtin))
-        for impl in impls:
+        return sorted(impls, key=lambda i: not (self.info.get(i.plugin_name) and self.info[i.plugin_name].builtin))
+
+    def implementers(self, hook_name: str) -> list[str]:
+        """Names of the plugins implementing ``hook_name``, in calling order (builtins first)."""
+        return [impl.plugin_name for impl in self._ordered_impls(hook_name)]
+
+    def call_each(self, hook_name: str, only: Iterable[str] | None = None, **kwargs: Any) -> list[tuple[str, Any]]:
+        """Call one hook on every plugin (or those in ``only``) separately, so each result carries
+        its plugin's name. A plugin that raises fails (see :meth:`fail`)."""
+        results = []
+        wanted = None if only is None else set(only)
+        for impl in self._ordered_impls(hook_name):
             name = impl.plugin_name
-            if name not in self.info:  # unregistered by an earlier failure in this same call
+            if name not in self.info or (wanted is not None and name not in wanted):
                 continue
             try:
                 result = impl.function(*[kwargs[arg] for arg in impl.argnames])
@@ -105,15 +144,71 @@ class PluginHost:
                 results.append((name, result))
         return results
 
+    def call_quietly(self, hook_name: str, only: Iterable[str] | None = None, **kwargs: Any) -> None:
+        """Call a teardown hook on every plugin (or those in ``only``); a failure is logged with
+        the plugin's name and the others still run."""
+        wanted = None if only is None else set(only)
+        for impl in self._ordered_impls(hook_name):
+            if wanted is not None and impl.plugin_name not in wanted:
+                continue
+            try:
+                impl.function(*[kwargs[arg] for arg in impl.argnames])
+            except Exception:  # noqa: BLE001  teardown goes on; the log names the plugin
+                log.exception("plugin %r: %s raised", impl.plugin_name, hook_name)
+
+    def check_hooks(self) -> None:
+        """Skip (or, for a builtin, refuse) every plugin implementing a hook no spec declares.
+
+        pluggy's ``check_pending()`` raises for the first unknown hook of any plugin, which
+        would stop every command (``--help`` included) for one misspelled name in one
+        installed plugin: check plugin by plugin instead, so the log names the plugin.
+        """
+        for name in list(self.info):
+            unknown = self.unknown_hooks(name)
+            if unknown:
+                try:
+                    self.fail(name, f"implements unknown hooks {unknown} (misspelled? see docs/hooks.md)")
+                except PluginSkipped:
+                    pass
+        self.pm.check_pending()
+
+    def unknown_hooks(self, name: str) -> list[str]:
+        """Hook implementations of plugin ``name`` that match no hookspec (misspelled names)."""
+        plugin = self.pm.get_plugin(name)
+        unknown = []
+        for caller in self.pm.get_hookcallers(plugin) or ():
+            if caller.spec is not None:
+                continue
+            for impl in caller.get_hookimpls():
+                if impl.plugin is plugin and not impl.optionalhook:
+                    unknown.append(caller.name)
+        return sorted(set(unknown))
+
     def describe(self) -> list[PluginInfo]:
         for name, info in self.info.items():
             plugin = self.pm.get_plugin(name)
             info.hooks = sorted(caller.name for caller in self.pm.get_hookcallers(plugin) or ())
         return sorted(self.info.values(), key=lambda i: (not i.builtin, i.name))
 
+    def states(self, loaded: str = "running") -> list[dict[str, Any]]:
+        """Every entry point as ``GET /v1/plugins`` lists it: ``loaded`` (``running`` in a server,
+        ``stopped`` in the CLI), ``disabled``, or ``failed`` with the reason."""
+        rows = [_state_row(info, loaded, None) for info in self.describe()]
+        rows += [_state_row(info, "disabled", "disabled by SVC_DISPLAY_DISABLE_PLUGINS")
+                 for name, info in self.disabled.items() if name not in self.info]
+        rows += [_state_row(info, "failed", reason) for name, (info, reason) in self.failed.items()
+                 if name not in self.info]
+        return sorted(rows, key=lambda r: (r["origin"] != "builtin", r["id"]))
 
-def load_plugins(disabled: Iterable[str] = (), extra: Iterable[tuple[str, Any]] = ()) -> PluginHost:
-    """Discover entry-point plugins (minus ``disabled``), add ``extra`` (name, object) pairs."""
+
+def _state_row(info: PluginInfo, state: str, reason: str | None) -> dict[str, Any]:
+    return {"id": info.name, "name": info.name, "kind": "entry_point", "origin": info.origin,
+            "version": info.version, "module": info.module, "hooks": list(info.hooks), "state": state,
+            "reason": reason}
+
+
+def load_plugins(disabled: Iterable[str] = (), extra: Iterable[tuple[Any, ...]] = ()) -> PluginHost:
+    """Discover entry-point plugins (minus ``disabled``), add ``extra`` (name, object[, origin])."""
     plugins = PluginHost()
     disabled = set(disabled)
     available = {ep.name: ep for ep in metadata.entry_points(group=hookspecs.ENTRY_POINT_GROUP)}
@@ -122,11 +217,16 @@ def load_plugins(disabled: Iterable[str] = (), extra: Iterable[tuple[str, Any]] 
     wanted = sorted(name for name in available if name not in disabled)
     for name in sorted(disabled & set(available)):
         log.info("plugin %r disabled by SVC_DISPLAY_DISABLE_PLUGINS", name)
+        plugins.disabled[name] = _entry_point_info(name, available[name], dists.get(name))
+
+    def skipped(name: str, message: str) -> None:
+        log.error("skipping plugin %r: %s", name, message)
+        plugins.failed[name] = (_entry_point_info(name, available[name], dists.get(name)), message)
 
     def on_failure(_manager: Any, entry_point: Any, exc: BaseException) -> None:
         if _is_builtin(dists.get(entry_point.name)):
             raise PluginError(entry_point.name, f"failed to load: {type(exc).__name__}: {exc}") from exc
-        log.error("skipping plugin %r: failed to load: %s: %s", entry_point.name, type(exc).__name__, exc)
+        skipped(entry_point.name, f"failed to load: {type(exc).__name__}: {exc}")
 
     manager = NamedExtensionManager(
         namespace=hookspecs.ENTRY_POINT_GROUP,
@@ -135,7 +235,25 @@ def load_plugins(disabled: Iterable[str] = (), extra: Iterable[tuple[str, Any]] 
         on_load_failure_callback=on_failure,
         name_order=True,
     )
-    for extension in manager:
+    extensions = {extension.name: extension for extension in manager}
+    # A plugin declares the plugins it imports (``REQUIRES`` in its module). When one is
+    # disabled or failed to load, a builtin stops startup naming both; a third-party plugin
+    # is skipped with one log line (instead of failing later at its first import or call).
+    changed = True
+    while changed:
+        changed = False
+        for name, extension in sorted(extensions.items()):
+            missing = [r for r in getattr(extension.plugin, "REQUIRES", ()) or ()
+                       if r in available and r not in extensions]
+            if missing:
+                message = (f"requires {', '.join(repr(m) for m in missing)}, which is disabled or failed to load; "
+                           f"disable {name!r} too or enable it")
+                if _is_builtin(dists.get(name)):
+                    raise PluginError(name, message)
+                skipped(name, message)
+                del extensions[name]
+                changed = True
+    for extension in extensions.values():
         dist = dists.get(extension.name)
         origin = "builtin" if _is_builtin(dist) else "third-party"
         version = dist.version if dist is not None else ""
@@ -144,15 +262,57 @@ def load_plugins(disabled: Iterable[str] = (), extra: Iterable[tuple[str, Any]] 
         except Exception as exc:  # pluggy validation: unknown hook names, bad signatures
             if origin == "builtin":
                 raise PluginError(extension.name, f"failed to register: {exc}") from exc
-            log.error("skipping plugin %r: failed to register: %s", extension.name, exc)
-    for name, plugin in extra:
-        plugins.register(plugin, name, "test")
-    plugins.pm.check_pending()
+            skipped(extension.name, f"failed to register: {exc}")
+    for name, plugin, *origin in extra:  # (name, object) or (name, object, origin)
+        plugins.register(plugin, name, origin[0] if origin else "test")
+    plugins.check_hooks()
     return plugins
 
 
 def _is_builtin(dist: Any) -> bool:
     return dist is not None and dist.name == BUILTIN_DISTRIBUTION
+
+
+def _entry_point_info(name: str, entry_point: Any, dist: Any) -> PluginInfo:
+    return PluginInfo(name, dist.version if dist is not None else "",
+                      "builtin" if _is_builtin(dist) else "third-party", entry_point.value)
+
+
+_REFERENCE = re.compile(r"^(?P<module>[A-Za-z_][\w.]*):(?P<attr>[\w.]+)$")
+
+
+def check_reference(value: str, what: str = "renderer") -> str:
+    """Check a ``"module:attr"`` reference (a renderer, a layer) without importing it; return an
+    error or ''.
+
+    Only the module is looked up (``importlib.util.find_spec``), so a headless host never
+    imports a renderer or layer module (they import Kivy); :func:`resolve_reference` imports it.
+    """
+    match = _REFERENCE.match(value)
+    if match is None:
+        return f"{what} {value!r} must be a callable or a 'module:attr' string"
+    try:
+        found = importlib.util.find_spec(match["module"]) is not None
+    except (ImportError, ValueError) as exc:
+        return f"{what} module of {value!r} cannot be found: {exc}"
+    return "" if found else f"{what} module of {value!r} does not exist"
+
+
+def resolve_reference(value: Any, what: str = "renderer") -> Any:
+    """A renderer or layer factory: the callable itself, or what ``"module:attr"`` names (``attr``
+    may be dotted; a mapping on the way is indexed by the next part, e.g.
+    ``"pkg.screens:RENDERERS.clock"``)."""
+    if not isinstance(value, str):
+        return value
+    match = _REFERENCE.match(value)
+    if match is None:
+        raise ValueError(f"{what} {value!r} must be a callable or a 'module:attr' string")
+    target: Any = importlib.import_module(match["module"])
+    for part in match["attr"].split("."):
+        target = target[part] if isinstance(target, Mapping) else getattr(target, part)
+    if not callable(target):
+        raise TypeError(f"{what} {value!r} is a {type(target).__name__}, not callable")
+    return target
 
 
 class TypeRegistry:
@@ -163,6 +323,26 @@ class TypeRegistry:
         self.id_field = id_field
         self.types: dict[str, ConfigurableType] = {}
         self.owner: dict[str, str] = {}
+        self._renderers: dict[str, Any] = {}
+
+    def renderer(self, type_id: str) -> Any:
+        """The type's renderer, resolved once (None without one); a reference that does not
+        resolve raises :class:`PluginError` naming the type's plugin."""
+        if type_id in self._renderers:
+            return self._renderers[type_id]
+        definition = self.types.get(type_id)
+        value = getattr(definition, "renderer", None)
+        try:
+            resolved = resolve_reference(value)
+        except Exception as exc:  # noqa: BLE001  import errors, missing names, non-callables
+            raise PluginError(self.owner.get(type_id, "unknown"),
+                              f"{self.kind} type {type_id!r}: renderer {value!r} does not resolve: "
+                              f"{type(exc).__name__}: {exc}") from exc
+        self._renderers[type_id] = resolved
+        return resolved
+
+    def drop_renderer(self, type_id: str) -> None:
+        self._renderers[type_id] = None
 
     def __contains__(self, type_id: object) -> bool:
         return type_id in self.types
@@ -190,7 +370,22 @@ class Registries:
     overlay_types: TypeRegistry
     integration_types: TypeRegistry
     curator_predicates: dict[str, CuratorPredicate]
+    # (the plugin name a migration is recorded under, the migration), in the order they run
     migrations: list[tuple[str, Migration]]
+    # permission name -> the first plugin that declared it, and every plugin that declared it
+    permission_owners: dict[str, str] = field(default_factory=dict)
+    permission_declarers: dict[str, list[str]] = field(default_factory=dict)
+    # path -> content list, and path -> the plugin that contributed it
+    content_lists: dict[str, ContentList] = field(default_factory=dict)
+    content_list_owners: dict[str, str] = field(default_factory=dict)
+    # (recorded name, migration id) -> the plugin that contributes it now
+    migration_owners: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def feed_kinds(self) -> dict[str, ContentList]:
+        """Feed kind -> the content list it lands in."""
+        return {item.feed.kind: item for item in self.content_lists.values() if item.feed is not None}
+    # (plugin, layer) of every canvas layer, bottom (lowest z) first
+    display_layers: list[tuple[str, LayerSpec]] = field(default_factory=list)
 
 
 def _check_type(item: Any, cls: type, plugin: str, hook: str) -> None:
@@ -212,30 +407,120 @@ def _check_configurable(item: ConfigurableType, plugin: str) -> None:
         raise PluginError(plugin, f"type {item.id!r} example does not match its schema: {errors[0].message}")
 
 
+def _check_renderer(item: ConfigurableType, plugin: str) -> None:
+    value = getattr(item, "renderer", None)
+    if value is None or callable(value):
+        return
+    problem = check_reference(value) if isinstance(value, str) else \
+        f"renderer must be a callable or a 'module:attr' string, not {type(value).__name__}"
+    if problem:
+        raise PluginError(plugin, f"type {item.id!r}: {problem}")
+
+
+def resolve_renderers(host: Any) -> None:
+    """Import every type's renderer before the canvas draws (the display runtime calls this).
+
+    A builtin's renderer that does not resolve stops startup with the plugin's name; a
+    third-party one is logged with its name and that type is drawn as missing.
+    """
+    registries = host.registries
+    for registry in (registries.screen_types, registries.overlay_types, registries.ticker_types):
+        for type_id in list(registry.types):
+            try:
+                registry.renderer(type_id)
+            except PluginError as exc:
+                info = host.plugins.info.get(exc.plugin)
+                if info is None or info.builtin:
+                    raise
+                log.error("%s; the type is not drawn", exc)
+                registry.drop_renderer(type_id)
+
+
+def _check_layer(item: LayerSpec, plugin: str, seen: dict[str, str]) -> None:
+    if not isinstance(item.id, str) or not _TYPE_ID.match(item.id):
+        raise PluginError(plugin, f"display layer id {item.id!r} must match {_TYPE_ID.pattern}")
+    if item.id in seen:
+        raise PluginError(plugin, f"display layer {item.id!r} is already provided by {seen[item.id]!r}")
+    if isinstance(item.z, bool) or not isinstance(item.z, int):
+        raise PluginError(plugin, f"display layer {item.id!r}: z must be an integer, not {item.z!r}")
+    if item.area not in LAYER_AREAS:
+        raise PluginError(plugin, f"display layer {item.id!r}: area {item.area!r} is not one of "
+                                  f"{LAYER_AREAS}")
+    if isinstance(item.topics, str) or not all(isinstance(t, str) and t for t in item.topics):
+        raise PluginError(plugin, f"display layer {item.id!r}: topics must be a list of non-empty strings")
+    if item.surface is not None and not isinstance(item.surface, str):
+        raise PluginError(plugin, f"display layer {item.id!r}: surface must be a string or None")
+    if not callable(item.layer):
+        problem = check_reference(item.layer, "layer") if isinstance(item.layer, str) else \
+            f"layer must be a callable or a 'module:attr' string, not {type(item.layer).__name__}"
+        if problem:
+            raise PluginError(plugin, f"display layer {item.id!r}: {problem}")
+
+
+def resolve_layers(host: Any) -> list[tuple[str, LayerSpec, Any]]:
+    """``(plugin, spec, factory)`` of every display layer, bottom first, factories imported.
+
+    The display runtime calls this when a canvas starts. A builtin's layer that does not
+    resolve stops startup with the plugin's name; a third-party one is logged with its name
+    and left out.
+    """
+    resolved = []
+    for plugin, spec in host.registries.display_layers:
+        try:
+            factory = resolve_reference(spec.layer, "layer")
+        except Exception as exc:  # noqa: BLE001  import errors, missing names, non-callables
+            error = PluginError(plugin, f"display layer {spec.id!r}: {spec.layer!r} does not resolve: "
+                                        f"{type(exc).__name__}: {exc}")
+            info = host.plugins.info.get(plugin)
+            if info is None or info.builtin:
+                raise error from exc
+            log.error("%s; the layer is not drawn", error)
+            continue
+        resolved.append((plugin, spec, factory))
+    return resolved
+
+
 def build_registries(plugins: PluginHost) -> Registries:
-    """Collect and validate every contribution; a bad one names its plugin."""
-    permissions = list(BUILTIN_PERMISSIONS)
-    known = {p.name: "host" for p in permissions}
+    """Collect and validate every contribution; a bad one names its plugin.
+
+    All or nothing per plugin: when a third-party plugin fails at any hook, it is dropped
+    and the registries are built again from scratch, so nothing it contributed stays.
+    """
+    while True:
+        try:
+            return _build_registries(plugins)
+        except PluginSkipped:
+            continue
+
+
+def _build_registries(plugins: PluginHost) -> Registries:
+    permissions: dict[str, Permission] = {}
+    declarers: dict[str, list[str]] = {}
     for plugin, items in _collect(plugins, "register_permissions", Permission):
         for item in items:
             bad_roles = set(item.roles) - set(ROLES)
             if bad_roles:
                 plugins.fail(plugin, f"permission {item.name!r} names unknown roles {sorted(bad_roles)}")
-                break
-            if item.name in known:
-                plugins.fail(plugin, f"permission {item.name!r} is already declared by {known[item.name]!r}")
-                break
-            known[item.name] = plugin
-            permissions.append(item)
+            known = permissions.get(item.name)
+            if known is not None and (set(known.roles), known.description) != (set(item.roles),
+                                                                                item.description):
+                plugins.fail(plugin, f"permission {item.name!r} is already declared differently by "
+                                     f"{declarers[item.name][0]!r}")
+        for item in items:
+            permissions.setdefault(item.name, item)
+            if plugin not in declarers.setdefault(item.name, []):
+                declarers[item.name].append(plugin)
 
     registries = Registries(
-        permissions=PermissionTable(permissions),
+        permissions=PermissionTable(permissions.values()),
         screen_types=TypeRegistry("screen", "screen_type"),
         ticker_types=TypeRegistry("ticker", "ticker_type"),
         overlay_types=TypeRegistry("overlay", "overlay_type"),
         integration_types=TypeRegistry("integration", "integration_type"),
         curator_predicates={},
         migrations=[],
+        permission_owners={name: names[0] for name, names in declarers.items()},
+        permission_declarers=declarers,
     )
     for hook, cls, registry in (
         ("register_screen_types", ScreenType, registries.screen_types),
@@ -247,6 +532,7 @@ def build_registries(plugins: PluginHost) -> Registries:
             try:
                 for item in items:
                     _check_configurable(item, plugin)
+                    _check_renderer(item, plugin)
                     if item.id in registry.types:
                         raise PluginError(plugin, f"{registry.kind} type {item.id!r} is already provided by "
                                                   f"{registry.owner[item.id]!r}")
@@ -256,7 +542,6 @@ def build_registries(plugins: PluginHost) -> Registries:
                             raise PluginError(plugin, f"integration type {item.id!r} must be <family>_<provider>")
             except PluginError as exc:
                 plugins.fail(plugin, str(exc).split(": ", 1)[1])
-                continue
             for item in items:
                 registry.types[item.id] = item
                 registry.owner[item.id] = plugin
@@ -268,13 +553,61 @@ def build_registries(plugins: PluginHost) -> Registries:
                 break
             registries.curator_predicates[item.id] = item
 
-    for plugin, items in sorted(_collect(plugins, "register_migrations", Migration)):
-        ids = [m.id for m in items]
-        if len(ids) != len(set(ids)):
+    for plugin, items in _collect(plugins, "register_content_lists", ContentList):
+        for item in items:
+            _check_content_list(registries, item, plugin, plugins)
+        for item in items:
+            registries.content_lists[item.path] = item
+            registries.content_list_owners[item.path] = plugin
+
+    layer_owner: dict[str, str] = {}
+    for plugin, items in _collect(plugins, "register_display_layers", LayerSpec):
+        try:
+            seen = dict(layer_owner)
+            for item in items:
+                _check_layer(item, plugin, seen)
+                seen[item.id] = plugin
+        except PluginError as exc:
+            plugins.fail(plugin, str(exc).split(": ", 1)[1])
+        for item in items:
+            layer_owner[item.id] = plugin
+            registries.display_layers.append((plugin, item))
+    registries.display_layers.sort(key=lambda entry: (entry[1].z, entry[1].id))
+
+    migrations = _collect(plugins, "register_migrations", Migration)
+    for plugin, items in sorted(migrations, key=lambda pair: pair[0]):
+        keys = [(m.recorded_as or plugin, m.id) for m in items]
+        if len(keys) != len(set(keys)):
             plugins.fail(plugin, "register_migrations returned duplicate migration ids")
-            continue
-        registries.migrations.extend((plugin, m) for m in items)
+        for key in keys:
+            if key in registries.migration_owners:
+                plugins.fail(plugin, f"migration {key[1]!r} recorded as {key[0]!r} is already contributed by "
+                                     f"{registries.migration_owners[key]!r}")
+        for key, migration in zip(keys, items):
+            registries.migrations.append((key[0], migration))
+            registries.migration_owners[key] = plugin
     return registries
+
+
+def _check_content_list(registries: Registries, item: ContentList, plugin: str, plugins: PluginHost) -> None:
+    if not isinstance(item.path, str) or not _LIST_PATH.match(item.path):
+        plugins.fail(plugin, f"content list path {item.path!r} must match {_LIST_PATH.pattern}")
+    if not isinstance(item.entity, str) or not item.entity:
+        plugins.fail(plugin, f"content list {item.path!r} needs an entity name")
+    if item.catalog and not callable(item.serialize):
+        plugins.fail(plugin, f"content list {item.path!r} is in the catalog: it needs a serialize callable")
+    if item.path in registries.content_lists:
+        plugins.fail(plugin, f"content list {item.path!r} is already provided by "
+                             f"{registries.content_list_owners[item.path]!r}")
+    kinds = registries.feed_kinds()
+    if item.feed is not None and item.feed.kind in kinds:
+        plugins.fail(plugin, f"feed kind {item.feed.kind!r} is already provided by "
+                             f"{registries.content_list_owners[kinds[item.feed.kind].path]!r}")
+
+
+def content_list_entities(item: ContentList) -> list[str]:
+    """The entities a content list names: its own and its category junction's."""
+    return [item.entity] + ([item.category_links[0]] if item.category_links else [])
 
 
 def _collect(plugins: PluginHost, hook: str, cls: type, **kwargs: Any) -> list[tuple[str, list[Any]]]:
@@ -287,7 +620,6 @@ def _collect(plugins: PluginHost, hook: str, cls: type, **kwargs: Any) -> list[t
                 _check_type(item, cls, plugin, hook)
         except (PluginError, TypeError) as exc:
             plugins.fail(plugin, str(exc))
-            continue
         collected.append((plugin, items))
     return collected
 
@@ -297,3 +629,66 @@ def collect_routes(plugins: PluginHost, host: Any) -> list[tuple[str, Route]]:
             for route in items]
 
 
+# ---- the live state a running server shares with `svc-display plugins list` ----------------
+
+STATE_FILE = "plugins-state.json"
+
+
+def _process_started(pid: int) -> str | None:
+    """When process ``pid`` started (``/proc/<pid>/stat`` field 22), so a reused pid is not
+    taken for the server; None when there is no such process (or no ``/proc``: then ``""``)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        if Path("/proc/self/stat").exists():
+            return None
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            pass
+        return ""
+    except OSError:
+        return None
+    fields_after_name = stat.rsplit(")", 1)[1].split()
+    return fields_after_name[19] if fields_after_name[0] != "Z" else None
+
+
+def write_state_file(data_dir: Path, items: list[dict[str, Any]]) -> None:
+    """Replace ``<data dir>/plugins-state.json`` (0600) with ``items``, marked with this process."""
+    body = {"pid": os.getpid(), "process_started": _process_started(os.getpid()),
+            "written_at_ms": int(time.time() * 1000), "items": items}
+    fd, tmp = tempfile.mkstemp(prefix=".plugins-state-", dir=data_dir)  # mode 0600
+    try:
+        with os.fdopen(fd, "w") as handle:
+            json.dump(body, handle)
+        os.replace(tmp, Path(data_dir) / STATE_FILE)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def remove_state_file(data_dir: Path) -> None:
+    """Remove the state file this process wrote (a stopped server shows no live state)."""
+    path = Path(data_dir) / STATE_FILE
+    try:
+        if json.loads(path.read_text()).get("pid") == os.getpid():
+            path.unlink()
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def read_live_state(data_dir: Path) -> dict[str, Any] | None:
+    """The state file of the server running on ``data_dir``; None when no live server wrote one."""
+    try:
+        body = json.loads((Path(data_dir) / STATE_FILE).read_text())
+        pid, started, items = body["pid"], body.get("process_started"), body["items"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(pid, int) or not isinstance(items, list):
+        return None
+    alive = _process_started(pid)
+    if alive is None or (started and alive and alive != started):
+        return None
+    return body

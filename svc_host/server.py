@@ -3,33 +3,95 @@
 ::
 
     uvicorn
-      └─ ASGI dispatcher
-           ├─ websocket scope → small falcon.asgi.App (routes from register_websocket_routes)
-           └─ http scope      → a2wsgi.WSGIMiddleware → falcon.App (every REST route)
+      └─ TlsGate (HTTPS) / GuardedHttpToolsProtocol: connections counted per address, heads bounded
+           └─ ASGI dispatcher
+                ├─ websocket scope → small falcon.asgi.App (routes from register_websocket_routes)
+                └─ http scope      → CompleteRequests (whole body, with a deadline, on the event loop;
+                                      the route's own body cap, a key before more than the default)
+                                      → WsgiBridge (16 worker threads) → falcon.App (every REST route)
+
+The WSGI worker threads are fed only complete requests (svc_host/http/connection.py).
 """
 from __future__ import annotations
 
 import logging
+import resource
 import signal
+import ssl as ssl_module
 import threading
 from typing import Any
 
 import falcon
 import falcon.asgi
-from a2wsgi import WSGIMiddleware
+from falcon.routing import CompiledRouter
 
-from svc_host.tls import ensure_certificate, first_non_loopback_ipv4
+from svc_host.http.bridge import WsgiBridge
+from svc_host.http.connection import BodyRules, CompleteRequests, ConnectionLimits, GuardedHttpToolsProtocol
+from svc_host.tls import certificate_fingerprint, ensure_certificate, first_non_loopback_ipv4, listening_urls
 
 log = logging.getLogger(__name__)
 
 WSGI_WORKERS = 16
+# TLS 1.2 offers only forward-secret AEAD suites (TLS 1.3's are all AEAD); no CBC. Python's
+# server contexts refuse anything older than TLS 1.2 by default.
+TLS12_CIPHERS = "ECDHE+AESGCM:ECDHE+CHACHA20:!aNULL:!eNULL"
+# File descriptors kept free of connections for the database, media, the spool and logs.
+RESERVED_FDS = 256
+
+
+class Operations:
+    """The host's operations found by request path the way Falcon routes them (its own
+    router over the same templates): the connection layer's view of the route table."""
+
+    def __init__(self, operations: dict[tuple[str, str], Any]):
+        self.router = CompiledRouter()
+        by_path: dict[str, dict[str, Any]] = {}
+        for (path, method), operation in operations.items():
+            by_path.setdefault(path, {})[method] = operation
+        for path, methods in by_path.items():
+            self.router.add_route(path, _Methods(methods))
+
+    def find(self, method: str, path: str) -> Any:
+        if len(path) > 1:
+            path = path.rstrip("/")  # the app strips a trailing slash too (strip_url_path_trailing_slash)
+        found = self.router.find(path)
+        return found[0].operations.get(method) if found else None
+
+
+class _Methods:
+    def __init__(self, operations: dict[str, Any]):
+        self.operations = operations
+
+
+def body_rules(host: Any) -> BodyRules:
+    """Each operation's own body cap (the default elsewhere), and bodies past the default cap
+    only from a caller the operation would accept (svc_host/http/connection.py)."""
+    from svc_host.http.app import DEFAULT_MAX_BODY, bearer_principal, permission_refusal
+
+    operations = Operations(getattr(host, "operations", {}))
+
+    def cap(method: str, path: str) -> int:
+        operation = operations.find(method, path)
+        return (operation.max_body or DEFAULT_MAX_BODY) if operation is not None else DEFAULT_MAX_BODY
+
+    def refusal(method: str, path: str, authorization: str | None) -> tuple[int, str, str] | None:
+        operation = operations.find(method, path)
+        if operation is None:
+            return None
+        refused = permission_refusal(operation, bearer_principal(host, authorization))
+        return (refused.status, refused.code, refused.message) if refused is not None else None
+
+    return BodyRules(DEFAULT_MAX_BODY, cap, refusal)
 
 
 class Dispatcher:
     """Routes ASGI scopes: WebSockets to the small ASGI app, HTTP to the WSGI app."""
 
-    def __init__(self, wsgi_app: Any, websocket_app: Any):
-        self.http = WSGIMiddleware(wsgi_app, workers=WSGI_WORKERS)
+    def __init__(self, wsgi_app: Any, websocket_app: Any, settings: Any, rules: BodyRules):
+        self.http = CompleteRequests(WsgiBridge(wsgi_app, workers=WSGI_WORKERS), rules=rules,
+                                     body_timeout=settings.http_body_timeout_seconds,
+                                     max_pending_per_address=settings.http_max_pending_bodies_per_address,
+                                     spool_dir=settings.data_dir / "spool")
         self.websocket = websocket_app
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
@@ -70,36 +132,108 @@ def serve(host: Any, wsgi_app: Any) -> None:
         log.info("stopped")
 
 
-def _serve_uvicorn(host: Any, wsgi_app: Any) -> None:
-    import uvicorn
+def _serving(host: Any) -> None:
+    """The ``serving`` hook: the server accepts connections now (each plugin's failure is logged)."""
+    host.plugins.call_quietly("serving", host=host)
 
+
+def _serve_uvicorn(host: Any, wsgi_app: Any) -> None:
     settings = host.settings
-    ssl: dict[str, str] = {}
-    if settings.http_tls:
-        cert, key = ensure_certificate(settings)
-        ssl = {"ssl_certfile": str(cert), "ssl_keyfile": str(key)}
+    tls_files = ensure_certificate(settings) if settings.http_tls else None
+    run_uvicorn(Dispatcher(wsgi_app, create_websocket_app(host), settings, body_rules(host)),
+                settings.http_bind_ip, settings.http_port, tls_files, host.services,
+                header_timeout=settings.http_header_timeout_seconds, access_log=settings.access_log,
+                limits=ConnectionLimits(settings.http_max_connections_per_address,
+                                        settings.http_max_connections),
+                on_started=lambda: _serving(host))
+
+
+def run_uvicorn(asgi_app: Any, bind: str, port: int, tls_files: tuple[Any, Any] | None,
+                services: dict[str, Any], header_timeout: float = 10.0, access_log: bool = False,
+                limits: ConnectionLimits | None = None, on_started: Any = None) -> None:
+    """Serve ``asgi_app`` with uvicorn until SIGTERM/SIGINT (shared by the display and the controller).
+
+    ``tls_files`` is ``(cert, key)`` or None for plain HTTP; ``services["http_server_stop"]``
+    is set to a callable that stops the server. Request heads (and TLS handshakes) are bounded
+    and must arrive within ``header_timeout`` seconds; connections are counted per client
+    address and in all against ``limits`` (default: 128 and 2,048; svc_host/http/connection.py).
+    ``on_started()`` runs on the event loop once the socket listens.
+    """
+    import uvicorn
+    from uvicorn.config import create_ssl_context
+
+    limits = _fit_to_open_files(limits or ConnectionLimits(128, 2048))
+    tls_context = None
+    if tls_files:
+        # TLS is terminated by the connection layer's TlsGate (counted before the handshake,
+        # handshake bounded), with the context uvicorn would have built.
+        tls_context = create_ssl_context(certfile=str(tls_files[0]), keyfile=str(tls_files[1]), password=None,
+                                         ssl_version=uvicorn.config.SSL_PROTOCOL_VERSION,
+                                         cert_reqs=ssl_module.CERT_NONE, ca_certs=None, ciphers=TLS12_CIPHERS)
     config = uvicorn.Config(
-        Dispatcher(wsgi_app, create_websocket_app(host)),
-        host=settings.http_bind_ip,
-        port=settings.http_port,
+        asgi_app,
+        http=GuardedHttpToolsProtocol.configured(header_timeout, limits, tls_context),
+        host=bind,
+        port=port,
         lifespan="off",
         log_config=None,
-        access_log=False,
+        access_log=access_log,  # SVC_DISPLAY_ACCESS_LOG=1: one console line per request
         server_header=False,
         timeout_graceful_shutdown=30,
         ws_max_size=1024 * 1024,
-        **ssl,
     )
     # uvicorn shuts down gracefully on SIGTERM/SIGINT, then re-raises the signal with the handler
     # that was installed before it ran: make that handler a clean exit so the host closes.
     if threading.current_thread() is threading.main_thread():  # else the display runtime owns signals
         signal.signal(signal.SIGTERM, _exit_cleanly)
         signal.signal(signal.SIGINT, _exit_cleanly)
-    log.info("serving %s://%s:%d (uvicorn)", "https" if ssl else "http", settings.http_bind_ip, settings.http_port)
-    server = uvicorn.Server(config)
+    _log_listening("https" if tls_files else "http", bind, port, "uvicorn",
+                   tls_files[0] if tls_files else None)
+
+    class Server(uvicorn.Server):
+        def _log_started_message(self, listeners: Any) -> None:
+            """Said by _log_listening above, with the right scheme (uvicorn has no TLS settings of
+            its own here, the connection layer terminates TLS: it would say http://)."""
+
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started and not self.should_exit and on_started is not None:
+                on_started()
+
+    server = Server(config)
     # The display runtime runs this on a background thread and stops it through this hook.
-    host.services["http_server_stop"] = lambda: setattr(server, "should_exit", True)
+    services["http_server_stop"] = lambda: setattr(server, "should_exit", True)
     server.run()
+
+
+def _log_listening(scheme: str, bind: str, port: int, server: str, cert: Any = None) -> None:
+    """Where clients reach this server, and (HTTPS) the certificate fingerprint to check."""
+    urls = ", ".join(listening_urls(scheme, bind, port))
+    if cert is not None:
+        log.info("listening on %s (%s; certificate SHA-256 fingerprint %s)", urls, server,
+                 certificate_fingerprint(cert))
+    else:
+        log.info("listening on %s (%s)", urls, server)
+
+
+def _fit_to_open_files(limits: ConnectionLimits) -> ConnectionLimits:
+    """Raise the soft limit on open files to what ``limits.total`` connections need (up to the
+    hard limit), or lower ``total`` to what the hard limit leaves, keeping RESERVED_FDS free."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = limits.total + RESERVED_FDS
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        raised = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+            soft = raised
+        except (ValueError, OSError):
+            pass
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        total = max(1, soft - RESERVED_FDS)
+        log.warning("at most %d open files allowed: serving at most %d connections instead of %d",
+                    soft, total, limits.total)
+        limits.total = total
+    return limits
 
 
 def _exit_cleanly(signum: int, _frame: Any) -> None:
@@ -128,7 +262,8 @@ def _serve_waitress(host: Any, wsgi_app: Any) -> None:
     if threading.current_thread() is threading.main_thread():  # else the display runtime owns signals
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
-    log.info("serving http://%s:%d (waitress)", settings.http_bind_ip, settings.http_port)
+    _log_listening("http", settings.http_bind_ip, settings.http_port, "waitress")
+    _serving(host)
     # waitress's own run() has no graceful stop: drive its loop, stop accepting on the
     # signal, and leave once no channel is mid-request.
     listening = True

@@ -11,7 +11,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 from urllib.parse import urlparse
 
 from pony import orm
@@ -24,22 +24,46 @@ INSTANCE_ID_FILE = "svc_instance.id"
 POSTGRES_BASELINE_SCHEMA_VERSION = 1
 
 
+def walk(value: object) -> Iterator[object]:
+    """``value`` and every key and item nested in it (dicts, lists, tuples), without recursion:
+    client data may nest deeper than Python's stack."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        yield item
+        if isinstance(item, dict):
+            for key, nested in item.items():
+                stack.append(key)
+                stack.append(nested)
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+
+
+def _unstorable_string(value: object) -> bool:
+    if not isinstance(value, str):
+        return False
+    if "\x00" in value:
+        return True
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def unstorable_text(value: object) -> bool:
     """True when ``value`` (or any key or item nested in it) holds text that neither SQLite's
     nor PostgreSQL's driver can store: a NUL character or an unpaired surrogate."""
-    if isinstance(value, str):
-        if "\x00" in value:
-            return True
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return True
-        return False
-    if isinstance(value, dict):
-        return any(unstorable_text(k) or unstorable_text(v) for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return any(unstorable_text(item) for item in value)
-    return False
+    return any(_unstorable_string(item) for item in walk(value))
+
+
+def private_dir(path: Path) -> Path:
+    """``path`` created (with parents) as 0700, or tightened to 0700 when it holds our data
+    but others could read it: user data lives under it (docs/reliability.md, file modes)."""
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if path.stat().st_mode & 0o077 and path.stat().st_uid == os.getuid():
+        os.chmod(path, 0o700)
+    return path
 
 
 def new_database() -> orm.Database:
@@ -64,7 +88,13 @@ def bind_database(db: orm.Database, database_url: str | None, sqlite_path: Path)
         db.bind(provider="postgres", dsn=dsn)
         return "postgres"
 
-    sqlite_path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(sqlite_path.parent)
+    # SQLite gives -wal and -shm the database file's mode: create it 0600, tighten older ones.
+    if not sqlite_path.exists():
+        os.close(os.open(sqlite_path, os.O_WRONLY | os.O_CREAT, 0o600))
+    for path in (sqlite_path, *(sqlite_path.with_name(sqlite_path.name + s) for s in ("-wal", "-shm"))):
+        if path.exists() and path.stat().st_mode & 0o077:
+            os.chmod(path, 0o600)
 
     @db.on_connect(provider="sqlite")
     def _sqlite_pragmas(_db, connection):  # noqa: ANN001
@@ -102,7 +132,7 @@ def schema_version(db: orm.Database) -> int:
 def read_or_create_instance_id(data_dir: Path) -> str:
     """The adoption HMAC secret: created once (mode 0600), then read on every start."""
     path = data_dir / INSTANCE_ID_FILE
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(data_dir)
     if not path.exists():
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as handle:

@@ -80,12 +80,29 @@ def generate_self_signed(cert_path: Path, key_path: Path, hostname: str, address
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
 
 
-def ensure_certificate(settings) -> tuple[Path, Path]:  # noqa: ANN001
-    """The (cert, key) paths to serve with: the overrides, or the generated pair in ``tls/``."""
+def ensure_certificate(settings, name: str = "display") -> tuple[Path, Path]:  # noqa: ANN001
+    """The (cert, key) paths to serve with: the overrides, or the generated pair in ``tls/``.
+
+    ``name`` prefixes the generated files (``display-cert.pem``; the controller uses
+    ``controller``); ``settings`` needs ``http_tls_cert``, ``http_tls_key`` and ``tls_dir``.
+    """
     if settings.http_tls_cert and settings.http_tls_key:
         return settings.http_tls_cert, settings.http_tls_key
-    cert_path, key_path = settings.tls_dir / CERT_FILE, settings.tls_dir / KEY_FILE
+    cert_path, key_path = settings.tls_dir / f"{name}-cert.pem", settings.tls_dir / f"{name}-key.pem"
     if not _certificate_is_usable(cert_path, key_path):
         log.info("generating a self-signed TLS certificate in %s", settings.tls_dir)
         generate_self_signed(cert_path, key_path, socket.gethostname(), local_ipv4_addresses())
     return cert_path, key_path
+
+
+def certificate_fingerprint(cert_path: Path) -> str:
+    """The SHA-256 fingerprint of a PEM certificate as ``AB:CD:...`` (what browsers show)."""
+    cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
+    digest = cert.fingerprint(hashes.SHA256()).hex().upper()
+    return ":".join(digest[i:i + 2] for i in range(0, len(digest), 2))
+
+
+def listening_urls(scheme: str, bind_ip: str, port: int) -> list[str]:
+    """The URLs a client can use: every local IPv4 address when bound to all of them."""
+    addresses = local_ipv4_addresses() if bind_ip in ("0.0.0.0", "::") else [bind_ip]
+    return [f"{scheme}://{f'[{a}]' if ':' in a else a}:{port}" for a in addresses]

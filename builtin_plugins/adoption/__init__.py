@@ -1,15 +1,18 @@
 """Adoption (spec 4.1, 5.3-5.7): the pairing flow that hands a client its API key.
 
-``POST /v1/adoption/request`` shows a challenge on the display (a security alert through
-``host.services["alerts"]`` when present, and one stderr line in headless mode);
-``POST /v1/adoption/confirm`` trades it for a key. ``host.services["adoption"]`` offers
-``pending_challenges()`` to the display. Client administration lives in ``clients``.
+``POST /v1/adoption/request`` shows a challenge on the display (the adoption layer's card,
+:mod:`.display`, Kivy-only; an alert through ``host.services["alerts"]`` when present; and
+one stderr line whenever no real window is shown); ``POST /v1/adoption/confirm`` trades it
+for a key. Both, and the expiry sweep, publish the change event ``adoption``.
+``host.services["adoption"]`` offers ``pending_challenges()``. Client administration lives
+in ``clients``.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from hookspecs import hookimpl
+from hookspecs import LayerSpec, Permission, hookimpl
+from hookspecs.permissions import ADOPTION_ADMIN, declare
 from builtin_plugins.adoption.challenges import AdoptionService, define_entities
 from builtin_plugins.adoption.routes import routes
 
@@ -19,6 +22,11 @@ def _service(host: Any) -> AdoptionService:
     if service is None:
         service = host.services["adoption"] = AdoptionService(host)
     return service
+
+
+@hookimpl
+def register_permissions() -> list[Permission]:
+    return declare(ADOPTION_ADMIN)
 
 
 @hookimpl
@@ -40,7 +48,19 @@ def startup(host: Any) -> None:
 
 
 @hookimpl
+def register_display_layers() -> list[LayerSpec]:
+    return [LayerSpec("adoption", 400, "builtin_plugins.adoption.display:AdoptionLayer", area="content",
+                      topics=("adoption",),
+                      description="the pending adoption challenge, for the person in front")]
+
+
+@hookimpl
 def shutdown(host: Any) -> None:
     service = host.services.get("adoption")
     if service is not None:
         service.stop()
+
+
+# Builtin packages this one imports (besides the shared kit `common`); tests/host/test_boundaries.py
+# checks every cross-package import against it, and the host disables this plugin when one is off.
+REQUIRES: tuple[str, ...] = ("clients",)

@@ -17,6 +17,7 @@ from typing import Any
 from pony import orm
 
 from builtin_plugins.clients.keys import IDENTIFIER_MAX
+from hookspecs.services import events_batch, publish
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +27,7 @@ CHALLENGE_TTL_MS = 5 * 60 * 1000
 MAX_WRONG_ATTEMPTS = 5
 MAX_PENDING = 20
 SWEEP_INTERVAL_S = 5.0
+TOPIC = "adoption"  # the change event of a new, confirmed or expired challenge
 # Crockford decoding: the letters a human may read for a digit.
 _ALIASES = str.maketrans({"O": "0", "I": "1", "L": "1"})
 
@@ -57,6 +59,20 @@ def define_entities(db: Any) -> None:
 
 class ConfirmFailed(Exception):
     """The code is wrong or expired, or no challenge is pending (401 ``invalid_challenge``)."""
+
+
+def alert_fields(identifier: str, role: str, code: str, expires_at_ms: int) -> dict:
+    """The one description of an adoption alert, raised through the alerts service (the canvas
+    draws the challenge itself in the adoption layer, from the pending row)."""
+    return {
+        "title": "Adoption request",
+        "body": f"{identifier} asks for {role} access. Confirm with the code shown on this screen.",
+        "priority": 100,
+        "source": "adoption",
+        "expires_at_ms": expires_at_ms,
+        "icon": "shield",
+        "display_only": {"challenge": code, "role": role, "identifier": identifier},
+    }
 
 
 class AdoptionService:
@@ -107,8 +123,9 @@ class AdoptionService:
         row = self.host.db.AdoptionChallenge(identifier=identifier, role=role, challenge=code, created_at_ms=now,
                                              expires_at_ms=expires)
         row.alert_id = self._raise_alert(identifier, role, code, expires)
-        if self.host.settings.headless:
-            # The console is the display in headless mode: exactly one line on stderr.
+        if self.host.services.get("display_mode") != "window":
+            # Without a real window (headless, offscreen canvas) the console is the display:
+            # exactly one line on stderr.
             # The identifier is printed as given (it cannot hold line breaks or control characters).
             print(f'svc-display: adoption challenge for identifier "{identifier}" role {role}: {code} '
                   f"(valid 5 minutes)", file=sys.stderr, flush=True)
@@ -169,15 +186,7 @@ class AdoptionService:
         alerts = self.host.services.get("alerts")
         if alerts is None:
             return None
-        alert = {
-            "title": "Adoption request",
-            "body": f"{identifier} asks for {role} access. Confirm with the code shown on this screen.",
-            "priority": 100,
-            "source": "adoption",
-            "expires_at_ms": expires_at_ms,
-            "icon": "shield",
-            "display_only": {"challenge": code, "role": role, "identifier": identifier},
-        }
+        alert = alert_fields(identifier, role, code, expires_at_ms)
         try:
             return str(alerts.raise_alert(severity="warning", **alert))
         except ValueError:  # an alerts plugin with a narrower severity vocabulary
@@ -196,8 +205,9 @@ class AdoptionService:
     def _run(self) -> None:
         while not self._stop.wait(SWEEP_INTERVAL_S):
             try:
-                with orm.db_session:
-                    self.sweep()
+                with events_batch(self.host), orm.db_session:  # change events after the commit
+                    if self.sweep():
+                        publish(self.host, TOPIC)
             except orm.TransactionError:  # a request dropped the same row first: next round
                 log.debug("adoption challenge sweep raced a request")
             except Exception:  # a busy database must not kill the sweeper

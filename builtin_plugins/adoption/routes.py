@@ -7,16 +7,18 @@ from marshmallow import Schema, fields, validate
 
 from hookspecs import PUBLIC, Operation, Route
 from builtin_plugins.adoption.challenges import MAX_PENDING, ConfirmFailed
-from builtin_plugins.clients.keys import issue_client
+from builtin_plugins.clients.keys import issue_client, keys_changed
 from builtin_plugins.clients.routes import grant_json, require_instance_id
 from builtin_plugins.clients.schemas import AdoptionGrantSchema, Identifier, role_field
-from builtin_plugins.common.origins import request_origin
-from builtin_plugins.common.ratelimit import SlidingWindowLimiter, client_address, rate_limited
-from builtin_plugins.common.transactions import commit_quietly, committed_or_conflict
+from svc_host.rest.origins import request_origin
+from svc_host.rest.ratelimit import SlidingWindowLimiter, client_address, rate_limited
+from svc_host.rest.transactions import commit_quietly, committed_or_conflict
 from svc_host.http.errors import ApiError
-from svc_host.permissions import ADOPTION_ADMIN, ROLES
+from hookspecs.permissions import ADOPTION_ADMIN
+from svc_host.permissions import ROLES
 
 RATE_WINDOW_MS = 60_000
+PUBLISHES = ("adoption",)  # the change event of a new or confirmed challenge (the display's card)
 RACE = "another adoption of this identifier happened at the same time; retry"
 CHALLENGE_INPUT_MAX = 32
 
@@ -119,6 +121,7 @@ class RequestResource:
             if pending is not None:  # the admin adopted it directly: the challenge is moot
                 self.routes.service.finish(pending)
             remember_origin(self.host, req)
+        keys_changed(self.host)
         resp.media = grant_json(self.host, issued)
 
 
@@ -147,6 +150,7 @@ class ConfirmResource:
                 raise ApiError(401, "invalid_challenge", "the challenge code is wrong or expired")
             issued = issue_client(self.host, body["identifier"], role, challenge=challenge)
             remember_origin(self.host, req)
+        keys_changed(self.host)
         resp.media = grant_json(self.host, issued)
 
 
@@ -158,10 +162,12 @@ def routes(host: Any) -> list[Route]:
             "POST": Operation(PUBLIC, "request adoption: without a key a challenge is shown on the display "
                                       "(response {expires_at_ms, identifier, role}); with an admin key the client "
                                       "is adopted at once (response {api_key, identifier, role, permissions})",
-                              body=AdoptionRequestBody, response=AdoptionRequestAnswerSchema, tags=tags),
+                              body=AdoptionRequestBody, response=AdoptionRequestAnswerSchema, tags=tags,
+                              publishes=PUBLISHES),
         }),
         Route("/v1/adoption/confirm", ConfirmResource(shared), {
             "POST": Operation(PUBLIC, "confirm adoption with the challenge read on the display",
-                              body=AdoptionConfirmBody, response=AdoptionGrantSchema, tags=tags),
+                              body=AdoptionConfirmBody, response=AdoptionGrantSchema, tags=tags,
+                              publishes=PUBLISHES),
         }),
     ]

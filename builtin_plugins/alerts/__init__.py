@@ -7,6 +7,10 @@ Severity is one of :data:`SEVERITIES`; priority an integer 0-100 (higher first).
 alert is *active* while it is neither dismissed nor past ``expires_at``. ``display_only``
 (a dict only plugins can set, for example the adoption challenge) is stored for the
 display and never serialized into any HTTP response.
+
+Every change through the service (raise, dismiss, refresh, clear: REST and plugins alike)
+publishes the change event ``alerts``; the canvas's alerts layer (:mod:`.display`,
+Kivy-only) draws what ``active()`` answers.
 """
 from __future__ import annotations
 
@@ -17,18 +21,58 @@ import falcon
 from marshmallow import Schema, fields, validate
 from pony import orm
 
-from hookspecs import AUTHENTICATED, Operation, Route, hookimpl
-from builtin_plugins.common.configurable import row_id
-from builtin_plugins.common.schemas import BooleanText, StorableSchema
+from hookspecs import (
+    AUTHENTICATED,
+    ContentList,
+    FeedKind,
+    LayerSpec,
+    Operation,
+    Permission,
+    Route,
+    ScreenType,
+    hookimpl,
+)
+from hookspecs.permissions import OPERATORS
+from hookspecs.schema import array, enum, integer, obj, text
+from hookspecs.services import ALERT_SEVERITIES, publish
+from svc_host.rest.configurable import row_id
+from svc_host.rest.schemas import BooleanText, StorableSchema
 from svc_host.http.errors import not_found
-from svc_host.permissions import ALERTS_WRITE
 
 MS = {"size": 64}
-SEVERITIES = ("info", "warning", "critical")
+ALERTS_WRITE = "alerts.write"
+SEVERITIES = ALERT_SEVERITIES
 PRIORITY_MIN, PRIORITY_MAX = 0, 100
 TITLE_MAX, BODY_MAX, QR_MAX, SOURCE_MAX, ICON_MAX = 200, 4000, 2048, 100, 64
 API_SOURCE = "api"
+TOPIC = "alerts"  # the change event every change publishes
 NOT_BLANK = validate.Regexp(r"\S", error="must contain a non-blank character")
+
+
+SCREEN_TYPES: list[ScreenType] = [
+    ScreenType(
+        id="alerts",
+        label="Alerts",
+        description="Active operator alerts.",
+        renderer="builtin_plugins.alerts.display:alerts",
+        config_schema=obj("alerts", {
+            "minSeverity": enum(*ALERT_SEVERITIES),
+            "maxAlerts": integer(1, 20),
+            "sources": array(text(100, 1), 20),
+        }),
+        example_config={"minSeverity": "warning", "maxAlerts": 5},
+    ),
+]
+
+
+@hookimpl
+def register_screen_types() -> list[ScreenType]:
+    return list(SCREEN_TYPES)
+
+
+@hookimpl
+def register_permissions() -> list[Permission]:
+    return [Permission(ALERTS_WRITE, "raise and dismiss alerts", OPERATORS)]
 
 
 @hookimpl
@@ -47,6 +91,27 @@ def register_entities(db: Any) -> None:
         dismissed_at = orm.Optional(int, nullable=True, **MS)
         display_only = orm.Optional(orm.Json, nullable=True)  # never serialized over HTTP
         created_at_ms = orm.Required(int, **MS)
+
+
+def catalog_json(row: Any) -> dict[str, Any]:
+    """An alert as the content catalog lists it (``integration_type`` is its source)."""
+    return {"id": row.id, "title": row.title, "body": row.body, "source": row.source,
+            "severity": row.severity,
+            "priority": row.priority, "expires_at": row.expires_at, "dismissed_at": row.dismissed_at,
+            "integration_type": row.source or "alerts"}
+
+
+ALERT_FEED = FeedKind("alert", lambda i, now: {
+    "title": i.text("title", TITLE_MAX, True), "body": i.text("body", BODY_MAX),
+    "severity": i.choice("severity", SEVERITIES, default="info"), "created_at_ms": now}, provenance="source")
+
+
+@hookimpl
+def register_content_lists() -> list[ContentList]:
+    return [ContentList("alerts", "Alert", catalog_json, label="alerts",
+                        filters={"title": "title", "body": "body", "source": "source",
+                                 "severity": "severity"},
+                        order=(("id", True),), feed=ALERT_FEED)]
 
 
 def is_active(row: Any, now_ms: int) -> bool:
@@ -95,6 +160,7 @@ class AlertService:
         self.host.db.Alert(id=alert_id, title=title, body=body or "", severity=severity, priority=priority,
                            source=source, expires_at=expires_at_ms, icon=icon, qr_payload=qr_payload,
                            display_only=display_only, created_at_ms=self.host.clock.now_ms())
+        publish(self.host, TOPIC)
         return alert_id
 
     @orm.db_session
@@ -105,6 +171,7 @@ class AlertService:
             return False
         if row.dismissed_at is None:
             row.dismissed_at = self.host.clock.now_ms()
+            publish(self.host, TOPIC)
         return True
 
     @orm.db_session
@@ -121,7 +188,10 @@ class AlertService:
         if latest is not None and not (latest.display_only or {}).get("cleared"):
             if latest.dismissed_at is not None:
                 return None
-            latest.set(title=title[:TITLE_MAX], body=(body or "")[:BODY_MAX], severity=severity)
+            wanted = {"title": title[:TITLE_MAX], "body": (body or "")[:BODY_MAX], "severity": severity}
+            if any(getattr(latest, name) != value for name, value in wanted.items()):
+                latest.set(**wanted)
+                publish(self.host, TOPIC)
             return latest.id
         return self.raise_alert(title=title[:TITLE_MAX], body=(body or "")[:BODY_MAX], severity=severity,
                                 priority=priority, source=source, icon=icon, display_only={"source_key": key})
@@ -139,6 +209,8 @@ class AlertService:
             if row.dismissed_at is None:
                 row.dismissed_at = self.host.clock.now_ms()
             cleared += 1
+        if cleared:
+            publish(self.host, TOPIC)
         return cleared
 
     def _latest_for_key(self, source: str, key: str) -> Any:
@@ -159,6 +231,12 @@ class AlertService:
 @hookimpl(tryfirst=True)
 def startup(host: Any) -> None:
     host.services["alerts"] = AlertService(host)
+
+
+@hookimpl
+def register_display_layers() -> list[LayerSpec]:
+    return [LayerSpec("alerts", 300, "builtin_plugins.alerts.display:AlertsLayer", area="content",
+                      topics=(TOPIC,), description="the active alerts as cards over the slides and overlays")]
 
 
 class AlertCreate(StorableSchema):

@@ -1,26 +1,38 @@
 """One catalog page as SQL: substring filters (AND), suppression, order, count, limit/offset."""
 from __future__ import annotations
 
+import string
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
-from builtin_plugins.catalog.search_index import (ASCII_LOWER, FTS_TABLE, WORD_COLUMNS, WORDS_TABLE, fts_phrase,
-                                                  is_one_word, sync_terms, terms_containing, word_pieces)
-from builtin_plugins.common.query import substring_needle
+from builtin_plugins.catalog.row_counts import row_counts
+from hookspecs.content import TextIndex
+from svc_host.rest.query import substring_needle
+
+# SQLite's lower() folds ASCII letters only: a scanned needle is folded the same way.
+SQLITE_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 
 @dataclass(frozen=True)
 class Catalog:
-    """A catalog list: its entity, which query names filter which attributes, its order."""
+    """A catalog list (from a content list): its entity, which query names filter which
+    attributes, its order, and the search index tables present in this database."""
 
     path: str
     entity: str
     filters: dict[str, str]
     order: tuple[tuple[str, bool], ...]  # (attribute, descending)
     suppressible: bool = False
-    fts_columns: frozenset[str] = field(default_factory=frozenset)
+    index: TextIndex | None = None
+    fts_table: str | None = None  # the trigram index, when it exists
+    words_table: str | None = None  # the word index, when it exists
     # query name -> junction (table, event column, category column) also searched
     junction: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    serialize: Callable[[Any], Any] = dict
+
+    @property
+    def fts_columns(self) -> frozenset[str]:
+        return self.index.columns if self.index is not None and self.fts_table else frozenset()
 
 
 # A needle found in more words than this is searched through the trigram index instead.
@@ -36,19 +48,23 @@ ONE_PASS_CANDIDATES = 20000
 class CatalogQuery:
     """Builds and runs the count and the page query for one request.
 
-    On SQLite with the search indexes (``use_fts``), text filters of three or more
-    characters on indexed columns become FTS5 ``MATCH`` expressions (see
-    :mod:`builtin_plugins.catalog.search_index`): one per index, the filters on it joined
-    with ``AND``. Every filter also has its scan condition, used where the indexes do not
-    help (the few suppressed rows).
+    On SQLite with the list's search indexes (its :class:`~hookspecs.content.TextIndex`:
+    ``use_fts``), text filters of three or more characters on indexed columns become FTS5
+    ``MATCH`` expressions: one per index, the filters on it joined with ``AND``. Every
+    filter also has its scan condition, used where the indexes do not help (the few
+    suppressed rows). ``use_fts=False`` scans (the reference the indexes must agree with).
     """
 
-    def __init__(self, db: Any, entity: Any, catalog: Catalog, use_fts: bool, use_words: bool | None = None):
+    def __init__(self, db: Any, entity: Any, catalog: Catalog, use_fts: bool = True,
+                 use_words: bool | None = None):
         self.db = db
         self.entity = entity
         self.catalog = catalog
-        self.use_fts = use_fts
-        self.use_words = use_fts if use_words is None else use_words
+        self.index = catalog.index
+        self.use_fts = use_fts and catalog.fts_table is not None and self.index is not None
+        self.use_words = (self.use_fts if use_words is None else use_words and self.use_fts) \
+            and catalog.words_table is not None
+        self.word_columns = self.index.word_columns if self.index is not None else frozenset()
         self.postgres = db.provider_name == "postgres"
         self.where: list[str] = []
         self.scans: list[str] = []  # the scan condition of every index-served filter
@@ -73,7 +89,7 @@ class CatalogQuery:
             escaped = needle.replace("\\", "\\\\")
             return f"{column} ILIKE {self._param('%' + escaped + '%')}"
         # SQLite's lower() folds ASCII only; fold the needle the same way.
-        return f"instr(lower({column}), {self._param(needle.translate(ASCII_LOWER))}) > 0"
+        return f"instr(lower({column}), {self._param(needle.translate(SQLITE_LOWER))}) > 0"
 
     def add_text_filter(self, name: str, value: str) -> None:
         needle = substring_needle(value)
@@ -86,19 +102,20 @@ class CatalogQuery:
             return
         condition = self._contains(column, needle)
         if self.use_fts and attr in self.catalog.fts_columns and len(needle) >= 3:
-            if self.use_words and attr in WORD_COLUMNS and is_one_word(needle):
+            index = self.index
+            if self.use_words and attr in self.word_columns and index.is_one_word(needle):
                 self.scans.append(condition)
-                self.word_filters.append((attr, needle.translate(ASCII_LOWER)))
+                self.word_filters.append((attr, index.fold(needle)))
                 return
-            pieces = [piece for piece in word_pieces(needle) if len(piece) >= 3]
-            if self.use_words and attr in WORD_COLUMNS and pieces:
+            pieces = [piece for piece in index.words(needle) if len(piece) >= 3]
+            if self.use_words and attr in self.word_columns and pieces:
                 # Several words: each piece lies inside a word of every matching row, so
                 # the word index gives candidates, and the row itself is tested.
                 self.where.append(condition)
                 self.word_filters.extend((attr, piece) for piece in pieces)
                 return
             self.scans.append(condition)
-            self.fts_terms.append(f"{attr} : {fts_phrase(needle)}")
+            self.fts_terms.append(f"{attr} : {index.phrase(needle)}")
             return
         if name in self.catalog.junction:
             table, event_column, category_column = self.catalog.junction[name]
@@ -121,15 +138,16 @@ class CatalogQuery:
         contain it; a needle in too many words goes to the trigram index instead."""
         if not self.word_filters:
             return
-        sync_terms(self.db)
+        index = self.index
+        index.sync_terms(self.db)
         for attr, needle in self.word_filters:
-            terms = terms_containing(self.db, needle, MAX_TERMS)
+            terms = index.terms_containing(self.db, needle, MAX_TERMS)
             if terms is None:
-                self.fts_terms.append(f"{attr} : {fts_phrase(needle)}")
+                self.fts_terms.append(f"{attr} : {index.phrase(needle)}")
             elif not terms:
                 self.nothing = True
             else:
-                self.word_terms.append(f"{attr} : (" + " OR ".join(fts_phrase(t) for t in terms) + ")")
+                self.word_terms.append(f"{attr} : (" + " OR ".join(index.phrase(t) for t in terms) + ")")
         self.word_filters = []
 
     def _indexes(self) -> list[tuple[str, str]]:
@@ -140,9 +158,9 @@ class CatalogQuery:
             match = " AND ".join(self.word_terms)
             if self.suppressed is False:
                 match = f'({match}) NOT suppressed : "1"'
-            indexes.append((WORDS_TABLE, match))
+            indexes.append((self.catalog.words_table, match))
         if self.fts_terms:
-            indexes.append((FTS_TABLE, " AND ".join(self.fts_terms)))
+            indexes.append((self.catalog.fts_table, " AND ".join(self.fts_terms)))
         return indexes
 
     def _where_sql(self, mode: str = "drive") -> str:
@@ -164,6 +182,13 @@ class CatalogQuery:
 
     def _count(self, table: str) -> int:
         indexes = self._indexes()
+        if not indexes and not self.where:
+            kept = row_counts(self.db, table)  # kept by triggers: no COUNT(*) over the table
+            if kept is not None:
+                total, hidden = kept
+                if self.suppressed is None:
+                    return total
+                return hidden if self.suppressed else total - hidden
         if self.suppressed:  # the few suppressed rows, through their index, each filter tested on the row
             return int(self.db.select(f'SELECT COUNT(*) FROM "{table}" t{self._where_sql("scan")}', self.params)[0])
         if not indexes and not self.where and self.suppressed is False:
@@ -178,7 +203,7 @@ class CatalogQuery:
         # rows that match, read through their index.
         index, match = indexes[0]
         total = self._index_count(index, match)
-        if self.suppressed is False and index == FTS_TABLE:
+        if self.suppressed is False and index == self.catalog.fts_table:
             hidden = " AND ".join([*self.scans, self._suppressed_sql(True)])
             total -= int(self.db.select(f'SELECT COUNT(*) FROM "{table}" t WHERE {hidden}', self.params)[0])
         return int(total)

@@ -1,57 +1,23 @@
-"""``GET /v1/catalog/*``: the eleven catalog lists and who sees suppressed rows."""
+"""``GET /v1/catalog/<path>``: one paginated list per contributed content list, and who sees
+suppressed rows."""
 from __future__ import annotations
 
 from typing import Any
 
 from marshmallow import Schema, fields, validate
 
-from builtin_plugins.common.text import Text, no_nul
+from svc_host.rest.text import Text, no_nul
 from builtin_plugins.catalog.queries import Catalog, CatalogQuery
-from builtin_plugins.catalog.search_index import INDEXED_COLUMNS, has_fts, has_word_index
-from builtin_plugins.common.content import ROW_SERIALIZERS
-from builtin_plugins.common.schemas import BooleanText, PageQuery
-from hookspecs import Operation, Route
+from svc_host.rest.schemas import BooleanText, PageQuery
+from hookspecs import ContentList, Operation, Permission, Route
 from svc_host.http.errors import ApiError
-from svc_host.permissions import CONTENT_CATALOG_READ, CONTENT_MODERATE
+from hookspecs.permissions import CONTENT_MODERATE, POWER_VIEWERS, declare
 
 FILTER_MAX = 500
-
-NEWEST = (("created_at_ms", True), ("id", True))
-CATALOGS = [
-    Catalog("jokes", "Joke", {"setup": "setup", "punchline": "punchline", "category": "category_id"},
-            NEWEST, suppressible=True),
-    Catalog("trivia", "TriviaQuestion",
-            {"question": "question", "option_a": "option_a", "option_b": "option_b", "option_c": "option_c",
-             "option_d": "option_d", "integration_type": "integration_type", "category": "category_id"},
-            NEWEST, suppressible=True),
-    Catalog("rss-articles", "RssArticle",
-            {"title": "title", "summary": "summary", "link": "link", "guid": "guid", "feed_id": "feed_id"},
-            (("published_at_ms", True), ("id", True)), suppressible=True, fts_columns=frozenset(INDEXED_COLUMNS)),
-    Catalog("photos", "Photo", {"alt_text": "alt_text", "photographer_name": "photographer_name",
-                                "data_provider": "data_provider", "category": "category_id"},
-            NEWEST, suppressible=True),
-    Catalog("videos", "Video", {"alt_text": "alt_text", "photographer_name": "photographer_name",
-                                "data_provider": "data_provider", "category": "category_id"},
-            NEWEST, suppressible=True),
-    Catalog("stock-quotes", "StockQuote", {"symbol": "symbol", "display_name": "display_name"},
-            (("symbol", False), ("symbol_id", False))),
-    Catalog("weather-current", "WeatherCurrent",
-            {"description": "description", "location_name": "location_name", "location_id": "location_id"},
-            (("location_name", False), ("location_id", False))),
-    Catalog("weather-alerts", "WeatherAlert",
-            {"event": "event", "headline": "headline", "severity": "severity", "excerpt": "excerpt",
-             "location_name": "location_name", "location_id": "location_id"},
-            (("location_id", False), ("starts_ms", True), ("alert_id", False))),
-    Catalog("alerts", "Alert", {"title": "title", "body": "body", "source": "source", "severity": "severity"},
-            (("id", True),)),
-    Catalog("calendar-events", "CalendarEvent",
-            {"title": "title", "location": "location", "description": "description", "source": "source",
-             "category": "category_id"},
-            (("start_ms", False), ("id", False))),
-    Catalog("tasks", "Task", {"title": "title", "list_label": "list_label", "board_key": "board_key",
-                              "integration_id": "integration_id"},
-            (("completed", False), ("due_at_ms", False), ("id", False))),
-]
+CONTENT_CATALOG_READ = "content.catalog_read"
+# content.moderate is moderation's too: here it shows moderators suppressed rows.
+PERMISSIONS = [Permission(CONTENT_CATALOG_READ, "read the content catalog (active rows only)", POWER_VIEWERS),
+               *declare(CONTENT_MODERATE)]
 
 
 def _query_schema(catalog: Catalog) -> type:
@@ -72,11 +38,9 @@ class PageSchema(Schema):
 
 
 class CatalogResource:
-    def __init__(self, host: Any, catalog: Catalog, use_fts: bool, use_words: bool):
+    def __init__(self, host: Any, catalog: Catalog):
         self.host = host
         self.catalog = catalog
-        self.use_fts = use_fts
-        self.use_words = use_words
 
     def on_get(self, req: Any, resp: Any) -> None:
         principal = req.context.principal
@@ -84,11 +48,7 @@ class CatalogResource:
         query = req.context.query
         limit, offset = query["limit"], query["offset"]
         db = self.host.db
-        entity = getattr(db, self.catalog.entity, None)
-        if entity is None:  # the feature that owns the table is not installed
-            resp.media = {"items": [], "total": 0, "limit": limit, "offset": offset}
-            return
-        sql = CatalogQuery(db, entity, self.catalog, self.use_fts, self.use_words)
+        sql = CatalogQuery(db, getattr(db, self.catalog.entity), self.catalog)
         for name in self.catalog.filters:
             if name in query:
                 sql.add_text_filter(name, query[name])
@@ -101,30 +61,43 @@ class CatalogResource:
             elif suppressed is not None:
                 sql.add_suppressed(suppressed)
         total, rows = sql.page(limit, offset)
-        serialize = ROW_SERIALIZERS[self.catalog.entity]
         items = []
         for row in rows:
-            item = serialize(row)
+            item = dict(self.catalog.serialize(row))
             if self.catalog.suppressible and moderator:
                 item["suppressed"] = row.suppressed
             items.append(item)
         resp.media = {"items": items, "total": total, "limit": limit, "offset": offset}
 
 
-def catalog_routes(host: Any) -> list[Route]:
-    db = host.db
-    use_fts = has_fts(db)
-    use_words = use_fts and has_word_index(db)
+def catalog_tables(host: Any) -> dict[str, bool]:
+    """Table name -> has a ``suppressed`` column, for every catalog list (their totals are kept
+    by ``row_counts.py``)."""
+    return {getattr(host.db, item.entity)._table_: item.suppressible
+            for item in host.registries.content_lists.values() if item.catalog}
+
+
+def catalog_of(db: Any, item: ContentList) -> Catalog:
+    """The catalog list of a content list: its search index tables when they exist in ``db``,
+    its category junction resolved to (table, row column, category column)."""
+    fts_table, words_table = item.search.tables(db) if item.search is not None else (None, None)
     junction = {}
-    link = getattr(db, "CalendarEventCategory", None)
-    if link is not None:
-        junction = {"category": (f'"{link._table_}"', link._adict_["event"].column,
-                                 link._adict_["category_id"].column)}
+    if item.category_links and "category" in item.filters:
+        entity, row_attribute, category_attribute = item.category_links
+        link = getattr(db, entity)
+        junction = {"category": (f'"{link._table_}"', link._adict_[row_attribute].column,
+                                 link._adict_[category_attribute].column)}
+    return Catalog(item.path, item.entity, dict(item.filters), tuple(item.order), item.suppressible,
+                   item.search if fts_table else None, fts_table, words_table, junction, item.serialize)
+
+
+def catalog_routes(host: Any) -> list[Route]:
     routes = []
-    for catalog in CATALOGS:
-        if catalog.path == "calendar-events":
-            catalog = Catalog(catalog.path, catalog.entity, catalog.filters, catalog.order, junction=junction)
-        routes.append(Route(f"/v1/catalog/{catalog.path}", CatalogResource(host, catalog, use_fts, use_words), {
+    for item in host.registries.content_lists.values():
+        if not item.catalog:
+            continue
+        catalog = catalog_of(host.db, item)
+        routes.append(Route(f"/v1/catalog/{catalog.path}", CatalogResource(host, catalog), {
             # Moderators (admin) hold content.catalog_read too, so the route table needs only it.
             "GET": Operation(CONTENT_CATALOG_READ, f"{catalog.path} catalog (content.catalog_read)",
                              query=_query_schema(catalog), response=PageSchema, tags=("catalog",)),

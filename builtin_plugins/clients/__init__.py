@@ -10,18 +10,26 @@ from typing import Any
 
 from pony import orm
 
-from hookspecs import hookimpl
+from hookspecs import Permission, hookimpl
+from hookspecs.services import CLIENT_KEYS
+from hookspecs.permissions import ADOPTION_ADMIN, declare
 from builtin_plugins.clients.keys import (
     ClientError,
     authenticate_api_key,
     client_json,
     define_entities,
     issue_client,
+    keys_changed,
     revoke_client,
     validate_identifier,
 )
 from builtin_plugins.clients.routes import routes
 from svc_host.permissions import ROLES
+
+
+@hookimpl
+def register_permissions() -> list[Permission]:
+    return declare(ADOPTION_ADMIN)
 
 
 @hookimpl
@@ -32,6 +40,25 @@ def register_entities(db: Any) -> None:
 @hookimpl
 def register_routes(host: Any) -> list[Any]:
     return routes(host)
+
+
+class KeyIssuer:
+    """The ``CLIENT_KEYS`` service (:class:`hookspecs.services.ClientKeys`): what ``keys create``
+    does, for plugins and test kits that must not import this plugin."""
+
+    def __init__(self, host: Any):
+        self.host = host
+
+    def issue(self, identifier: str, role: str) -> str:
+        with orm.db_session:
+            issued = issue_client(self.host, identifier, role)
+        keys_changed(self.host)
+        return issued.api_key
+
+
+@hookimpl
+def startup(host: Any) -> None:
+    host.services[CLIENT_KEYS] = KeyIssuer(host)
 
 
 @hookimpl
@@ -49,6 +76,7 @@ def _keys_create(host: Any, args: Any) -> int:
     except ClientError as exc:
         print(f"svc-display: {exc}", file=sys.stderr)
         return 2
+    keys_changed(host)  # a rotated key: running servers drop the old one's cached principal
     print(json.dumps({
         "api_key": issued.api_key,
         "identifier": issued.identifier,
@@ -60,8 +88,9 @@ def _keys_create(host: Any, args: Any) -> int:
 
 @hookimpl
 def register_commands(subparsers: Any) -> None:
-    keys = subparsers.add_parser("keys", help="API keys of adopted clients").add_subparsers(
-        dest="keys_command", required=True)
+    keys_parser = subparsers.add_parser("keys", help="API keys of adopted clients")
+    keys_parser.set_defaults(needs_store=True)  # refuse a data dir without a database (svc_host/cli.py)
+    keys = keys_parser.add_subparsers(dest="keys_command", required=True)
     create = keys.add_parser("create", help="adopt a client locally and print its key once (JSON)")
     create.add_argument("--identifier", required=True)
     create.add_argument("--role", default="operator", choices=ROLES)
@@ -91,5 +120,6 @@ def _keys_revoke(host: Any, args: Any) -> int:
         if row is None or not revoke_client(host, row.id):
             print(f"svc-display: no client with identifier {identifier!r}", file=sys.stderr)
             return 1
+    keys_changed(host)  # running servers refuse the key from their next request on
     print(json.dumps({"revoked": identifier}))
     return 0

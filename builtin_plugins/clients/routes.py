@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from pony import orm
+
 from hookspecs import AUTHENTICATED, Operation, Route
-from builtin_plugins.clients.keys import ClientError, client_json, issue_client, revoke_client
+from builtin_plugins.clients.keys import ClientError, client_json, issue_client, keys_changed, revoke_client
 from builtin_plugins.clients.schemas import (
     AdoptionClientCreateBody,
     AdoptionClientListSchema,
@@ -12,9 +14,9 @@ from builtin_plugins.clients.schemas import (
     AdoptionCreatedClientSchema,
     AdoptionSessionSchema,
 )
-from builtin_plugins.common.transactions import committed_or_conflict
+from svc_host.rest.transactions import committed_or_conflict
 from svc_host.http.errors import ApiError, not_found
-from svc_host.permissions import ADOPTION_ADMIN
+from hookspecs.permissions import ADOPTION_ADMIN
 
 
 def grant_json(host: Any, issued: Any) -> dict:
@@ -43,6 +45,7 @@ class ClientsResource:
                 issued = issue_client(self.host, body["identifier"], body["role"])
             except ClientError as exc:  # pragma: no cover - the schema already checked both
                 raise ApiError(400, "validation_failed", str(exc)) from None
+        keys_changed(self.host)
         row = self.host.db.ApiClient[issued.id]
         resp.status = 201  # a new key either way: a new client, or a rotated one
         resp.media = {**grant_json(self.host, issued), **client_json(row)}
@@ -61,6 +64,8 @@ class ClientResource:
     def on_delete(self, req, resp, id):  # noqa: ANN001, A002
         if not revoke_client(self.host, id):
             raise not_found("client")
+        orm.commit()
+        keys_changed(self.host)
         resp.status = 204
 
 

@@ -5,7 +5,7 @@ from typing import Any
 
 from pony import orm
 
-from builtin_plugins.common.origins import ORIGIN_MAX, normalize_origin
+from svc_host.rest.origins import ORIGIN_MAX, normalize_origin
 
 SOURCES = ("env", "adoption")
 

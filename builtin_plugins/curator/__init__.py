@@ -1,8 +1,9 @@
 """The curator: content categories, configurations with schedule rules and layered members.
 
 See ``docs/content.md`` for the layer semantics, the rule predicates and the runtime state.
-Other plugins feed runtime inputs through ``host.services["curator_runtime"]`` and read the
-active view with ``builtin_plugins.curator.active.active_view(host)``.
+Other plugins feed runtime inputs through ``host.services["curator_runtime"]`` (or, over
+HTTP, runtime signals: the ``RUNTIME_SIGNALS`` service) and read the active view through
+``host.services["curator"]``.
 """
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from marshmallow import Schema, fields
 
 from pony import orm
 
-from hookspecs import AUTHENTICATED, Operation, Route, hookimpl
+from hookspecs import AUTHENTICATED, Operation, Permission, Route, hookimpl
+from hookspecs.permissions import CURATOR_WRITE, declare
+from hookspecs.services import CATEGORIES, CURATOR_RUNTIME, EVENTS, RUNTIME_SIGNALS, publish, service
 from builtin_plugins.curator import categories, configurations
 from builtin_plugins.curator.active import active_view
 from builtin_plugins.curator.predicates import BUILTIN_PREDICATES, RuntimeState
@@ -65,6 +68,11 @@ class PredicatesResource:
 
 
 @hookimpl
+def register_permissions() -> list[Permission]:
+    return declare(CURATOR_WRITE)
+
+
+@hookimpl
 def register_entities(db: Any) -> None:
     categories.define_entities(db)
     configurations.define_entities(db)
@@ -90,16 +98,42 @@ class CuratorService:
         with orm.db_session:
             return active_view(self.host)
 
+    def next_change_ms(self) -> int | None:
+        """While an enabled configuration has rules: the next whole minute (time predicates have
+        minute resolution; state predicates publish ``curator`` when fed or signalled), or the
+        next runtime signal's expiry when that comes first; None otherwise."""
+        with orm.db_session:
+            ruled = self.host.db.CuratorConfiguration.select(lambda c: c.enabled and c.rules).exists()
+        if not ruled:
+            return None
+        due = (self.host.clock.now_ms() // 60_000 + 1) * 60_000
+        signals = service(self.host, RUNTIME_SIGNALS)
+        expiry = signals.next_expiry_ms() if signals is not None else None
+        return min(due, expiry) if expiry is not None else due
+
+
+def _runtime_state(host: Any) -> RuntimeState:
+    def signals() -> dict:
+        store = service(host, RUNTIME_SIGNALS)
+        return store.values() if store is not None else {}
+
+    return host.services.setdefault(CURATOR_RUNTIME, RuntimeState(signals))
+
 
 @hookimpl(tryfirst=True)
 def startup(host: Any) -> None:
-    host.services.setdefault("curator_runtime", RuntimeState())
+    runtime = _runtime_state(host)
+    runtime.on_change = lambda: publish(host, "curator")  # a fed input can change the active view
+    events = service(host, EVENTS)
+    if events is not None:  # so can a runtime signal (the runtime_signals plugin's topic)
+        events.subscribe(lambda topic: publish(host, "curator") if topic == "runtime_signals" else None)
     host.services["curator"] = CuratorService(host)
+    host.services[CATEGORIES] = categories.Categories(host.db)
 
 
 @hookimpl
 def register_routes(host: Any) -> list:
-    host.services.setdefault("curator_runtime", RuntimeState())
+    _runtime_state(host)
     tags = ("curator",)
     return categories.routes(host) + configurations.routes(host) + [
         Route("/v1/curator/active", ActiveResource(host), {

@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from builtin_plugins.common.timezone import display_zone
+from hookspecs.services import display_zone
 from builtin_plugins.curator.configurations import KINDS, configuration_json, sorted_rules
 from builtin_plugins.curator.predicates import EvaluationState, evaluation_state
 
@@ -99,8 +99,9 @@ def active_view(host: Any) -> dict:
     """The active view at ``host.clock`` now (needs a db_session)."""
     now_ms = host.clock.now_ms()
     zone = display_zone(host)
-    runtime = host.services["curator_runtime"].snapshot(host.db)
-    state = evaluation_state(now_ms, zone, runtime)
+    runtime_state = host.services["curator_runtime"]
+    signals = runtime_state.signals()
+    state = evaluation_state(now_ms, zone, runtime_state.snapshot(host.db, signals), signals)
     configurations = sorted(host.db.CuratorConfiguration.select(), key=lambda c: (c.sort_order, c.id))
     matching = [c for c in configurations if matches(host, c, state)]
     exclusive = [c for c in matching if c.layer == "exclusive"][:1]

@@ -1,8 +1,10 @@
 """Curator categories (spec 2.10, 4.11): the vocabulary of content categories.
 
-A seeded set is reserved (403 ``reserved_category`` on delete); a category that calendar
-events use cannot be deleted (409 ``category_in_use_calendar``), nor one that joke or
-trivia interests use (409 ``category_in_use``).
+A seeded set is reserved (403 ``reserved_category`` on delete); a category that a content
+list guards cannot be deleted while its rows use it (the 409 code is the list's
+``category_guard``: ``category_in_use_calendar`` for calendar events, ``category_in_use``
+for joke and trivia interests). ``host.services[CATEGORIES]`` tells other plugins whether
+a category exists.
 """
 from __future__ import annotations
 
@@ -11,12 +13,11 @@ from typing import Any
 from marshmallow import Schema, fields, validate, validates_schema
 from pony import orm
 
-from builtin_plugins.common.text import Text
-from builtin_plugins.common.content import content_model_present
-from builtin_plugins.common.schemas import SLUG, require_some, slug
+from svc_host.rest.text import Text
+from svc_host.rest.schemas import SLUG, require_some, slug
 from hookspecs import AUTHENTICATED, Migration, Operation, Route
 from svc_host.http.errors import ApiError, conflict, not_found
-from svc_host.permissions import CURATOR_WRITE
+from hookspecs.permissions import CURATOR_WRITE
 
 # id -> (label, material icon name); seeded once and reserved.
 SEEDED_CATEGORIES: dict[str, tuple[str, str]] = {
@@ -35,6 +36,7 @@ SEEDED_CATEGORIES: dict[str, tuple[str, str]] = {
 }
 
 LABEL = validate.Length(min=1, max=200)
+PUBLISHES = ("curator",)  # the change event of every write
 ICON = validate.Length(min=1, max=100)
 BLOB_KEY = validate.Length(min=1, max=512)
 
@@ -102,6 +104,26 @@ def category_json(row: Any) -> dict:
             "icon_blob_key": row.icon_blob_key or None, "reserved": row.reserved}
 
 
+def _uses(db: Any, item: Any, category_id: str) -> bool:
+    """Whether a row of the content list ``item`` uses ``category_id`` (its column or its links)."""
+    if getattr(db, item.entity).exists(**{item.category_attribute: category_id}):
+        return True
+    if item.category_links:
+        entity, _, category_attribute = item.category_links
+        return getattr(db, entity).exists(**{category_attribute: category_id})
+    return False
+
+
+class Categories:
+    """``host.services[CATEGORIES]``: whether a content category exists (inside a ``db_session``)."""
+
+    def __init__(self, db: Any):
+        self.db = db
+
+    def exists(self, category_id: str) -> bool:
+        return self.db.CuratorCategory.get(id=category_id) is not None
+
+
 class CategoriesResource:
     def __init__(self, host: Any):
         self.host = host
@@ -150,11 +172,9 @@ class CategoryResource:
         db = self.host.db
         if row.reserved:
             raise ApiError(403, "reserved_category", f"category {id!r} is a reserved default")
-        if content_model_present(db) and (
-                db.CalendarEvent.exists(category_id=id) or db.CalendarEventCategory.exists(category_id=id)):
-            raise conflict(f"calendar events use category {id!r}", "category_in_use_calendar")
-        if content_model_present(db) and (db.JokeCategory.exists(id=id) or db.TriviaCategory.exists(id=id)):
-            raise conflict(f"joke or trivia interests use category {id!r}", "category_in_use")
+        for item in self.host.registries.content_lists.values():
+            if item.category_guard and _uses(db, item, id):
+                raise conflict(f"{item.label or item.path} use category {id!r}", item.category_guard)
         row.delete()
         resp.status = 204
 
@@ -164,12 +184,13 @@ def routes(host: Any) -> list[Route]:
         Route("/v1/curator/categories", CategoriesResource(host), {
             "GET": Operation(AUTHENTICATED, "list curator categories", response=CategoryListSchema),
             "POST": Operation(CURATOR_WRITE, "create a curator category", body=CategoryCreateBody,
-                              response=CategorySchema, status=201),
+                              response=CategorySchema, status=201, publishes=PUBLISHES),
         }),
         Route("/v1/curator/categories/{id}", CategoryResource(host), {
             "GET": Operation(AUTHENTICATED, "one curator category", response=CategorySchema),
             "PATCH": Operation(CURATOR_WRITE, "change a curator category (null clears an icon field)",
-                               body=CategoryPatchBody, response=CategorySchema),
-            "DELETE": Operation(CURATOR_WRITE, "delete a non-reserved, unused curator category", status=204),
+                               body=CategoryPatchBody, response=CategorySchema, publishes=PUBLISHES),
+            "DELETE": Operation(CURATOR_WRITE, "delete a non-reserved, unused curator category", status=204,
+                                publishes=PUBLISHES),
         }),
     ]

@@ -10,14 +10,15 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 from pony import orm
 
-from builtin_plugins.common.text import StorableJsonObject, Text
-from builtin_plugins.common.schemas import CLIENT_ID, client_id, require_some
+from svc_host.rest.text import StorableJsonObject, Text
+from svc_host.rest.schemas import CLIENT_ID, client_id, require_some
 from builtin_plugins.curator.predicates import PARAM_CHECKS, ParamsError
 from hookspecs import AUTHENTICATED, Operation, Route
 from svc_host.http.errors import ApiError, conflict, not_found
-from svc_host.permissions import CURATOR_WRITE
+from hookspecs.permissions import CURATOR_WRITE
 
 LAYERS = ("exclusive", "base", "enhancement")
+PUBLISHES = ("curator",)  # the change event of every write
 KINDS = ("screens", "tickers", "overlays")
 OPS = ("add", "remove")
 MAX_RULES = 50
@@ -319,24 +320,27 @@ def routes(host: Any) -> list[Route]:
         Route(base, ConfigurationsResource(host), {
             "GET": Operation(AUTHENTICATED, "list curator configurations", tags=tags),
             "POST": Operation(CURATOR_WRITE, "create a configuration with rules, members and overrides",
-                              body=ConfigurationCreate, status=201, tags=tags),
+                              body=ConfigurationCreate, status=201, tags=tags, publishes=PUBLISHES),
         }),
         Route(base + "/{id}", ConfigurationResource(host), {
             "GET": Operation(AUTHENTICATED, "one configuration with rules and members", tags=tags),
             "PATCH": Operation(CURATOR_WRITE, "change a configuration (rules/members replaced when sent)",
-                               body=ConfigurationPatch, tags=tags),
+                               body=ConfigurationPatch, tags=tags, publishes=PUBLISHES),
             "DELETE": Operation(CURATOR_WRITE, "delete a configuration with its rules and members", status=204,
-                                tags=tags),
+                                tags=tags, publishes=PUBLISHES),
         }),
         Route(base + "/{id}/rules", RulesResource(host), {
-            "POST": Operation(CURATOR_WRITE, "add a schedule rule", body=RuleBody, status=201, tags=tags),
+            "POST": Operation(CURATOR_WRITE, "add a schedule rule", body=RuleBody, status=201, tags=tags,
+                              publishes=PUBLISHES),
         }),
         Route(base + "/{id}/rules/{rule_id}", RuleResource(host), {
-            "PATCH": Operation(CURATOR_WRITE, "change a schedule rule", body=RulePatch, tags=tags),
-            "DELETE": Operation(CURATOR_WRITE, "delete a schedule rule", status=204, tags=tags),
+            "PATCH": Operation(CURATOR_WRITE, "change a schedule rule", body=RulePatch, tags=tags,
+                               publishes=PUBLISHES),
+            "DELETE": Operation(CURATOR_WRITE, "delete a schedule rule", status=204, tags=tags,
+                                publishes=PUBLISHES),
         }),
         Route(base + "/{id}/members", MembersResource(host), {
             "PUT": Operation(CURATOR_WRITE, "replace the member ops of a configuration", body=MembersBody,
-                             tags=tags),
+                             tags=tags, publishes=PUBLISHES),
         }),
     ]

@@ -1,11 +1,11 @@
-"""The display program: slides, overlays, alerts and the ticker on the canvas, navigation
-and program telemetry.
+"""Navigation and program telemetry of the canvas (the canvas itself is the host's compositor,
+drawing the layers the feature plugins contribute: ``svc_host/display``).
 
-- ``startup`` publishes the director (``host.services["display_director"]``, attached by
-  the display runtime when a canvas runs) and the telemetry ring buffers
-  (``host.services["program_telemetry"]``).
+- ``startup`` publishes the telemetry ring buffers (``host.services[PROGRAM_TELEMETRY]``),
+  where the slides and marquee layers record their lines.
 - ``POST /v1/display/navigation`` (``navigation.control``) posts ``navigate`` on the
-  display bus; 503 ``navigation_unavailable`` without a bus (headless).
+  display bus (the compositor hands it to the layer of that surface); 503
+  ``navigation_unavailable`` without a bus (headless).
 - ``GET /v1/telemetry/programs`` and ``/v1/telemetry/ticker-programs``
   (``telemetry.read``): newest first, ``limit`` 1-500 (default 10), optional ``since_ms``.
 """
@@ -15,11 +15,11 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
-from hookspecs import Operation, Route, hookimpl
-from builtin_plugins.display_program.director import Director
+from hookspecs import Operation, Permission, Route, hookimpl
+from hookspecs.services import PROGRAM_TELEMETRY
 from builtin_plugins.display_program.telemetry import CAPACITY, ProgramTelemetry
 from svc_host.http.errors import ApiError
-from svc_host.permissions import NAVIGATION_CONTROL, TELEMETRY_READ
+from hookspecs.permissions import NAVIGATION_CONTROL, TELEMETRY_READ, declare
 
 
 class NavigationBody(Schema):
@@ -90,16 +90,19 @@ class TelemetryResource:
         self.buffer_name = buffer_name
 
     def on_get(self, req: Any, resp: Any) -> None:
-        telemetry = self.host.services["program_telemetry"]
+        telemetry = self.host.services[PROGRAM_TELEMETRY]
         query = req.context.query
         resp.media = {"items": getattr(telemetry, self.buffer_name).query(query["limit"], query.get("since_ms"))}
 
 
 @hookimpl
+def register_permissions() -> list[Permission]:
+    return declare(NAVIGATION_CONTROL, TELEMETRY_READ)
+
+
+@hookimpl
 def startup(host: Any) -> None:
-    telemetry = ProgramTelemetry()
-    host.services["program_telemetry"] = telemetry
-    host.services.setdefault("display_director", Director(host, telemetry))
+    host.services[PROGRAM_TELEMETRY] = ProgramTelemetry(host.clock)
 
 
 @hookimpl

@@ -2,7 +2,7 @@
 
 - program line: ``{at_ms, reason, slides}``; ``reason`` is ``start``, ``dwell``,
   ``navigation_forward``, ``navigation_back``, ``content_changed``, ``settings_changed``,
-  ``renderer_error`` or ``idle``; ``slides`` lists what the change put on screen,
+  ``renderer_error``, ``idle`` or ``program_changed``; ``slides`` lists what the change put on screen,
   each ``{id, screen_type, dwell_seconds}`` (empty when nothing could be shown).
 - ticker program line: ``{at_ms, items}`` with the items of one marquee cycle,
   each ``{ordinal, kind, body}`` (spec 2.4).
@@ -35,6 +35,15 @@ class RingBuffer:
 
 
 class ProgramTelemetry:
-    def __init__(self) -> None:
+    """``host.services[PROGRAM_TELEMETRY]``: the layers record, the routes read."""
+
+    def __init__(self, clock: Any) -> None:
+        self.clock = clock
         self.programs = RingBuffer()
         self.ticker_programs = RingBuffer()
+
+    def record_program(self, reason: str, slides: list[dict[str, Any]]) -> None:
+        self.programs.append({"at_ms": self.clock.now_ms(), "reason": reason, "slides": slides})
+
+    def record_ticker(self, items: list[dict[str, Any]]) -> None:
+        self.ticker_programs.append({"at_ms": self.clock.now_ms(), "items": items})

@@ -22,11 +22,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookspecs import hookimpl
+from hookspecs import Permission, hookimpl
+from hookspecs.permissions import INTEGRATIONS_READ, OPERATORS, TELEMETRY_READ, declare
 from builtin_plugins.integrations.accounts import AccountStore
 from builtin_plugins.integrations.engine import Engine
 from builtin_plugins.integrations.models import define_entities
-from builtin_plugins.integrations.routes import routes
+from builtin_plugins.integrations.routes import INTEGRATIONS_WRITE, routes
+
+
+@hookimpl
+def register_permissions() -> list[Permission]:
+    return [Permission(INTEGRATIONS_WRITE, "configure integrations and their secrets", OPERATORS),
+            *declare(INTEGRATIONS_READ, TELEMETRY_READ)]
 
 
 @hookimpl

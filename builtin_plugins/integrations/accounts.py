@@ -27,7 +27,7 @@ from typing import Any
 
 from pony import orm
 
-from builtin_plugins.common.http_client import HttpFailure
+from hookspecs.collect import HttpFailure
 from builtin_plugins.integrations.secrets import (
     keyring_delete,
     keyring_get,

@@ -28,11 +28,14 @@ from typing import Any
 import schedule
 from pony import orm
 
-from builtin_plugins.common.collecting import CollectorError
-from builtin_plugins.common.http_client import Cancelled, HttpClient, HttpFailure
+from hookspecs.collect import Cancelled, CollectorError, HttpFailure
+from svc_host.http_client import HttpClient
 from builtin_plugins.integrations.secrets import SecretBox
 from builtin_plugins.integrations.telemetry import IntegrationTelemetry
+from hookspecs import collect
+from hookspecs.services import events_batch, publish
 
+CATALOG_TOPIC = "catalog"  # the change event of a successful collection (content rows changed)
 log = logging.getLogger(__name__)
 
 DEFAULT_POLL_SECONDS = 900
@@ -90,8 +93,8 @@ class _Run:
     thread: threading.Thread | None = None
 
 
-class CollectorContext:
-    """What a collector's ``collect(context)`` receives.
+class CollectorContext(collect.CollectorContext):
+    """The engine's implementation of :class:`hookspecs.collect.CollectorContext`.
 
     - ``host``, ``db``, ``blobs``: the host and its storage (open ``orm.db_session`` blocks
       only around writes, never around network calls);
@@ -155,6 +158,7 @@ class Engine:
         self.pool_size = pool_size
         self.run_timeout = run_timeout
         self.telemetry = IntegrationTelemetry(host.clock.now_ms)
+        self._undecryptable_reported: set[tuple[str, str]] = set()
         self.secret_box = SecretBox(host.settings.data_dir)
         version = getattr(host.plugins.info.get("integrations"), "version", "") or "dev"
         self.http = HttpClient(
@@ -178,27 +182,55 @@ class Engine:
 
     def ensure_rows(self) -> None:
         """One disabled row per registered type that has none yet."""
-        now = self.host.clock.now_ms()
+        for type_id, itype in self.types().items():
+            self.ensure_row(type_id, type_id, dict(itype.example_config))
+
+    def ensure_row(self, integration_id: str, integration_type: str, config: dict[str, Any],
+                   enabled: bool = False) -> bool:
+        """Add the row ``integration_id`` of ``integration_type`` unless it exists (True when
+        added); scheduled at once when enabled and the engine runs. An existing row is left
+        as the operator made it."""
+        itype = self.type_of(integration_type)
+        if itype is None:
+            raise ValueError(f"integration type {integration_type!r} is not registered")
         with orm.db_session:
-            for type_id, itype in self.types().items():
-                if self.host.db.Integration.get(id=type_id) is None:
-                    default = itype.config_schema.get("properties", {}).get("pollSeconds", {}) or {}
-                    self.host.db.Integration(
-                        id=type_id,
-                        integration_type=type_id,
-                        enabled=False,
-                        poll_seconds=int(default.get("default", DEFAULT_POLL_SECONDS)),
-                        config_json=dict(itype.example_config),
-                        created_at_ms=now,
-                    )
+            if self.host.db.Integration.get(id=integration_id) is not None:
+                return False
+            default = itype.config_schema.get("properties", {}).get("pollSeconds", {}) or {}
+            self.host.db.Integration(
+                id=integration_id,
+                integration_type=integration_type,
+                enabled=enabled,
+                poll_seconds=int(default.get("default", DEFAULT_POLL_SECONDS)),
+                config_json=dict(config),
+                created_at_ms=self.host.clock.now_ms(),
+            )
+        if enabled and self.running:
+            self.reschedule(integration_id)
+        return True
+
+    def run_soon(self, integration_id: str) -> None:
+        """Queue a run of an enabled integration now (nothing when the engine does not run)."""
+        if self.running:
+            self.reschedule(integration_id, run_soon=True)
 
     # ---- secrets ---------------------------------------------------------------------------
     def secret_names(self, integration_id: str) -> set[str]:
-        """Names of stored secrets (needs a db_session)."""
-        return {
-            row.name
-            for row in self.host.db.IntegrationSecret.select(lambda s: s.integration_id == integration_id)
-        }
+        """Names of stored secrets that decrypt with this display's key (needs a db_session).
+
+        A secret encrypted with another display's key (a backup restored here) reads as not
+        configured; one telemetry line per secret says so (CONTRACT "Maintenance").
+        """
+        names = set()
+        for row in self.host.db.IntegrationSecret.select(lambda s: s.integration_id == integration_id):
+            if self.secret_box.decrypt(row.ciphertext) is not None:
+                names.add(row.name)
+            elif (integration_id, row.name) not in self._undecryptable_reported:
+                self._undecryptable_reported.add((integration_id, row.name))
+                self.telemetry.add("warning", f"secret {row.name!r} of integration {integration_id!r} cannot be "
+                                              "decrypted with this display's key (restored from another display?): "
+                                              "enter it again", integration_id)
+        return names
 
     def set_secret(self, integration_id: str, name: str, value: str | None) -> None:
         """Store (or with ``None``/empty, delete) one secret; needs a db_session."""
@@ -398,7 +430,11 @@ class Engine:
                 config, accounts = self._load_row(run.integration_id)
                 secrets = self.load_secrets(run.integration_id)
                 context = CollectorContext(self, run, config, secrets, accounts)
-                outcome = itype.collect(context) if itype.collect is not None else None
+                # what the collector wrote shows on the canvas once its run succeeded (its
+                # own db_sessions committed by then); a failed run publishes nothing
+                with events_batch(self.host):
+                    outcome = itype.collect(context) if itype.collect is not None else None
+                    publish(self.host, CATALOG_TOPIC)
                 summary = context.summary or (
                     f"{outcome} rows" if isinstance(outcome, int) else str(outcome or "done")
                 )
@@ -477,10 +513,9 @@ class Engine:
                 row.set(
                     consecutive_failures=failures, next_retry_at=now + delay, last_error=result.message[:2000]
                 )
-            self.telemetry.add(
-                "error",
-                f"{result.status}: {result.message}; failure {failures}, retry in {delay // 1000} s",
-                run.integration_type,
-            )
+            line = f"{result.status}: {result.message}; failure {failures}, retry in {delay // 1000} s"
+            self.telemetry.add("error", line, run.integration_type)
+            # and on the console, where whoever runs the display looks first (the message is scrubbed)
+            log.warning("collector %s (%s) %s", run.integration_id, run.integration_type, line)
         except Exception:  # noqa: BLE001 - e.g. the database closed during shutdown
             log.warning("could not record the run of %s", run.integration_id, exc_info=True)

@@ -11,20 +11,24 @@ import falcon
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 from pony import orm
 
-from builtin_plugins.common.query import substring_needle
-from builtin_plugins.common.schemas import BooleanText, JsonObject
+from svc_host.rest.query import substring_needle
+from svc_host.rest.schemas import BooleanText, JsonObject
 from hookspecs import Operation, Route
 from svc_host.http.errors import ApiError, not_found, validation_failed
-from svc_host.permissions import INTEGRATIONS_READ, INTEGRATIONS_WRITE, TELEMETRY_READ
+from hookspecs.permissions import INTEGRATIONS_READ, TELEMETRY_READ
 
 from builtin_plugins.integrations.engine import MAX_POLL_SECONDS, MIN_POLL_SECONDS
 
-ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,99}$")
+# Type ids are ^[a-z][a-z0-9_]*$; rows added for an instance of a type (a folder plugin's
+# plugin_http.<plugin id>) may carry '.' and '-' too.
+ID_PATTERN = re.compile(r"^[a-z][a-z0-9_.-]{0,99}$")
 SORTS = ("id", "integration_type", "poll_seconds", "enabled")
 MAX_SECRET_LENGTH = 8192
 MAX_BASE_URL = 2048
 TELEMETRY_MAX = 2000
 MAX_WAITING_RUNS = 4
+
+INTEGRATIONS_WRITE = "integrations.write"
 
 
 class ListQuery(Schema):
@@ -308,6 +312,9 @@ class RunItem:
     def on_post(self, req: falcon.Request, resp: falcon.Response, id: str) -> None:  # noqa: A002
         with orm.db_session:
             _get_row(self.host, id)
+        if self.host.settings.saas_mode:  # docs/cloud-feed.md: no local collector runs in this mode
+            raise ApiError(409, "saas_mode", "this display is fed by the cloud feed (SVC_SAAS_MODE=1): local "
+                                             "collectors do not run, so an integration cannot be run here")
         if not self.waiting.acquire(blocking=False):
             raise ApiError(409, "runs_in_progress",
                            f"{MAX_WAITING_RUNS} manual runs are already in progress; try again later")
@@ -429,7 +436,7 @@ class GoogleCalendars:
         self.host = host
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, account_id: str) -> None:
-        from builtin_plugins.common.http_client import HttpFailure, UpstreamStatus
+        from hookspecs.collect import HttpFailure, UpstreamStatus
 
         if not ACCOUNT_ID.match(account_id or ""):
             raise not_found("account")

@@ -78,18 +78,19 @@ def scope_name(data_dir: Path, purpose: str) -> str:
 class SecretBox:
     """Encrypt and decrypt provider secrets with the display's Fernet key."""
 
-    def __init__(self, data_dir: Path):
+    def __init__(self, data_dir: Path, key_file: str = KEY_FILE):
         self.data_dir = data_dir
+        self.key_file = key_file  # the controller keeps its own key file (svc_controller.backups)
         self._fernet: Fernet | None = None
         self._lock = threading.Lock()
         self.key_location = ""
 
     def _load_key(self) -> bytes:
-        path = self.data_dir / KEY_FILE
+        path = self.data_dir / self.key_file
         if path.exists():
             self.key_location = "file"
             return path.read_bytes().strip()
-        entry = scope_name(self.data_dir, "fernet-key")
+        entry = scope_name(self.data_dir, "fernet-key" if self.key_file == KEY_FILE else self.key_file)
         if keyring_usable():
             stored = keyring_get(entry)
             if stored:

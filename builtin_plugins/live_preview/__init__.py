@@ -12,7 +12,9 @@
   origin. Each message is binary: a 4-byte big-endian length, then one JPEG. Capture
   runs while at least one viewer is connected.
 
-The origin check is ``host.services["origin_allowed"](origin) -> bool`` when a plugin
+The display's own origins (``scheme://host:port`` of how the socket reached it, when the
+host names this machine on its port) are always allowed. Other origins: the check is
+``host.services["origin_allowed"](origin) -> bool`` when a plugin
 (the CORS origin store) publishes one; otherwise the origins of
 ``SVC_DISPLAY_HTTP_CORS_ORIGINS`` are allowed.
 """
@@ -24,6 +26,7 @@ import hmac
 import logging
 import re
 import secrets
+import socket
 import struct
 import threading
 from typing import Any
@@ -31,9 +34,10 @@ from urllib.parse import urlparse
 
 from marshmallow import Schema, fields
 
-from hookspecs import Operation, Route, WebSocketRoute, hookimpl
+from hookspecs import Operation, Permission, Route, WebSocketRoute, hookimpl
 from svc_host.http.errors import ApiError
-from svc_host.permissions import NAVIGATION_CONTROL
+from hookspecs.permissions import NAVIGATION_CONTROL, declare
+from svc_host.tls import local_ipv4_addresses
 
 log = logging.getLogger("builtin_plugins.live_preview")
 
@@ -98,9 +102,33 @@ def normalise_origin(origin: str) -> str | None:
     return f"{parsed.scheme}://{parsed.netloc.lower()}"
 
 
-def origin_allowed(host: Any, origin: str | None) -> bool:
-    """No Origin header (a non-browser client): allowed. Otherwise ask the origin store."""
+def own_origins(host: Any, req: Any) -> set[str]:
+    """The display's own origins as this request reached it: ``scheme://host:port`` of its
+    ``Host`` header, when that names this machine (localhost, its hostname, one of its
+    addresses) and the port it serves on. A page the display serves, or a client such as
+    ``websocket-client``, sends exactly this origin. Names of other machines are not
+    taken from ``Host``: a rebound DNS name must still be a stored origin."""
+    reached = (req.get_header("Host") or "").strip().lower()
+    parsed = urlparse("//" + reached)
+    try:
+        port = parsed.port or (443 if req.scheme in ("https", "wss") else 80)
+    except ValueError:
+        return set()
+    names = {"localhost", "127.0.0.1", "[::1]", socket.gethostname().lower(), *local_ipv4_addresses()}
+    if not parsed.hostname or port != host.settings.http_port:
+        return set()
+    if parsed.hostname not in names and f"[{parsed.hostname}]" not in names:
+        return set()
+    scheme = "https" if req.scheme in ("https", "wss") else "http"
+    return {f"{scheme}://{parsed.netloc}"}
+
+
+def origin_allowed(host: Any, origin: str | None, req: Any = None) -> bool:
+    """No Origin header (a non-browser client): allowed; the display's own origins (of how
+    ``req`` reached it): allowed. Otherwise ask the origin store."""
     if origin is None:
+        return True
+    if req is not None and normalise_origin(origin) in own_origins(host, req):
         return True
     checker = host.services.get("origin_allowed")
     if checker is not None:
@@ -168,7 +196,7 @@ class PreviewSocket:
         """None when allowed, else the reason (logged, never sent)."""
         if not _available(self.host) or self.host.services.get("display_capture") is None:
             return "live preview unavailable"
-        if not origin_allowed(self.host, req.get_header("Origin")):
+        if not origin_allowed(self.host, req.get_header("Origin"), req):
             return "origin not allowed"
         token = bearer_token(req)
         if not token:
@@ -253,6 +281,11 @@ def _book(host: Any) -> TicketBook:
     if book is None:
         book = host.services["live_preview_tickets"] = TicketBook(host.clock)
     return book
+
+
+@hookimpl
+def register_permissions() -> list[Permission]:
+    return declare(NAVIGATION_CONTROL)
 
 
 @hookimpl

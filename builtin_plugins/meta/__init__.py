@@ -11,7 +11,7 @@ import falcon
 from marshmallow import Schema, fields
 
 from hookspecs import AUTHENTICATED, Operation, Route, hookimpl
-from builtin_plugins.common.configurable import TypeDescriptorSchema, describe_type
+from svc_host.rest.configurable import TypeDescriptorSchema, describe_type
 
 REGISTRIES = (
     ("screen_types", "screen_types", "screen_type"),

@@ -1,9 +1,10 @@
-"""Content moderation (spec 4.4, needs ``content.moderate``).
+"""Content moderation (spec 4.4, needs ``content.moderate``), over the contributed content lists.
 
-``PATCH {suppressed}`` hides a joke, trivia question, RSS article, photo or video from every
-reader that is not a moderator (catalog, media, slides, ticker) and restores it; ``DELETE``
-removes the row and, when no other row uses it, its blob. Calendar events (junction rows
-cascade), latest stock quotes, current-weather snapshots and weather alerts can be deleted.
+On a ``suppressible`` list (jokes, trivia, RSS articles, photos, videos) ``PATCH
+{suppressed}`` hides a row from every reader that is not a moderator (catalog, media,
+slides, ticker) and restores it; ``DELETE`` removes the row and, when no row of any list
+still uses it, its blob. A ``deletable`` list's rows (calendar events, latest stock
+quotes, current-weather snapshots, weather alerts) can be deleted by their primary key.
 """
 from __future__ import annotations
 
@@ -11,12 +12,10 @@ from typing import Any
 
 from marshmallow import Schema, fields
 
-from builtin_plugins.common.content import MODERATED, content_model_present, lookup_id
-from hookspecs import Operation, Route, hookimpl
+from hookspecs import ContentList, Operation, Permission, Route, hookimpl
 from svc_host.http.errors import not_found
-from svc_host.permissions import CONTENT_MODERATE
-
-BLOB_USERS = {"image_blob_key": ("RssArticle",), "media_blob_key": ("Photo", "Video")}
+from hookspecs.permissions import CONTENT_MODERATE, declare
+from svc_host.rest.rows import lookup_id
 
 
 class SuppressBody(Schema):
@@ -28,14 +27,12 @@ class SuppressedSchema(Schema):
     suppressed = fields.Boolean(required=True)
 
 
-def _release_blob(host: Any, attribute: str, key: str | None) -> None:
-    """Delete the blob ``key`` unless another row still uses it."""
+def _release_blob(host: Any, key: str | None) -> None:
+    """Delete the blob ``key`` unless a row of any content list still uses it."""
     if not key:
         return
-    db = host.db
-    for name in BLOB_USERS[attribute]:
-        entity = getattr(db, name)
-        if entity.exists(**{attribute: key}):
+    for item in host.registries.content_lists.values():
+        if item.blob_attribute and getattr(host.db, item.entity).exists(**{item.blob_attribute: key}):
             return
     host.blobs.delete(key)
 
@@ -50,56 +47,51 @@ def _get(entity: Any, **key: str) -> Any:
 
 
 class ModeratedResource:
-    def __init__(self, host: Any, entity_name: str, blob_attribute: str | None):
-        self.host = host
-        self.entity_name = entity_name
-        self.blob_attribute = blob_attribute
+    """One row of a content list, addressed by its primary key (the path parameters)."""
 
-    def on_patch(self, req: Any, resp: Any, id: str) -> None:
-        row = _get(getattr(self.host.db, self.entity_name), id=id)
+    def __init__(self, host: Any, item: ContentList):
+        self.host = host
+        self.item = item
+
+    def _row(self, key: dict[str, str]) -> Any:
+        return _get(getattr(self.host.db, self.item.entity), **key)
+
+    def on_patch(self, req: Any, resp: Any, **key: str) -> None:
+        row = self._row(key)
         row.suppressed = req.context.body["suppressed"]
         resp.media = {"id": row.id, "suppressed": row.suppressed}
 
-    def on_delete(self, req: Any, resp: Any, id: str) -> None:
-        row = _get(getattr(self.host.db, self.entity_name), id=id)
-        key = getattr(row, self.blob_attribute) if self.blob_attribute else None
+    def on_delete(self, req: Any, resp: Any, **key: str) -> None:
+        row = self._row(key)
+        blob = getattr(row, self.item.blob_attribute) if self.item.blob_attribute else None
         row.delete()
-        self.host.db.flush()
-        if self.blob_attribute:
-            _release_blob(self.host, self.blob_attribute, key)
-        resp.status = 204
-
-
-class DeleteOnlyResource:
-    def __init__(self, host: Any, entity_name: str):
-        self.host = host
-        self.entity_name = entity_name
-
-    def on_delete(self, req: Any, resp: Any, **params: str) -> None:
-        row = _get(getattr(self.host.db, self.entity_name), **params)
-        row.delete()
+        # Committed before the blob goes: a backup snapshot taken in between never holds a row
+        # whose blob is missing (an orphan blob, if the unlink fails, is harmless).
+        self.host.db.commit()
+        _release_blob(self.host, blob)
         resp.status = 204
 
 
 @hookimpl
+def register_permissions() -> list[Permission]:
+    return declare(CONTENT_MODERATE)
+
+
+@hookimpl
 def register_routes(host: Any) -> list[Route]:
-    if not content_model_present(host.db):
-        return []
     tags = ("moderation",)
-    routes = [
-        Route(f"/v1/content/{path}/{{id}}", ModeratedResource(host, entity, blob), {
-            "PATCH": Operation(CONTENT_MODERATE, f"suppress or restore one of {path}", body=SuppressBody,
-                               response=SuppressedSchema, tags=tags),
-            "DELETE": Operation(CONTENT_MODERATE, f"delete one of {path} and its blob", status=204, tags=tags),
-        })
-        for path, (entity, blob) in MODERATED.items()
-    ]
-    for path, entity, summary in [
-        ("calendar-events/{id}", "CalendarEvent", "delete a calendar event (its category rows cascade)"),
-        ("stock-quotes/{symbol_id}", "StockQuote", "delete the latest quote of a symbol (the symbol stays)"),
-        ("weather-current/{location_id}", "WeatherCurrent", "delete a cached current-weather snapshot"),
-        ("weather-alerts/{location_id}/{alert_id}", "WeatherAlert", "delete one weather alert"),
-    ]:
-        routes.append(Route(f"/v1/content/{path}", DeleteOnlyResource(host, entity), {
-            "DELETE": Operation(CONTENT_MODERATE, summary, status=204, tags=tags)}))
+    routes = []
+    for item in host.registries.content_lists.values():
+        if not (item.suppressible or item.deletable):
+            continue
+        key = "/".join(f"{{{attribute.name}}}" for attribute in getattr(host.db, item.entity)._pk_attrs_)
+        operations = {}
+        if item.suppressible:
+            operations["PATCH"] = Operation(CONTENT_MODERATE, f"suppress or restore one of {item.path}",
+                                            body=SuppressBody, response=SuppressedSchema, tags=tags,
+                                            publishes=("catalog",))
+        summary = item.delete_summary or f"delete one of {item.path} and its blob"
+        operations["DELETE"] = Operation(CONTENT_MODERATE, summary, status=204, tags=tags,
+                                         publishes=("catalog",))
+        routes.append(Route(f"/v1/content/{item.path}/{key}", ModeratedResource(host, item), operations))
     return routes

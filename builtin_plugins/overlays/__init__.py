@@ -1,47 +1,54 @@
-"""Overlay schedules (spec 2.3, 4.3), the 18 builtin overlay types and the "active now" service.
+"""Overlay schedules (spec 2.3, 4.3) and the "active now" service; the overlay types come from
+the features (``register_overlay_types``: ``effects``, ``clock``, ``calendar`` ...).
 
 Routes: ``GET/POST /v1/display/overlays``, ``PATCH/DELETE /v1/display/overlays/{id}`` (plus
-``GET`` of one row). Reads need a valid key, writes ``overlays.write``. Other plugins ask
-``host.services["overlays"].active(now)`` for the overlays to draw now.
+``GET`` of one row). Reads need a valid key, writes ``overlays.write`` (each write publishes
+the change event ``overlays``). Other plugins ask ``host.services["overlays"].active(now)``
+for the overlays to draw now; the canvas's overlays layer (:mod:`.display`, Kivy-only) does.
 """
 from __future__ import annotations
 
 import datetime as dt
 import json
 import time
-import uuid
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, Mapping
 
-import falcon
 from marshmallow import Schema, fields, validate
 from pony import orm
 
-from builtin_plugins.common.lazy_renderer import with_renderers
-from hookspecs import AUTHENTICATED, Migration, Operation, Route, hookimpl
-from builtin_plugins.common.configurable import (
+from hookspecs import AUTHENTICATED, LayerSpec, Migration, Operation, Permission, Route, hookimpl
+from hookspecs.permissions import OPERATORS
+from svc_host.rest import typed_rows
+from svc_host.rest.configurable import (
     EmptySchema,
     IncludeSchemaQuery,
     require_type,
-    row_id,
     time_zone_check,
     validate_config,
 )
-from builtin_plugins.common.runtime import display_zone, key_value
-from builtin_plugins.common.schemas import JsonObject, StorableSchema, client_id
+from svc_host.rest.typed_rows import RowKind, TypedCollection, TypedItem
+from hookspecs.services import SETTINGS, display_zone, service
+from svc_host.rest.schemas import JsonObject, StorableSchema, client_id
 from builtin_plugins.overlays.schedule import WINDOW_FIELDS, is_active_on, window_problems
-from builtin_plugins.overlays.types import TYPES
-from svc_host.http.errors import ApiError, not_found, validation_failed
-from svc_host.permissions import OVERLAYS_WRITE
+from svc_host.http.errors import validation_failed
 
 MS = {"size": 64}
+OVERLAYS_WRITE = "overlays.write"
 SEED_ID = "default_birthday_example_may_13"
 GLOBAL_SWITCH_KEY = "display.overlay.enabled"
 OFF_VALUES = ("false", "0", "off", "no")
+PUBLISHES = ("overlays",)  # the change event of every write
 LEGACY_TYPES = {"hearts_rain": "shape_rain"}
 FIELDS = ("id", "overlay_type", "label", "enabled", "config_json", *WINDOW_FIELDS, "created_at_ms", "updated_at_ms")
 DEFAULTS: dict[str, Any] = {"label": "", "enabled": True, "config_json": {}, "repeat_annually": True,
                             "end_month": None, "end_day": None, "year_exact": None, "nth_week_of_month": None,
                             "nth_weekday": None}
+
+
+@hookimpl
+def register_permissions() -> list[Permission]:
+    return [Permission(OVERLAYS_WRITE, "create, change and delete overlays", OPERATORS)]
 
 
 @hookimpl
@@ -63,11 +70,6 @@ def register_entities(db: Any) -> None:
         nth_weekday = orm.Optional(int, nullable=True)
         created_at_ms = orm.Required(int, **MS)
         updated_at_ms = orm.Required(int, **MS)
-
-
-@hookimpl
-def register_overlay_types() -> list:
-    return with_renderers("overlay", TYPES)
 
 
 def _seed_birthday_example(db: Any) -> None:
@@ -97,14 +99,6 @@ def register_migrations() -> list[Migration]:
 
 
 # ---- request handling ----------------------------------------------------------------
-
-def serialize(row: Any, schema: dict | None = None) -> dict[str, Any]:
-    data = {name: getattr(row, name) for name in FIELDS}
-    data["config_json"] = data["config_json"] or {}
-    if schema is not None:
-        data["config_json_schema"] = schema
-    return data
-
 
 def _legacy_messages(value: Any) -> list[str]:
     if isinstance(value, str):
@@ -143,11 +137,6 @@ def resolve(host: Any, base: dict[str, Any], body: dict[str, Any]) -> dict[str, 
         raise validation_failed(problems, "the schedule window is invalid")
     validate_config(registry, data["overlay_type"], config, extra_check=time_zone_check)
     return data
-
-
-def _schema_of(host: Any, overlay_type: str) -> dict:
-    item = host.registries.overlay_types.get(overlay_type)
-    return dict(item.config_schema) if item is not None else {}
 
 
 class _OverlayFields(StorableSchema):
@@ -214,60 +203,21 @@ def _clean(body: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-class OverlayCollection:
-    def __init__(self, host: Any):
-        self.host = host
-
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        include = req.context.query.get("include_config_schema", False)
-        rows = self.host.db.OverlaySchedule.select().order_by(lambda o: (o.start_month, o.start_day, o.id))
-        resp.media = {"items": [serialize(r, _schema_of(self.host, r.overlay_type) if include else None)
-                                for r in rows]}
-
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = _clean(req.context.body)
-        overlay_id = body.pop("id", None) or uuid.uuid4().hex
-        entity = self.host.db.OverlaySchedule
-        data = resolve(self.host, dict(DEFAULTS), body)
-        now = self.host.clock.now_ms()
-        row = entity.get(id=overlay_id)
-        if row is None:
-            row = entity(id=overlay_id, created_at_ms=now, updated_at_ms=now,
-                         **{k: v for k, v in data.items() if k in FIELDS})
-        else:
-            row.set(updated_at_ms=now, **{k: v for k, v in data.items() if k in FIELDS})
-        resp.media = serialize(row)
+KIND = RowKind(
+    entity="OverlaySchedule",
+    registry="overlay_types",
+    type_field="overlay_type",
+    what="overlay",
+    fields=FIELDS,
+    defaults=DEFAULTS,
+    order=("start_month", "start_day", "id"),
+    upsert=True,
+    resolve=lambda host, stored, body: resolve(host, stored, _clean(body)),
+)
 
 
-class OverlayItem:
-    def __init__(self, host: Any):
-        self.host = host
-
-    def _row(self, id: str) -> Any:
-        row = self.host.db.OverlaySchedule.get(id=row_id(id, "overlay"))
-        if row is None:
-            raise not_found("overlay")
-        return row
-
-    def on_get(self, req: falcon.Request, resp: falcon.Response, id: str) -> None:
-        row = self._row(id)
-        include = req.context.query.get("include_config_schema", False)
-        resp.media = serialize(row, _schema_of(self.host, row.overlay_type) if include else None)
-
-    def on_patch(self, req: falcon.Request, resp: falcon.Response, id: str) -> None:
-        row = self._row(id)
-        body = _clean(req.context.body)
-        if not body:
-            raise ApiError(400, "validation_failed", "send at least one field to change", {"_schema": ["empty"]})
-        current = {name: getattr(row, name) for name in FIELDS if name not in ("id", "created_at_ms")}
-        data = resolve(self.host, current, body)
-        row.set(**{k: v for k, v in data.items() if k in FIELDS and k not in ("id", "created_at_ms")})
-        row.updated_at_ms = self.host.clock.now_ms()
-        resp.media = serialize(row)
-
-    def on_delete(self, req: falcon.Request, resp: falcon.Response, id: str) -> None:
-        self._row(id).delete()
-        resp.media = {}
+def serialize(row: Any) -> dict[str, Any]:
+    return typed_rows.serialize(KIND, row)
 
 
 # ---- the service other plugins call ---------------------------------------------------
@@ -279,27 +229,57 @@ class OverlayService:
         self.host = host
 
     def globally_enabled(self) -> bool:
-        with orm.db_session:
-            value = key_value(self.host, GLOBAL_SWITCH_KEY)
+        """The key-value ``display.overlay.enabled`` (the settings plugin's store): ``false``,
+        ``0``, ``off`` or ``no`` (any case) switch every overlay off."""
+        settings = service(self.host, SETTINGS)
+        value = settings.key_value(GLOBAL_SWITCH_KEY) if settings is not None else None
         return value is None or value.strip().lower() not in OFF_VALUES
+
+    def _today(self, now: Any) -> dt.date:
+        tz = display_zone(self.host)
+        if now is None:
+            now = self.host.clock.now_ms()
+        moment = now.astimezone(tz) if isinstance(now, dt.datetime) else dt.datetime.fromtimestamp(now / 1000, tz=tz)
+        return moment.date()
+
+    def _active_on(self, row: Any, today: dt.date) -> bool:
+        created_ms = getattr(row, "created_at_ms", None)
+        created_year = today.year if not isinstance(created_ms, int) else \
+            dt.datetime.fromtimestamp(created_ms / 1000, tz=display_zone(self.host)).year
+        try:
+            return bool(row.enabled) and is_active_on(row, today, created_year)
+        except (TypeError, ValueError, AttributeError, IndexError):  # a malformed row never shows
+            return False
+
+    def is_active(self, row: Mapping[str, Any], now: Any = None) -> bool:
+        """The one rule, for a row given as a dict (spec 2.3 fields, as a program source or
+        ``GET /v1/overlays`` gives it): enabled, the global switch on, and today (in the
+        display timezone) inside its window. A row without ``created_at_ms`` counts as
+        created this year. The canvas asks this; it never re-implements windows."""
+        with orm.db_session:
+            if not self.globally_enabled():
+                return False
+        values = {**DEFAULTS, "enabled": False, **{k: v for k, v in row.items() if k in FIELDS}}
+        values.setdefault("start_month", None)
+        values.setdefault("start_day", None)
+        return self._active_on(SimpleNamespace(**values), self._today(now))
+
+    def next_change_ms(self, now: Any = None) -> int | None:
+        """When :meth:`active` may next change with the clock alone: the next midnight in the
+        display timezone (windows are whole days)."""
+        tz = display_zone(self.host)
+        tomorrow = self._today(now) + dt.timedelta(days=1)
+        return int(dt.datetime.combine(tomorrow, dt.time(), tzinfo=tz).timestamp() * 1000)
 
     def active(self, now: Any = None) -> list[dict[str, Any]]:
         """Serialized overlay rows active at ``now`` (epoch ms, aware datetime, or None = host clock)."""
         with orm.db_session:
             if not self.globally_enabled():
                 return []
-            tz = display_zone(self.host)
-            if now is None:
-                now = self.host.clock.now_ms()
-            moment = now.astimezone(tz) if isinstance(now, dt.datetime) else \
-                dt.datetime.fromtimestamp(now / 1000, tz=tz)
-            today = moment.date()
-            active = []
-            for row in self.host.db.OverlaySchedule.select(lambda o: o.enabled).order_by(lambda o: o.id):
-                created_year = dt.datetime.fromtimestamp(row.created_at_ms / 1000, tz=tz).year
-                if is_active_on(row, today, created_year):
-                    active.append(serialize(row))
-            return active
+            today = self._today(now)
+            return [serialize(row) for row in
+                    self.host.db.OverlaySchedule.select(lambda o: o.enabled).order_by(lambda o: o.id)
+                    if self._active_on(row, today)]
 
 
 @hookimpl
@@ -308,20 +288,28 @@ def startup(host: Any) -> None:
 
 
 @hookimpl
+def register_display_layers() -> list[LayerSpec]:
+    return [LayerSpec("overlays", 200, "builtin_plugins.overlays.display:OverlaysLayer", area="content",
+                      topics=("overlays", "curator", "settings", "catalog"),
+                      description="the overlays active now, over the slides")]
+
+
+@hookimpl
 def register_routes(host: Any) -> list[Route]:
     tags = ["overlays"]
     return [
-        Route("/v1/display/overlays", OverlayCollection(host), {
+        Route("/v1/display/overlays", TypedCollection(host, KIND), {
             "GET": Operation(AUTHENTICATED, "overlay schedules", query=IncludeSchemaQuery, response=OverlayList,
                              tags=tags),
             "POST": Operation(OVERLAYS_WRITE, "create or replace an overlay schedule (upsert by id)",
-                              body=OverlayUpsert, response=OverlaySchema, tags=tags),
+                              body=OverlayUpsert, response=OverlaySchema, tags=tags, publishes=PUBLISHES),
         }),
-        Route("/v1/display/overlays/{id}", OverlayItem(host), {
+        Route("/v1/display/overlays/{id}", TypedItem(host, KIND), {
             "GET": Operation(AUTHENTICATED, "one overlay schedule", query=IncludeSchemaQuery,
                              response=OverlaySchema, tags=tags),
             "PATCH": Operation(OVERLAYS_WRITE, "change an overlay schedule (merged with the stored row)",
-                               body=OverlayPatch, response=OverlaySchema, tags=tags),
-            "DELETE": Operation(OVERLAYS_WRITE, "delete an overlay schedule", response=EmptySchema, tags=tags),
+                               body=OverlayPatch, response=OverlaySchema, tags=tags, publishes=PUBLISHES),
+            "DELETE": Operation(OVERLAYS_WRITE, "delete an overlay schedule", response=EmptySchema, tags=tags,
+                                publishes=PUBLISHES),
         }),
     ]

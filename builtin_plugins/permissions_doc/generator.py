@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from hookspecs import AUTHENTICATED, PUBLIC, Permission
-from svc_host.permissions import BUILTIN_PERMISSIONS, ROLES
+from svc_host.permissions import ROLES
 from svc_host.plugins import HOST_PLUGIN_NAME
 
 YES, NO = "yes", "-"
@@ -44,10 +44,15 @@ def _is_builtin(host: Any, plugin: str) -> bool:
 
 
 def permissions(host: Any, include_third_party: bool) -> list[tuple[str, Permission]]:
-    items = [(HOST_PLUGIN_NAME, p) for p in BUILTIN_PERMISSIONS]
-    for plugin, contributed in host.plugins.call_each("register_permissions"):
-        if include_third_party or _is_builtin(host, plugin):
-            items += [(plugin, p) for p in contributed if isinstance(p, Permission)]
+    """(the plugins that declared it, permission) for every permission a builtin declared (and
+    those of third-party plugins if asked). What the plugins declared at startup (the
+    registries), not a fresh hook call: a plugin skipped at startup is not listed."""
+    declarers = host.registries.permission_declarers
+    items = []
+    for name, permission in host.registries.permissions.permissions.items():
+        shown = sorted(p for p in declarers.get(name, ()) if include_third_party or _is_builtin(host, p))
+        if shown:
+            items.append((", ".join(shown), permission))
     return items
 
 

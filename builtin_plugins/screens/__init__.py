@@ -1,7 +1,11 @@
-"""Screens (slides, spec 2.6) and the builtin screen types.
+"""Screens (slides, spec 2.6): the rows, the screen type registry's REST, and nothing else.
 
 Routes: ``GET/POST /v1/screens``, ``GET/PATCH/DELETE /v1/screens/{id}``. Reads need a
-valid key, writes ``screens.write``. The type list lives in :mod:`.types`.
+valid key, writes ``screens.write`` (each write publishes the change event ``screens``).
+The slide types come from the features that own their data (``register_screen_types``:
+``clock``, ``weather``, ``news`` ...); a row's ``config_json`` is checked against its type's
+schema. ``host.services[SCREENS]`` lists the enabled slides; the canvas's slides layer
+(:mod:`.display`, Kivy-only) draws the program from it.
 """
 from __future__ import annotations
 
@@ -10,15 +14,16 @@ from typing import Any
 from marshmallow import Schema, fields, validate
 from pony import orm
 
-from builtin_plugins.common.lazy_renderer import with_renderers
-from hookspecs import AUTHENTICATED, Operation, Route, hookimpl
-from builtin_plugins.common.configurable import EmptySchema, IncludeSchemaQuery, time_zone_check
-from builtin_plugins.common.schemas import JsonObject, StorableSchema, client_id
-from builtin_plugins.common.typed_rows import RowKind, TypedCollection, TypedItem
-from builtin_plugins.screens.types import TYPES
-from svc_host.permissions import SCREENS_WRITE
+from hookspecs import AUTHENTICATED, LayerSpec, Operation, Permission, Route, hookimpl
+from hookspecs.permissions import OPERATORS
+from hookspecs.services import SCREENS
+from svc_host.rest.configurable import EmptySchema, IncludeSchemaQuery, time_zone_check
+from svc_host.rest.schemas import JsonObject, StorableSchema, client_id
+from svc_host.rest.typed_rows import RowKind, TypedCollection, TypedItem, list_rows
 
 MS = {"size": 64}
+SCREENS_WRITE = "screens.write"
+PUBLISHES = ("screens",)  # the change event of every write
 DWELL = validate.Range(min=1, max=3600)
 WEIGHT = validate.Range(min=0, max=1000)
 SORT = validate.Range(min=-1_000_000, max=1_000_000)
@@ -34,6 +39,11 @@ KIND = RowKind(
               "data_key": None, "require_news_photo": None, "sort_order": 0},
     extra_check=time_zone_check,
 )
+
+
+@hookimpl
+def register_permissions() -> list[Permission]:
+    return [Permission(SCREENS_WRITE, "create, change and delete screens", OPERATORS)]
 
 
 @hookimpl
@@ -55,9 +65,28 @@ def register_entities(db: Any) -> None:
         updated_at_ms = orm.Required(int, **MS)
 
 
+class ScreenService:
+    """``host.services[SCREENS]``: the enabled slides, for the canvas (any thread)."""
+
+    def __init__(self, host: Any):
+        self.host = host
+
+    def enabled(self) -> list[dict[str, Any]]:
+        with orm.db_session:
+            rows = list_rows(self.host.db.Screen, KIND.fields, ("sort_order", "id"))
+        return [row for row in rows if row["enabled"]]
+
+
 @hookimpl
-def register_screen_types() -> list:
-    return with_renderers("screen", TYPES)
+def startup(host: Any) -> None:
+    host.services[SCREENS] = ScreenService(host)
+
+
+@hookimpl
+def register_display_layers() -> list[LayerSpec]:
+    return [LayerSpec("slides", 100, "builtin_plugins.screens.display:SlidesLayer", area="content",
+                      topics=("screens", "curator", "catalog"), surface="screen",
+                      description="the slide program: dwell, weighted choice, crossfade, navigation")]
 
 
 class _ScreenFields(StorableSchema):
@@ -112,12 +141,14 @@ def register_routes(host: Any) -> list[Route]:
             "GET": Operation(AUTHENTICATED, "list screens", query=IncludeSchemaQuery, response=ScreenList,
                              tags=tags),
             "POST": Operation(SCREENS_WRITE, "create a screen", body=ScreenCreate, response=ScreenSchema,
-                              status=201, tags=tags),
+                              status=201, tags=tags, publishes=PUBLISHES),
         }),
         Route("/v1/screens/{id}", TypedItem(host, KIND), {
             "GET": Operation(AUTHENTICATED, "one screen", query=IncludeSchemaQuery, response=ScreenSchema,
                              tags=tags),
-            "PATCH": Operation(SCREENS_WRITE, "change a screen", body=ScreenPatch, response=ScreenSchema, tags=tags),
-            "DELETE": Operation(SCREENS_WRITE, "delete a screen", response=EmptySchema, tags=tags),
+            "PATCH": Operation(SCREENS_WRITE, "change a screen", body=ScreenPatch, response=ScreenSchema,
+                               tags=tags, publishes=PUBLISHES),
+            "DELETE": Operation(SCREENS_WRITE, "delete a screen", response=EmptySchema, tags=tags,
+                                publishes=PUBLISHES),
         }),
     ]

@@ -13,9 +13,10 @@ from typing import Any
 
 from pony import orm
 
-from hookspecs import hookimpl
+from hookspecs import Permission, hookimpl
+from hookspecs.permissions import ADMIN_ONLY
 from builtin_plugins.sessions.passwords import PasswordError, check_password_policy
-from builtin_plugins.sessions.routes import routes
+from builtin_plugins.sessions.routes import USERS_ADMIN, routes
 from builtin_plugins.sessions.store import (
     UserError,
     authenticate_session,
@@ -26,6 +27,11 @@ from builtin_plugins.sessions.store import (
     user_json,
 )
 from svc_host.permissions import ROLES
+
+
+@hookimpl
+def register_permissions() -> list[Permission]:
+    return [Permission(USERS_ADMIN, "administer users and their passwords", ADMIN_ONLY)]
 
 
 @hookimpl
@@ -102,7 +108,9 @@ def _users_list(host: Any, args: Any) -> int:
 
 @hookimpl
 def register_commands(subparsers: Any) -> None:
-    users = subparsers.add_parser("users", help="users who sign in with a password").add_subparsers(
+    users_parser = subparsers.add_parser("users", help="users who sign in with a password")
+    users_parser.set_defaults(needs_store=True)  # refuse a data dir without a database (svc_host/cli.py)
+    users = users_parser.add_subparsers(
         dest="users_command", required=True)
     create = users.add_parser("create", help="create a user; the password is read from stdin or a prompt")
     create.add_argument("--username", required=True)

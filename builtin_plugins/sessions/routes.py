@@ -6,8 +6,8 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate
 
 from hookspecs import AUTHENTICATED, PUBLIC, Operation, Route
-from builtin_plugins.common.ratelimit import SlidingWindowLimiter, client_address, rate_limited
-from builtin_plugins.common.transactions import committed_or_conflict
+from svc_host.rest.ratelimit import SlidingWindowLimiter, client_address, rate_limited
+from svc_host.rest.transactions import committed_or_conflict
 from builtin_plugins.sessions.passwords import PASSWORD_MAX, PasswordError, check_password_policy, verify_password
 from builtin_plugins.sessions.store import (
     USERNAME_MAX,
@@ -19,11 +19,12 @@ from builtin_plugins.sessions.store import (
 )
 from svc_host.auth import sha256_hex
 from svc_host.http.errors import ApiError, not_found
-from svc_host.permissions import USERS_ADMIN
 
 FAILURE_WINDOW_MS = 5 * 60 * 1000
 FAILURES_PER_USERNAME = 5
 FAILURES_PER_ADDRESS = 20
+
+USERS_ADMIN = "users.admin"
 
 
 def _new_password(value: str) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from pony import orm
 
-from builtin_plugins.common.transactions import commit_quietly
+from svc_host.rest.transactions import commit_quietly
 from builtin_plugins.sessions.passwords import hash_password
 from svc_host.auth import Principal, same_digest, sha256_hex
 from svc_host.permissions import ROLES

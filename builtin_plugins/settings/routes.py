@@ -2,6 +2,8 @@
 
 Reads need a valid key. Writes need ``settings.write``; changing the adoption settings
 (``adoption_allowed_roles``, ``adoption_allow_new_requests``) needs ``adoption.admin``.
+Key-value writes also admit a caller holding ``settings.write`` for some keys only (a folder
+plugin's key: ``ticker.marquee.<id>``); any other key is 403 for it.
 """
 from __future__ import annotations
 
@@ -11,9 +13,9 @@ import falcon
 from marshmallow import EXCLUDE, Schema, fields, validate
 
 from hookspecs import AUTHENTICATED, Operation, Route
-from builtin_plugins.common.configurable import EmptySchema
-from builtin_plugins.common.runtime import is_iana_zone
-from builtin_plugins.common.schemas import StorableSchema
+from hookspecs.formatting import is_iana_zone
+from svc_host.rest.configurable import EmptySchema
+from svc_host.rest.schemas import StorableSchema
 from builtin_plugins.settings.store import ALL_ROLES
 from builtin_plugins.settings.themes import (
     BUILTIN_THEMES,
@@ -29,8 +31,10 @@ from builtin_plugins.settings.themes import (
     theme_exists,
 )
 from svc_host.http.errors import ApiError, validation_failed
-from svc_host.permissions import ADOPTION_ADMIN, SETTINGS_WRITE
+from builtin_plugins.settings.store import SETTINGS_WRITE
+from hookspecs.permissions import ADOPTION_ADMIN
 
+PUBLISHES = ("settings",)  # the change event of every write
 KEY_MAX = 256
 VALUE_MAX = 8192
 TEXT_SCALE = validate.Range(min=0.5, max=3.0)
@@ -255,6 +259,14 @@ def _check_key(key: Any) -> str:
     return key
 
 
+def _check_scope(req: falcon.Request, key: Any) -> None:
+    """403 for a caller that holds ``settings.write`` only for other keys (the operation is scoped)."""
+    principal = req.context.principal
+    if not principal.may(SETTINGS_WRITE, key):
+        allowed = ", ".join(sorted(principal.scopes.get(SETTINGS_WRITE, ())))
+        raise ApiError(403, "forbidden", f"this key may write only the key-values {allowed}")
+
+
 class KeyValuesResource:
     def __init__(self, host: Any):
         self.host = host
@@ -267,6 +279,7 @@ class KeyValuesResource:
 
     def on_put(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = req.context.body
+        _check_scope(req, body.get("key"))
         key = _check_key(body.get("key"))
         value = body.get("value")
         if value is None:
@@ -284,6 +297,7 @@ class KeyValuesResource:
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response) -> None:
         key = req.context.query.get("key")
+        _check_scope(req, key)
         if not isinstance(key, str) or not key.strip():
             raise ApiError(400, "key_required", "query parameter key is required")
         row = self.host.db.KeyValue.get(key=key) if len(key) <= KEY_MAX else None
@@ -298,24 +312,26 @@ def routes(host: Any) -> list[Route]:
         Route("/v1/display/settings", SettingsResource(host), {
             "GET": Operation(AUTHENTICATED, "display settings", response=SettingsSchema, tags=["settings"]),
             "PUT": Operation(SETTINGS_WRITE, "change display settings (partial)", body=SettingsUpdate,
-                             response=SettingsSchema, tags=["settings"]),
+                             response=SettingsSchema, tags=["settings"], publishes=PUBLISHES),
         }),
         Route("/v1/display/themes", ThemesResource(host), {
             "GET": Operation(AUTHENTICATED, "builtin and custom themes", response=ThemeList, tags=["themes"]),
             "POST": Operation(SETTINGS_WRITE, "create a custom theme", body=ThemeCreate, response=ThemeSchema,
-                              status=201, tags=["themes"]),
+                              status=201, tags=["themes"], publishes=PUBLISHES),
         }),
         Route("/v1/display/themes/{id}", ThemeResource(host), {
             "PATCH": Operation(SETTINGS_WRITE, "change a custom theme", body=ThemePatch, response=ThemeSchema,
-                               tags=["themes"]),
-            "DELETE": Operation(SETTINGS_WRITE, "delete a custom theme", response=EmptySchema, tags=["themes"]),
+                               tags=["themes"], publishes=PUBLISHES),
+            "DELETE": Operation(SETTINGS_WRITE, "delete a custom theme", response=EmptySchema,
+                                tags=["themes"], publishes=PUBLISHES),
         }),
         Route("/v1/config/key-values", KeyValuesResource(host), {
             "GET": Operation(AUTHENTICATED, "every key-value, sorted by key", response=KeyValueList,
                              tags=["key-values"]),
             "PUT": Operation(SETTINGS_WRITE, "create or replace a key-value", body=KeyValuePut,
-                             response=KeyValueSchema, tags=["key-values"]),
+                             response=KeyValueSchema, tags=["key-values"], publishes=PUBLISHES,
+                             scoped=True),
             "DELETE": Operation(SETTINGS_WRITE, "delete a key-value", query=KeyQuery, response=EmptySchema,
-                                tags=["key-values"]),
+                                tags=["key-values"], publishes=PUBLISHES, scoped=True),
         }),
     ]

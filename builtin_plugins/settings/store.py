@@ -7,10 +7,14 @@ Key-values (``{key, value}`` strings, spec 2.11) live in their own table.
 from __future__ import annotations
 
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from pony import orm
 
+from hookspecs.formatting import zone_or_utc
+
 ALL_ROLES = ["admin", "operator", "power_viewer", "viewer"]
+SETTINGS_WRITE = "settings.write"
 
 DEFAULTS: dict[str, Any] = {
     "display_theme_id": "navy_coral",
@@ -52,6 +56,13 @@ class SettingsService:
                 return list(ALL_ROLES) if legacy.value else []
         return DEFAULTS.get(key)
 
+    def display_zone(self) -> ZoneInfo:
+        """The ``display_timezone`` setting as a zone; UTC when unset or not an IANA zone.
+
+        The one reader of that setting: everyone else calls ``hookspecs.services.display_zone``.
+        """
+        return zone_or_utc(self.get("display_timezone"))
+
     @orm.db_session
     def is_stored(self, key: str) -> bool:
         return self.db.DisplaySetting.get(key=key) is not None
@@ -72,3 +83,9 @@ class SettingsService:
     def key_value(self, key: str) -> str | None:
         row = self.db.KeyValue.get(key=key)
         return row.value if row is not None else None
+
+    @orm.db_session
+    def key_values(self, prefix: str) -> list[tuple[str, str]]:
+        """``(key, value)`` of every key-value whose key starts with ``prefix``, by key."""
+        rows = self.db.KeyValue.select(lambda kv: kv.key.startswith(prefix))
+        return sorted((row.key, row.value) for row in rows)

@@ -12,7 +12,8 @@ import re
 import uuid
 from typing import Any
 
-DEFAULT_THEME_ID = "navy_coral"
+from hookspecs.render import DEFAULT_THEME_ID, DEFAULT_THEME_PREVIEW
+
 CUSTOM_THEMES_KEY = "display_custom_themes"
 THEME_KEY_VALUE = "display.theme.id"
 MAX_CUSTOM_THEMES = 20
@@ -28,8 +29,7 @@ def _theme(label: str, display: list[str], primary: list[str], secondary: list[s
 
 
 BUILTIN_THEMES: dict[str, dict[str, Any]] = {
-    "navy_coral": _theme("Navy & coral", ["#0b1d3a", "#16325c", "#1f4e79"], ["#ffffff", "#ff6f61"],
-                         ["#0b1d3a", "#ffd6d1"], ["#ff6f61", "#ffb347", "#4fc3f7", "#81c784"]),
+    DEFAULT_THEME_ID: {"label": "Navy & coral", "preview": DEFAULT_THEME_PREVIEW},
     "midnight_teal": _theme("Midnight teal", ["#020c1b", "#0a2a43"], ["#e0f7fa", "#00897b"],
                             ["#004d40", "#b2dfdb"], ["#26a69a", "#80cbc4", "#ffca28", "#ef5350"]),
     "forest_amber": _theme("Forest & amber", ["#10261a", "#1f4d2c", "#2e7d32"], ["#fff8e1", "#ff8f00"],

@@ -1,7 +1,10 @@
-"""Ticker tapes (spec 2.5), the builtin ticker types and the item snapshot (spec 2.4).
+"""Ticker tapes (spec 2.5) and the item snapshot (spec 2.4); the ticker types come from the
+features (``register_ticker_types``: ``clock``'s time, ``weather``, ``news`` ...).
 
 Routes: ``GET/POST /v1/ticker/tapes``, ``GET/PATCH/DELETE /v1/ticker/tapes/{id}`` and
-``GET /v1/ticker/items``. Reads need a valid key, writes ``ticker.write``.
+``GET /v1/ticker/items``. Reads need a valid key, writes ``ticker.write`` (each write
+publishes the change event ``ticker``). The canvas's marquee layer (:mod:`.display`,
+Kivy-only) draws the ticker band from ``host.services[TICKER]``.
 """
 from __future__ import annotations
 
@@ -11,28 +14,33 @@ import falcon
 from marshmallow import Schema, fields, validate
 from pony import orm
 
-from builtin_plugins.common.lazy_renderer import with_renderers
-from hookspecs import AUTHENTICATED, Operation, Route, hookimpl
-from builtin_plugins.common.configurable import EmptySchema, IncludeSchemaQuery, time_zone_check
-from builtin_plugins.common.schemas import JsonObject, StorableSchema, client_id
-from builtin_plugins.common.typed_rows import RowKind, TypedCollection, TypedItem
-from builtin_plugins.ticker.items import build_ticker
-from builtin_plugins.ticker.types import TYPES
-from svc_host.permissions import TICKER_WRITE
+from hookspecs import AUTHENTICATED, LayerSpec, Operation, Permission, Route, hookimpl
+from hookspecs.services import TICKER
+from hookspecs.permissions import OPERATORS
+from svc_host.rest.configurable import EmptySchema, IncludeSchemaQuery, time_zone_check
+from svc_host.rest.schemas import JsonObject, StorableSchema, client_id
+from svc_host.rest.typed_rows import RowKind, TypedCollection, TypedItem
+from builtin_plugins.ticker.items import TAPE_FIELDS, TickerService, build_ticker
 
 MS = {"size": 64}
+TICKER_WRITE = "ticker.write"
+PUBLISHES = ("ticker",)  # the change event of every write
 
 KIND = RowKind(
     entity="TickerTape",
     registry="ticker_types",
     type_field="ticker_type",
     what="ticker tape",
-    fields=("id", "ticker_type", "name", "description", "enabled", "frequency_weight", "sort_order",
-            "config_json", "created_at_ms", "updated_at_ms"),
+    fields=TAPE_FIELDS,
     defaults={"name": "", "description": "", "enabled": True, "frequency_weight": 1.0, "sort_order": 0,
               "config_json": {}},
     extra_check=time_zone_check,
 )
+
+
+@hookimpl
+def register_permissions() -> list[Permission]:
+    return [Permission(TICKER_WRITE, "create, change and delete ticker tapes", OPERATORS)]
 
 
 @hookimpl
@@ -52,8 +60,15 @@ def register_entities(db: Any) -> None:
 
 
 @hookimpl
-def register_ticker_types() -> list:
-    return with_renderers("ticker", TYPES)
+def startup(host: Any) -> None:
+    host.services[TICKER] = TickerService(host)
+
+
+@hookimpl
+def register_display_layers() -> list[LayerSpec]:
+    return [LayerSpec("marquee", 500, "builtin_plugins.ticker.display:MarqueeLayer", area="ticker",
+                      topics=("ticker", "curator", "settings"), surface="ticker",
+                      description="the ticker band: every enabled tape, scrolled")]
 
 
 class _TapeFields(StorableSchema):
@@ -119,14 +134,15 @@ def register_routes(host: Any) -> list[Route]:
             "GET": Operation(AUTHENTICATED, "list ticker tapes", query=IncludeSchemaQuery, response=TapeList,
                              tags=tags),
             "POST": Operation(TICKER_WRITE, "create a ticker tape", body=TapeCreate, response=TapeSchema,
-                              status=201, tags=tags),
+                              status=201, tags=tags, publishes=PUBLISHES),
         }),
         Route("/v1/ticker/tapes/{id}", TypedItem(host, KIND), {
             "GET": Operation(AUTHENTICATED, "one ticker tape", query=IncludeSchemaQuery, response=TapeSchema,
                              tags=tags),
             "PATCH": Operation(TICKER_WRITE, "change a ticker tape", body=TapePatch, response=TapeSchema,
-                               tags=tags),
-            "DELETE": Operation(TICKER_WRITE, "delete a ticker tape", response=EmptySchema, tags=tags),
+                               tags=tags, publishes=PUBLISHES),
+            "DELETE": Operation(TICKER_WRITE, "delete a ticker tape", response=EmptySchema, tags=tags,
+                                publishes=PUBLISHES),
         }),
         Route("/v1/ticker/items", TickerItemsResource(host), {
             "GET": Operation(AUTHENTICATED, "current ticker items (built in memory)", response=TickerItems,

@@ -9,12 +9,15 @@ CONTRACT shape.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import logging
-import uuid
+import secrets
+import unicodedata
 from typing import Any
 
 import falcon
+import orjson
 from marshmallow import EXCLUDE, Schema, ValidationError
 from pony import orm
 
@@ -27,21 +30,40 @@ from svc_host.storage import unstorable_text
 log = logging.getLogger("svc_host.http")
 
 DEFAULT_MAX_BODY = 1024 * 1024
+BEARER_REQUIRED = "a valid API key is required (Authorization: Bearer <key>)"
+# Arrays and objects in a JSON body may nest this deep (no route's schema needs more than a
+# handful of levels); deeper bodies answer 400 invalid_json. docs/reliability.md.
+MAX_JSON_DEPTH = 64
 BODY_METHODS = ("POST", "PUT", "PATCH")
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
 
 def _schema_instance(schema: Any) -> Schema | None:
+    """The schema to load with: an instance as given, a class made once (a marshmallow
+    ``Schema()`` deep-copies its declared fields, about 20 µs per request for a page query;
+    ``load`` keeps no state on the instance, so one serves every thread)."""
     if schema is None:
         return None
-    return schema() if isinstance(schema, type) else schema
+    return _schema_of_class(schema) if isinstance(schema, type) else schema
+
+
+@functools.lru_cache(maxsize=None)
+def _schema_of_class(schema: type) -> Schema:
+    return schema()
+
+
+# Request ids: unique, not secret (they only tie an answer to its log lines), so a random
+# prefix per process and a counter instead of a uuid4 per request (1% of the server's busy
+# samples at 16 connections, docs/performance.md). itertools.count is atomic under the GIL.
+_REQUEST_ID_PREFIX = secrets.token_hex(4)
+_REQUEST_NUMBERS = itertools.count()
 
 
 class RequestContextMiddleware:
     """A request id for every request, echoed in ``X-Request-Id`` and in error logs."""
 
     def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
-        req.context.request_id = uuid.uuid4().hex[:16]
+        req.context.request_id = f"{_REQUEST_ID_PREFIX}{next(_REQUEST_NUMBERS) & 0xFFFFFFFF:08x}"
         req.context.principal = None
         req.context.body = None
         req.context.query = {}
@@ -51,9 +73,12 @@ class RequestContextMiddleware:
 class AuthAndValidationMiddleware:
     """Bearer auth, the route's permission, and body/query validation, before any responder."""
 
-    def __init__(self, host: Any, operations: dict[tuple[str, str], Operation]):
+    def __init__(self, host: Any, operations: dict[tuple[str, str], Operation],
+                 principal_of: Any = None, unauthorized_message: str = BEARER_REQUIRED):
         self.host = host
         self.operations = operations
+        self.principal_of = principal_of or self._principal
+        self.unauthorized_message = unauthorized_message
 
     def process_resource(self, req: falcon.Request, resp: falcon.Response, resource: Any, params: dict) -> None:
         if resource is None:
@@ -61,19 +86,17 @@ class AuthAndValidationMiddleware:
         operation = self.operations.get((req.uri_template, req.method))
         if operation is None:  # Falcon answers 405 / OPTIONS itself
             return
-        if any(unstorable_text(value) for value in params.values()):  # no stored row can have such an id
+        if any(_impossible_id(value) for value in params.values()):  # no stored row can have such an id
             raise ApiError(404, "not_found", "no such resource")
         for name, value in req.params.items():
             if unstorable_text(value):
                 raise ApiError(400, "validation_failed", "request validation failed",
                                {name: [UNSTORABLE_MESSAGE]})
-        principal = self._principal(req)
+        principal = self.principal_of(req)
         req.context.principal = principal
-        if operation.permission != PUBLIC:
-            if principal is None:
-                raise ApiError(401, "unauthorized", "a valid API key is required (Authorization: Bearer <key>)")
-            if operation.permission != AUTHENTICATED and not principal.has(operation.permission):
-                raise ApiError(403, "forbidden", f"this key lacks the permission {operation.permission!r}")
+        refused = permission_refusal(operation, principal, self.unauthorized_message)
+        if refused is not None:
+            raise refused
         if operation.query is not None:
             req.context.query = self._load_query(req, operation)
         if req.method in BODY_METHODS and operation.raw_body is None:
@@ -82,13 +105,7 @@ class AuthAndValidationMiddleware:
     def _principal(self, req: falcon.Request) -> Any:
         header = req.get_header("Authorization")
         req.context.bearer_presented = bool(header)
-        if not header:
-            return None
-        scheme, _, token = header.partition(" ")
-        token = token.strip()
-        if scheme.lower() != "bearer" or not token or len(token) > 512:
-            return None
-        return self.host.authenticate(token)
+        return bearer_principal(self.host, header)
 
     @staticmethod
     def _load_query(req: falcon.Request, operation: Operation) -> dict:
@@ -112,6 +129,13 @@ class AuthAndValidationMiddleware:
             data = json.loads(raw)
         except (UnicodeDecodeError, ValueError):
             raise ApiError(400, "invalid_json", "the body is not valid JSON") from None
+        except RecursionError:  # nested past the parser's own stack: far past the limit below
+            data = None
+            depth = MAX_JSON_DEPTH + 1
+        else:
+            depth = json_depth(data)
+        if depth > MAX_JSON_DEPTH:
+            raise ApiError(400, "invalid_json", f"the body nests arrays and objects more than {MAX_JSON_DEPTH} deep")
         if not isinstance(data, dict):
             raise ApiError(400, "invalid_json", "the body must be a JSON object")
         bad = _unstorable_path(data)
@@ -125,26 +149,75 @@ class AuthAndValidationMiddleware:
             raise ApiError(400, "validation_failed", "request validation failed", _flatten(exc.messages)) from None
 
 
+def bearer_principal(host: Any, authorization: str | None) -> Any:
+    """The principal of an ``Authorization: Bearer <key>`` header, or None."""
+    if not authorization:
+        return None
+    scheme, _, token = authorization.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or len(token) > 512:
+        return None
+    return host.authenticate(token)
+
+
+def permission_refusal(operation: Operation, principal: Any, unauthorized_message: str = BEARER_REQUIRED
+                       ) -> ApiError | None:
+    """Why ``principal`` (None: no valid key) may not call ``operation``: 401 or 403, else None."""
+    if operation.permission == PUBLIC:
+        return None
+    if principal is None:
+        return ApiError(401, "unauthorized", unauthorized_message)
+    if operation.permission != AUTHENTICATED and not principal.has(operation.permission) \
+            and not (operation.scoped and principal.has_scoped(operation.permission)):
+        return ApiError(403, "forbidden", f"this key lacks the permission {operation.permission!r}")
+    return None
+
+
 UNSTORABLE_MESSAGE = "contains a NUL character or a lone surrogate, which cannot be stored"
 
 
-def _unstorable_path(data: Any, path: str = "") -> str | None:
-    """The dotted path of the first unstorable string (keys included) in parsed JSON, or None."""
-    if isinstance(data, dict):
-        for key, value in data.items():
-            here = f"{path}.{key}" if path else str(key)
-            if unstorable_text(key):
-                return path or "_schema"
-            found = _unstorable_path(value, here)
-            if found is not None:
-                return found
-    elif isinstance(data, list):
-        for index, value in enumerate(data):
-            found = _unstorable_path(value, f"{path}.{index}" if path else str(index))
-            if found is not None:
-                return found
-    elif unstorable_text(data):
-        return path or "_schema"
+def _impossible_id(value: Any) -> bool:
+    """A path id no row can have: unstorable text, or only whitespace and control characters
+    (the databases refuse or strip such keys; every route takes its ids through here)."""
+    if not isinstance(value, str):
+        return False
+    return unstorable_text(value) or all(ch.isspace() or unicodedata.category(ch) == "Cc" for ch in value)
+
+
+def json_depth(data: Any) -> int:
+    """How deep arrays and objects nest in parsed JSON (a scalar is 0), without recursion."""
+    deepest = 0
+    stack = [(data, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            deepest = max(deepest, depth)
+            stack.extend((value, depth + 1) for value in item.values())
+        elif isinstance(item, list):
+            deepest = max(deepest, depth)
+            stack.extend((value, depth + 1) for value in item)
+    return deepest
+
+
+def _unstorable_path(data: Any) -> str | None:
+    """The dotted path of the first unstorable string (keys included) in parsed JSON, or None.
+
+    Iterative (client data may nest deeply), in document order."""
+    stack: list[tuple[Any, str]] = [(data, "")]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, dict):
+            children = []
+            for key, value in item.items():
+                if unstorable_text(key):
+                    return path or "_schema"
+                children.append((value, f"{path}.{key}" if path else str(key)))
+            stack.extend(reversed(children))
+        elif isinstance(item, list):
+            stack.extend(reversed([(value, f"{path}.{index}" if path else str(index))
+                                   for index, value in enumerate(item)]))
+        elif unstorable_text(item):
+            return path or "_schema"
     return None
 
 
@@ -156,6 +229,16 @@ def read_body(req: falcon.Request, cap: int) -> bytes:
     if len(data) > cap:
         raise ApiError(413, "payload_too_large", f"the body exceeds {cap} bytes")
     return data
+
+
+def dumps_json(media: Any) -> bytes:
+    """Response bodies through orjson (a fifth of stdlib json's time on a 50-row list,
+    docs/performance.md); what orjson refuses (integers past 64 bits, non-string keys) goes
+    through the standard library as before."""
+    try:
+        return orjson.dumps(media)
+    except TypeError:
+        return json.dumps(media, ensure_ascii=False).encode()
 
 
 def _flatten(messages: Any) -> dict:
@@ -188,8 +271,15 @@ def _as_method(responder: Any) -> Any:
     return method
 
 
-def create_app(host: Any, core_routes: list[Route] | None = None) -> falcon.App:
-    """Build the WSGI app from the host's routes (plus the host's own core routes)."""
+def create_app(host: Any, core_routes: list[Route] | None = None, *, principal_of: Any = None,
+               unauthorized_message: str = BEARER_REQUIRED, openapi_info: dict[str, Any] | None = None) -> falcon.App:
+    """Build the WSGI app from the host's routes (plus the host's own core routes).
+
+    ``host`` needs ``routes``, ``middleware``, ``authenticate(token)`` (for the default
+    Bearer principal) and receives ``operations`` and ``openapi``. The controller reuses
+    this factory with its own ``principal_of(req)`` (session cookies), 401 message and
+    ``openapi_info`` (``title``, ``description``, ``security_scheme``: see ``build_openapi``).
+    """
     from svc_host.http.core_routes import core_routes as default_core_routes
 
     routes: list[tuple[str, Route]] = [(HOST_PLUGIN_NAME, r) for r in (core_routes or default_core_routes(host))]
@@ -199,10 +289,12 @@ def create_app(host: Any, core_routes: list[Route] | None = None) -> falcon.App:
     owners: dict[str, str] = {}
     middleware = [RequestContextMiddleware()]
     middleware += [item for _name, item in host.middleware]
-    app = falcon.App(middleware=middleware + [AuthAndValidationMiddleware(host, operations)])
+    app = falcon.App(middleware=middleware + [
+        AuthAndValidationMiddleware(host, operations, principal_of, unauthorized_message)])
     app.req_options.strip_url_path_trailing_slash = True
     app.req_options.auto_parse_qs_csv = False
     app.resp_options.secure_cookies_by_default = True
+    app.resp_options.media_handlers[falcon.MEDIA_JSON] = falcon.media.JSONHandler(dumps=dumps_json)
     app.add_error_handler(Exception, handle_unexpected)
     app.add_error_handler(falcon.HTTPError, handle_http_error)
     app.add_error_handler(ApiError, handle_api_error)
@@ -216,5 +308,5 @@ def create_app(host: Any, core_routes: list[Route] | None = None) -> falcon.App:
             operations[(route.path, method)] = operation
 
     host.operations = operations
-    host.openapi = build_openapi(routes, host)
+    host.openapi = build_openapi(routes, host, **(openapi_info or {}))
     return app

@@ -31,6 +31,7 @@ class HealthSchema(Schema):
     upgrade_capable = fields.Boolean(required=True)
     uptime_seconds = fields.Integer(required=True)
     plugins_dir_configured = fields.Boolean(required=True)
+    saas = fields.Dict(metadata={"description": "SVC_SAAS_MODE=1 only: {connected, last_event_at_ms}"})
 
 
 def _build_id() -> str:
@@ -53,9 +54,11 @@ def platform_arch() -> str:
 
 
 def upgrade_capable(settings: Any) -> bool:
+    """CONTRACT: Linux on arm64 (any architecture with SVC_DISPLAY_UPGRADE_ANY_ARCH=1) with an
+    executable SVC_DISPLAY_UPGRADE_SCRIPT."""
     script = settings.upgrade_script
-    return (platform.system() == "Linux" and platform_arch() == "arm64" and script is not None
-            and script.is_file() and os.access(script, os.X_OK))
+    return (platform.system() == "Linux" and (platform_arch() == "arm64" or settings.upgrade_any_arch)
+            and script is not None and script.is_file() and os.access(script, os.X_OK))
 
 
 class HealthResource:
@@ -74,7 +77,6 @@ class HealthResource:
             "cpu_count": os.cpu_count() or 1,
             "python_version": platform.python_version(),
             "platform_arch": platform_arch(),
-            "upgrade_capable": upgrade_capable(host.settings),
             "plugins_dir_configured": bool(host.settings.plugins_dir),
         }
 
@@ -82,8 +84,12 @@ class HealthResource:
         resp.media = {
             **self.static,
             "schema_version": self.host.schema_version(),
+            "upgrade_capable": upgrade_capable(self.host.settings),
             "uptime_seconds": int(time.monotonic() - self.host.started_at),
         }
+        # Blocks plugins add through the HEALTH_SECTIONS service (the cloud feed's ``saas``).
+        for name, section in dict(self.host.services.get("health_sections") or {}).items():
+            resp.media[name] = section()
 
 
 class OpenApiResource:

@@ -25,17 +25,23 @@ def _resolver(schema: Any) -> str | None:
     return name[:-6] if name.endswith("Schema") and len(name) > 6 else name
 
 
-def build_openapi(routes: list[tuple[str, Route]], host: Any) -> dict[str, Any]:
+BEARER_SCHEME = ("bearerAuth", {"type": "http", "scheme": "bearer"})
+
+
+def build_openapi(routes: list[tuple[str, Route]], host: Any, title: str = "svc-display",
+                  description: str = "REST interface of the svc-display signage host.",
+                  security_scheme: tuple[str, dict[str, Any]] = BEARER_SCHEME) -> dict[str, Any]:
     from svc_host import __version__
 
     spec = APISpec(
-        title="svc-display",
+        title=title,
         version=__version__,
         openapi_version="3.1.0",
         plugins=[MarshmallowPlugin(schema_name_resolver=_resolver)],
-        info={"description": "REST interface of the svc-display signage host."},
+        info={"description": description},
     )
-    spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
+    scheme_name, scheme = security_scheme
+    spec.components.security_scheme(scheme_name, scheme)
     spec.components.schema("Error", schema=ErrorSchema)
     error_response = {
         "description": "error in the CONTRACT shape",
@@ -66,7 +72,7 @@ def build_openapi(routes: list[tuple[str, Route]], host: Any) -> dict[str, Any]:
             if op.permission == PUBLIC:
                 entry["security"] = []
             else:
-                entry["security"] = [{"bearerAuth": []}]
+                entry["security"] = [{scheme_name: []}]
             parameters = list(params)
             if op.query is not None:
                 parameters.append({"in": "query", "schema": op.query})

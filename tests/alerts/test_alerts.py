@@ -6,6 +6,8 @@ from pony import orm
 
 from tests.conftest import advance_clock, issue_key
 
+pytestmark = pytest.mark.storage
+
 
 def test_create_list_get_dismiss(api):
     created = api.post("/v1/alerts", json={"title": "Fire drill", "body": "At 3 pm", "severity": "warning",

@@ -5,6 +5,8 @@ from pony import orm
 from tests.conftest import issue_key
 from tests.content_rows import ThrowawayAlertPlugin, add_article, add_joke, add_photo, add_trivia
 
+pytestmark = pytest.mark.storage
+
 CATALOGS = ["jokes", "trivia", "rss-articles", "photos", "videos", "stock-quotes", "weather-current",
             "weather-alerts", "alerts", "calendar-events", "tasks"]
 

@@ -8,6 +8,8 @@ from hookspecs import CuratorPredicate, hookimpl
 from tests.conftest import Api, issue_key
 from tests.curator.members_plugin import set_clock
 
+pytestmark = pytest.mark.storage
+
 
 def utc_ms(*args):
     return int(datetime(*args, tzinfo=timezone.utc).timestamp() * 1000)
@@ -269,10 +271,9 @@ def test_runtime_state_display_adopted_follows_clients(make_host):
 def test_predicate_catalog_is_honest(curator):
     items = {p["id"]: p for p in curator.get("/v1/meta/curator-state-predicates").json["items"]}
     for name in ("days_of_week", "time_of_day", "date_range", "display_adopted", "display_server_reachable",
-                 "test_flag"):
-        assert items[name]["implemented"] is True
-    for name in ("internet_reachable", "motion_detected", "beacon_detected", "test_unimplemented"):
-        assert items[name]["implemented"] is False
+                 "internet_reachable", "motion_detected", "beacon_detected", "runtime_signal", "test_flag"):
+        assert items[name]["implemented"] is True  # the three inputs read runtime signals (issue 13)
+    assert items["test_unimplemented"]["implemented"] is False
     for item in items.values():
         assert set(item) == {"id", "label", "description", "implemented"} and item["label"]
 

@@ -1,6 +1,8 @@
 """Values PostgreSQL cannot store (NUL characters, non-finite JSON numbers) are 400s, never 500s."""
 import pytest
 
+pytestmark = pytest.mark.storage
+
 
 @pytest.mark.parametrize("method,path,body", [
     ("POST", "/v1/curator/categories", {"id": "x", "label": "a\x00b"}),

@@ -40,6 +40,28 @@ def canvas_env(data_dir: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+# What a canvas test needs besides the plugins under test: API keys (``svc-display keys
+# create``) and the live-preview frames it looks at.
+WATCHING = ("clients", "live_preview")
+
+
+def only_plugins(*keep: str) -> dict[str, str]:
+    """``SVC_DISPLAY_DISABLE_PLUGINS`` naming every builtin plugin but ``keep`` and :data:`WATCHING`."""
+    from importlib import metadata
+
+    builtins = {ep.name for ep in metadata.entry_points(group="svc_display.plugins")
+                if ep.dist is not None and ep.dist.name == "svc-display"}
+    assert set(keep) <= builtins, sorted(set(keep) - builtins)
+    return {"SVC_DISPLAY_DISABLE_PLUGINS": ",".join(sorted(builtins - set(keep) - set(WATCHING)))}
+
+
+def running_plugins(server: ServerProcess) -> set[str]:
+    """The plugins ``svc-display plugins list`` names with the server's environment."""
+    out = server.cli("plugins", "list")
+    assert out.returncode == 0, out.stderr
+    return {line.split()[0] for line in out.stdout.splitlines() if line.strip()}
+
+
 class CanvasClient:
     """Telemetry and live-preview helpers of a server process with a canvas."""
 
@@ -122,9 +144,9 @@ class CanvasServer(CanvasClient, ServerProcess):
         self.data_dir.mkdir(parents=True, exist_ok=True)
         env = dict(self.env)
         env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
-        log = open(self.log_path, "ab")
-        self.process = subprocess.Popen([sys.executable, "-m", "tests.display.harness"], env=env, stdout=log,
-                                        stderr=subprocess.STDOUT, cwd=str(REPO))
+        self.process = subprocess.Popen([sys.executable, "-m", "tests.display.harness"], env=env,
+                                        stdout=open(self.stdout_path, "ab"), stderr=open(self.log_path, "ab"),
+                                        cwd=str(REPO))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -1,32 +1,42 @@
-"""A throwaway plugin for display tests: the builtin types (their real schemas and example
-configs) with the builtin renderers attached directly (no lazy import), a program source fed through a test route, and test-only helpers
-(settings, key-values, pending adoption challenges, catalog seed). Loaded only by the
-canvas harness and in-process tests."""
+"""A throwaway plugin for display tests, loaded next to every builtin (the real types, their
+renderers and the real layers): a few extra types whose renderers fail or log on purpose, a
+test route that replaces the stored program (the real screen, tape, overlay and alert rows,
+then the change events a write publishes), one for settings and key-values, and catalog
+seeds. Loaded only by the canvas harness and in-process tests."""
 from __future__ import annotations
 
-import dataclasses
 import io
 import logging
-import json
+from functools import cached_property
 from typing import Any
 
 from marshmallow import Schema, fields
-from pony import orm
 
-from hookspecs import AUTHENTICATED, Operation, OverlayType, Route, ScreenType, hookimpl
-from builtin_plugins.display_renderers.overlays import RENDERERS as OVERLAYS
-from builtin_plugins.display_renderers.screens import RENDERERS as SCREENS
-from builtin_plugins.display_renderers.ticker import RENDERERS as TICKERS
-from builtin_plugins.overlays.types import TYPES as OVERLAY_TYPES
-from builtin_plugins.screens.types import TYPES as SCREEN_TYPES
-from builtin_plugins.ticker.types import TYPES as TICKER_TYPES
+from hookspecs import AUTHENTICATED, LayerSpec, Operation, OverlayType, Route, ScreenType, hookimpl
 from tests.content_media import video_bytes
 
 NAME = "display_test_types"
-# The fixture registers every builtin type itself (real schemas, renderers attached directly),
-# so the builtin type plugins step aside wherever it is loaded.
-REPLACES_PLUGINS = "screens,overlays,ticker"
+
+
+def builtin_types(hook: str) -> list:
+    """Every builtin plugin's contribution to ``hook`` (``register_screen_types`` ...): the real
+    schemas and examples, each with its renderer reference (for parametrized tests)."""
+    from importlib import metadata
+
+    found = []
+    for entry_point in sorted(metadata.entry_points(group="svc_display.plugins"), key=lambda e: e.name):
+        if entry_point.dist is not None and entry_point.dist.name == "svc-display":
+            implementation = getattr(entry_point.load(), hook, None)
+            found.extend(implementation() if implementation is not None else [])
+    return found
+
+
+SCREEN_TYPES = builtin_types("register_screen_types")
+OVERLAY_TYPES = builtin_types("register_overlay_types")
 ANY = {"type": "object"}
+# entity -> the rows of PUT /v1/test-display/program that it stores
+PROGRAM_ENTITIES = {"screens": "Screen", "tapes": "TickerTape", "overlays": "OverlaySchedule",
+                    "alerts": "Alert"}
 
 
 def boom(context: Any) -> Any:
@@ -35,7 +45,7 @@ def boom(context: Any) -> Any:
 
 def boom_tick(context: Any) -> Any:
     """An overlay that builds, then fails in its first ``tick``; logs when disposed."""
-    from builtin_plugins.display_renderers.widgets import Slide
+    from svc_host.display.widgets import Slide
 
     class Ticking(Slide):
         def tick(self, dt: float) -> None:
@@ -49,11 +59,51 @@ def boom_tick(context: Any) -> Any:
 
 def logs_dispose(context: Any) -> Any:
     """An empty overlay that logs when it is disposed (to see the shutdown dispose it)."""
-    from builtin_plugins.display_renderers.widgets import Slide
+    from svc_host.display.widgets import Slide
 
     layer = Slide()
     layer.on_dispose(lambda: logging.getLogger("display_test").info("overlay %s disposed", context.row.get("id")))
     return layer
+
+
+def stencil_ring(context: Any) -> Any:
+    """A translucent red ring, a wide ``Line`` under a colour with alpha below 1: Kivy draws it
+    through a stencil (its bounding box, masked by the line)."""
+    from kivy.graphics import Color, Line
+
+    from svc_host.display.widgets import Slide
+
+    layer = Slide()
+    width, height = context.size
+    with layer.canvas:
+        Color(1, 0, 0, 0.8)
+        Line(circle=(width / 2, height / 2, height * 0.3), width=height * 0.03)
+    return layer
+
+
+class BoomLayer:
+    """A layer that loads and applies, then fails in its first ``tick``; logs when disposed."""
+
+    def __init__(self, stage: Any):
+        self.stage = stage
+
+    @cached_property
+    def widget(self) -> Any:
+        from kivy.uix.widget import Widget
+
+        return Widget()
+
+    def load(self) -> Any:
+        return {}
+
+    def apply(self, state: Any, restyle: bool) -> None:
+        pass
+
+    def tick(self, dt: float) -> None:
+        raise RuntimeError("boom_layer: this layer fails every frame")
+
+    def dispose(self) -> None:
+        logging.getLogger("display_test").info("boom_layer disposed")
 
 
 class Program(Schema):
@@ -61,50 +111,37 @@ class Program(Schema):
     tapes = fields.List(fields.Dict(), load_default=list)
     overlays = fields.List(fields.Dict(), load_default=list)
     alerts = fields.List(fields.Dict(), load_default=list)
-    program_controls = fields.Dict(load_default=dict)
 
 
 class Settings(Schema):
     settings = fields.Dict(load_default=dict)
     key_values = fields.Dict(keys=fields.String(), values=fields.String(), load_default=dict)
-    challenges = fields.List(fields.Dict(), load_default=None, allow_none=True)
 
 
-class ProgramSource:
-    def __init__(self, host: Any):
-        self.host = host
-
-    def snapshot(self) -> dict:
-        row = self.host.db.DisplayTestProgram.get(id=1)
-        return dict(row.program) if row is not None else {}
-
-
-class FakeAdoption:
-    """The adoption service with test-set pending challenges (everything else: the real one)."""
-
-    def __init__(self, real: Any = None) -> None:
-        self.real = real
-        self.challenges: list[dict] = []
-
-    def pending_challenges(self) -> list[dict]:
-        return list(self.challenges)
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "real" or self.real is None:
-            raise AttributeError(name)
-        return getattr(self.real, name)
+def store_row(host: Any, entity: Any, row: dict, now: int) -> None:
+    """``row`` as a stored row of ``entity``: keys the entity has, its timestamps filled in."""
+    values = {key: value for key, value in row.items() if key in entity._adict_}
+    for stamp in ("created_at_ms", "updated_at_ms"):
+        if stamp in entity._adict_:
+            values.setdefault(stamp, now)
+    if entity.__name__ == "Alert":
+        values.setdefault("source", "api")
+    entity(**values)
 
 
 class ProgramResource:
+    """Replaces every screen, tape, overlay and alert row; the operation publishes their topics."""
+
     def __init__(self, host: Any):
         self.host = host
 
     def on_put(self, req: Any, resp: Any) -> None:
-        row = self.host.db.DisplayTestProgram.get(id=1)
-        if row is None:
-            self.host.db.DisplayTestProgram(id=1, program=req.context.body)
-        else:
-            row.program = req.context.body
+        now = self.host.clock.now_ms()
+        for key, name in PROGRAM_ENTITIES.items():
+            entity = getattr(self.host.db, name)
+            entity.select().delete(bulk=True)
+            for row in req.context.body[key]:
+                store_row(self.host, entity, row, now)
         resp.media = {"ok": True}
 
 
@@ -122,8 +159,6 @@ class SettingsResource:
                 self.host.db.KeyValue(key=key, value=value)
             else:
                 row.value = value
-        if body.get("challenges") is not None:
-            self.host.services["adoption"].challenges = body["challenges"]
         resp.media = {"ok": True}
 
 
@@ -206,49 +241,35 @@ class SeedResource:
 
 
 @hookimpl
-def register_entities(db: Any) -> None:
-    class DisplayTestProgram(db.Entity):
-        _table_ = "svc_test_display_program"
-        id = orm.PrimaryKey(int)
-        program = orm.Required(orm.Json)
-
-
-def attached(types: list, renderers: dict) -> list:
-    return [dataclasses.replace(t, renderer=renderers[t.id]) for t in types]
-
-
-@hookimpl
 def register_screen_types() -> list:
-    return attached(SCREEN_TYPES, SCREENS) + [ScreenType("boom", "always fails", ANY, {}, renderer=boom)]
+    return [ScreenType("boom", "always fails", ANY, {}, renderer=boom)]
 
 
 @hookimpl
 def register_overlay_types() -> list:
-    return attached(OVERLAY_TYPES, OVERLAYS) + [OverlayType("boom_overlay", "always fails", ANY, {}, renderer=boom),
-                                                OverlayType("boom_tick", "fails in tick", ANY, {}, renderer=boom_tick),
-                                                OverlayType("logs_dispose", "logs its dispose", ANY, {},
-                                                            renderer=logs_dispose)]
+    return [OverlayType("boom_overlay", "always fails", ANY, {}, renderer=boom),
+            OverlayType("boom_tick", "fails in tick", ANY, {}, renderer=boom_tick),
+            OverlayType("logs_dispose", "logs its dispose", ANY, {}, renderer=logs_dispose),
+            OverlayType("stencil_ring", "draws through a stencil", ANY, {}, renderer=stencil_ring)]
 
 
 @hookimpl
-def register_ticker_types() -> list:
-    return attached(TICKER_TYPES, TICKERS)
-
-
-@hookimpl
-def startup(host: Any) -> None:
-    host.services["display_program_source"] = ProgramSource(host)
-    host.services["adoption"] = FakeAdoption(host.services.get("adoption"))
+def register_display_layers() -> list:
+    return [LayerSpec("boom_layer", 350, BoomLayer, description="fails in tick: the compositor contains it")]
 
 
 @hookimpl
 def register_routes(host: Any) -> list:
     return [
-        Route("/v1/test-display/program", ProgramResource(host), {"PUT": Operation(AUTHENTICATED, body=Program)}),
-        Route("/v1/test-display/settings", SettingsResource(host), {"PUT": Operation(AUTHENTICATED, body=Settings)}),
-        Route("/v1/test-display/seed", SeedResource(host), {"POST": Operation(AUTHENTICATED)}),
+        Route("/v1/test-display/program", ProgramResource(host), {
+            "PUT": Operation(AUTHENTICATED, body=Program,
+                             publishes=("screens", "ticker", "overlays", "alerts"))}),
+        Route("/v1/test-display/settings", SettingsResource(host), {
+            "PUT": Operation(AUTHENTICATED, body=Settings, publishes=("settings",))}),
+        Route("/v1/test-display/seed", SeedResource(host),
+              {"POST": Operation(AUTHENTICATED, publishes=("catalog",))}),
         Route("/v1/test-display/seed-examples", SeedResource(host, examples=True),
-              {"POST": Operation(AUTHENTICATED)}),
+              {"POST": Operation(AUTHENTICATED, publishes=("catalog",))}),
     ]
 
 

@@ -1,4 +1,4 @@
-"""``python -m tests.display.harness``: ``svc-display serve`` plus the display test plugin."""
+"""``python -m tests.display.harness``: ``svc-display serve`` (every builtin) plus the display test plugin."""
 from __future__ import annotations
 
 import logging
@@ -14,7 +14,7 @@ from tests.display import fixture_plugin
 
 
 def main() -> int:
-    settings = load_settings({**os.environ, "SVC_DISPLAY_DISABLE_PLUGINS": fixture_plugin.REPLACES_PLUGINS})
+    settings = load_settings(os.environ)
     logging.basicConfig(level=settings.log_level, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     host = build_host(settings, extra_plugins=[(fixture_plugin.NAME, fixture_plugin)])

@@ -112,23 +112,20 @@ def test_program_telemetry_needs_telemetry_read(api, host):
     assert api.get("/v1/telemetry/programs", key="").status_code == 401
 
 
-def test_the_entity_source_reads_the_builtin_tables(host):
-    from pony import orm
+def test_the_screens_and_ticker_services_list_the_enabled_rows_in_order(api, host):
+    from hookspecs.services import SCREENS, TICKER
 
-    from builtin_plugins.display_program.source import program_source
-
-    with orm.db_session:
-        snapshot = program_source(host).snapshot()
-    assert snapshot["screens"] == snapshot["tapes"] == snapshot["alerts"] == []
-    assert snapshot["program_controls"] == {"screens_enabled": True, "ticker_enabled": True}
-    # the overlays plugin seeds one switched-off example, which the curator's members leave out
-    assert snapshot["overlays"] == []
-    with orm.db_session:
-        host.db.OverlaySchedule["default_birthday_example_may_13"].enabled = True
-    with orm.db_session:
-        snapshot = program_source(host).snapshot()
-    assert [o["id"] for o in snapshot["overlays"]] == ["default_birthday_example_may_13"]
-    assert isinstance(snapshot["overlays"][0]["config_json"], dict)  # decoded
+    for body in ({"id": "b", "screen_type": "message", "sort_order": 2, "config_json": {"body": "b"}},
+                 {"id": "a", "screen_type": "message", "sort_order": 2, "config_json": {"body": "a"}},
+                 {"id": "off", "screen_type": "message", "enabled": False, "config_json": {"body": "off"}},
+                 {"id": "first", "screen_type": "clock", "sort_order": -1, "config_json": {}}):
+        assert api.post("/v1/screens", json=body).status_code == 201
+    assert api.post("/v1/ticker/tapes", json={"id": "t", "ticker_type": "text",
+                                              "config_json": {"text": "hi"}}).status_code == 201
+    screens = host.services[SCREENS].enabled()
+    assert [s["id"] for s in screens] == ["first", "a", "b"]
+    assert screens[1]["config_json"] == {"body": "a"}  # decoded
+    assert [t["id"] for t in host.services[TICKER].enabled()] == ["t"]
 
 
 def test_routes_are_in_the_openapi_document(api):

@@ -11,8 +11,7 @@ import pytest
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
-from builtin_plugins.overlays.types import TYPES as OVERLAY_TYPES
-from builtin_plugins.screens.types import TYPES as SCREEN_TYPES
+from tests.display.fixture_plugin import OVERLAY_TYPES, SCREEN_TYPES
 from tests.content_media import b64, video_bytes
 from tests.display.canvas import (
     CANVAS_SIZE,
@@ -243,6 +242,23 @@ def test_a_web_overlay_whose_page_does_not_load_names_the_page(canvas):
     no_containment_error(canvas, "plugin_web")
 
 
+def test_what_draws_through_a_stencil_shows_in_the_preview_as_on_screen(canvas):
+    """A ring drawn through a stencil is a ring in the preview frames, not its filled bounding box
+    (the capture's Fbo has a stencil buffer, as the window has)."""
+    show_only(canvas, message("calm", GREY))
+    baseline = canvas.frame(canvas.admin)
+    canvas.put_program(canvas.admin, screens=[message("calm", GREY)], overlays=[overlay("stencil_ring", {})])
+    red = (214, 10, 10)  # 80 % red over the grey slide
+    wait_for_change(canvas, baseline, SLIDE_BOX, 0.01, colour=red)
+    frame = canvas.frame(canvas.admin)
+    cx, cy, side = PREVIEW_WIDTH // 2, PREVIEW_HEIGHT // 2, PREVIEW_HEIGHT // 10
+    centre = (cx - side, cy - side, cx + side, cy + side)
+    ring = (cx - PREVIEW_HEIGHT // 3, cy - PREVIEW_HEIGHT // 3, cx + PREVIEW_HEIGHT // 3, cy + PREVIEW_HEIGHT // 3)
+    assert colour_fraction(frame, red, box=centre) < 0.02  # the ring's hole shows the slide
+    assert colour_fraction(frame, (48, 48, 48), 40, box=centre) > 0.9
+    assert 0.1 < colour_fraction(frame, red, box=ring) < 0.5  # a ring, not a filled square
+
+
 def test_overlays_outside_their_window_or_switched_off_are_not_drawn(canvas):
     show_only(canvas, message("calm", GREY))
     baseline = canvas.frame(canvas.admin)
@@ -360,17 +376,34 @@ def test_a_raising_renderer_is_contained(canvas):
     assert colour_fraction(canvas.frame(canvas.admin), (0, 255, 0), box=SLIDE_BOX) > 0.5
 
 
-def test_the_adoption_alert_draws_above_the_slide(canvas):
+def test_a_failing_layer_is_contained_and_the_others_keep_drawing(canvas):
+    show_only(canvas, message("green", "#00ff00"))
+    # the test plugin's layer raised in its first tick, at canvas start: named, removed, disposed
+    assert "display: layer 'boom_layer' of plugin 'display_test_types' failed (tick)" in canvas.log
+    assert "boom_layer disposed" in canvas.log
+    assert canvas.process.poll() is None
+    assert colour_fraction(canvas.frame(canvas.admin), (0, 255, 0), box=SLIDE_BOX) > 0.5
+
+
+def test_the_adoption_card_draws_above_the_slide(canvas):
+    from tests.trust.test_black_box import wait_for_code
+
     show_only(canvas, message("calm", GREY))
     baseline = canvas.frame(canvas.admin)
-    canvas.put_settings(canvas.admin, challenges=[{"identifier": "tablet", "role": "operator",
-                                                   "challenge": "ABCD2345", "expires_at_ms": 0}])
-    try:
-        frame = wait_for_change(canvas, baseline, SLIDE_BOX, 0.2)
-        # the card's challenge text is amber on a near-black card
-        assert colour_fraction(frame, (255, 217, 77), 120, SLIDE_BOX) > 0.002
-    finally:
-        canvas.put_settings(canvas.admin, challenges=[])
+    asked = canvas.request("POST", "/v1/adoption/request",
+                           json={"identifier": "card-tablet", "role": "operator"})
+    assert asked.status_code == 200, asked.text
+    frame = wait_for_change(canvas, baseline, SLIDE_BOX, 0.2)
+    # the card's challenge text is amber on a near-black card
+    assert colour_fraction(frame, (255, 217, 77), 120, SLIDE_BOX) > 0.002
+    confirmed = canvas.request("POST", "/v1/adoption/confirm", json={
+        "identifier": "card-tablet", "challenge_code": wait_for_code(canvas, "card-tablet")})
+    assert confirmed.status_code == 200, confirmed.text
+    deadline = time.monotonic() + 10  # confirmed: the card and its alert leave the screen
+    while time.monotonic() < deadline and changed_fraction(baseline, canvas.frame(canvas.admin),
+                                                           SLIDE_BOX) > 0.005:
+        time.sleep(0.2)
+    assert changed_fraction(baseline, canvas.frame(canvas.admin), SLIDE_BOX) <= 0.005
 
 
 def test_the_theme_setting_changes_the_canvas(canvas):
@@ -449,6 +482,31 @@ def test_the_live_preview_socket_needs_key_ticket_and_an_allowed_origin(canvas):
     with pytest.raises(InvalidStatus):  # another client's ticket
         with connect(canvas.ws_url(canvas.ticket(key)), additional_headers={"Authorization": f"Bearer {viewer}"}):
             pass
+
+
+def test_the_live_preview_socket_accepts_the_displays_own_origins(canvas):
+    key = canvas.admin
+    for own in (f"http://127.0.0.1:{canvas.port}", f"http://localhost:{canvas.port}"):
+        url = canvas.ws_url(canvas.ticket(key))
+        if "localhost" in own:
+            url = url.replace("127.0.0.1", "localhost")
+        with connect(url, origin=own, additional_headers={"Authorization": f"Bearer {key}"},
+                     open_timeout=10, max_size=None) as ws:
+            from tests.display.canvas import decode
+
+            assert decode(ws.recv(timeout=10)).size[0] == PREVIEW_WIDTH
+    with pytest.raises(InvalidStatus):  # this machine, but not the port the display serves on
+        with connect(canvas.ws_url(canvas.ticket(key)), origin=f"http://127.0.0.1:{canvas.port + 1}",
+                     additional_headers={"Authorization": f"Bearer {key}"}):
+            pass
+
+
+def test_an_offscreen_canvas_writes_the_adoption_code_to_the_console(canvas):
+    from tests.trust.test_black_box import wait_for_code
+
+    asked = canvas.request("POST", "/v1/adoption/request", json={"identifier": "offscreen-tablet", "role": "viewer"})
+    assert asked.status_code == 200, asked.text
+    assert wait_for_code(canvas, "offscreen-tablet")  # no window anyone looks at: the console shows it
 
 
 def test_the_screen_text_scale_changes_the_slide(canvas):

@@ -2,7 +2,9 @@
 configured through the REST API, checked through telemetry and live-preview pixels.
 
 No display test plugin here: the screen, overlay and ticker types, their schemas, the
-entity program source and the lazily attached renderers are the ones a device runs."""
+layers and the lazily attached renderers are the ones a device runs. The slow safety-net
+poll is set to an hour (``SVC_DISPLAY_REFRESH_SECONDS``), so every change below reaches the
+canvas through the change events its write publishes."""
 from __future__ import annotations
 
 import time
@@ -16,12 +18,17 @@ from tests.integrations.upstream import wait_for
 PREVIEW_HEIGHT = PREVIEW_WIDTH * CANVAS_SIZE[1] // CANVAS_SIZE[0]
 SLIDE_BOX = (0, 0, PREVIEW_WIDTH, int(PREVIEW_HEIGHT * 0.9))
 TICKER_BOX = (0, int(PREVIEW_HEIGHT * 0.94), PREVIEW_WIDTH, PREVIEW_HEIGHT)
-MAGENTA, YELLOW = (255, 0, 255), (255, 255, 0)
+MAGENTA, YELLOW, LIME = (255, 0, 255), (255, 255, 0), (0, 255, 0)
+CARD = (26, 26, 31)  # an alert card's near-black
+# A stall, not a timing target: the change is published within about a second (docs/display.md);
+# this bound only tells "reacted to the event" from "waited for the hourly poll".
+STALL = 15
 
 
 @pytest.fixture(scope="module")
 def device(tmp_path_factory: pytest.TempPathFactory):
-    server = ServeCanvas(canvas_env(tmp_path_factory.mktemp("e2e") / "data")).start(timeout=60)
+    env = canvas_env(tmp_path_factory.mktemp("e2e") / "data", SVC_DISPLAY_REFRESH_SECONDS="3600")
+    server = ServeCanvas(env).start(timeout=60)
     server.admin = server.key("admin")
     yield server
     server.stop()
@@ -87,3 +94,54 @@ def test_a_text_tape_created_through_rest_scrolls_in_the_ticker(device):
     b = device.frame(device.admin)
     assert changed_fraction(a, b, TICKER_BOX, threshold=90) > 0.01
     assert "renderer 'text'" not in device.log
+
+
+def changed_within(device: ServeCanvas, check, what: str) -> float:
+    """Seconds until ``check(frame)`` holds (failing after :data:`STALL`); printed, not asserted.
+    A preview frame arrives about a second behind the screen (capture batches, docs/display.md)."""
+    start = time.monotonic()
+    wait_for(lambda: check(device.frame(device.admin)), timeout=STALL, interval=0.1)
+    took = time.monotonic() - start
+    print(f"{what}: seen in a preview frame {took:.2f} s after the REST answer")
+    return took
+
+
+def test_a_slide_disabled_and_enabled_over_rest_leaves_and_returns_at_once(device):
+    r = device.request("DELETE", "/v1/display/overlays/e2e_confetti", key=device.admin)
+    assert r.status_code == 200, r.text
+    device.wait_until_showing(device.admin, "e2e_message", timeout=20)
+    r = device.request("PATCH", "/v1/screens/e2e_message", key=device.admin, json={"enabled": False})
+    answered_ms = time.time() * 1000
+    assert r.status_code == 200, r.text
+    changed_within(device, lambda f: colour_fraction(f, MAGENTA, box=SLIDE_BOX) < 0.05, "slide disabled")
+    line = device.programs(device.admin)[0]
+    assert line["reason"] == "idle"
+    print(f"slide disabled: the slides layer let it go {line['at_ms'] - answered_ms:.0f} ms after the answer")
+    r = device.request("PATCH", "/v1/screens/e2e_message", key=device.admin, json={"enabled": True})
+    assert r.status_code == 200, r.text
+    changed_within(device, lambda f: colour_fraction(f, MAGENTA, box=SLIDE_BOX) > 0.6, "slide enabled")
+
+
+def test_an_alert_raised_over_rest_shows_at_once_and_leaves_when_dismissed(device):
+    device.wait_until_showing(device.admin, "e2e_message", timeout=20)
+    time.sleep(1.2)  # the crossfade
+    assert colour_fraction(device.frame(device.admin), CARD, 40, SLIDE_BOX) < 0.01
+    alert = post(device, "/v1/alerts", {"title": "Fire drill", "body": "At noon", "severity": "critical"})
+    changed_within(device, lambda f: colour_fraction(f, CARD, 40, SLIDE_BOX) > 0.05, "alert raised")
+    r = device.request("DELETE", f"/v1/alerts/{alert['id']}", key=device.admin)
+    assert r.status_code == 200, r.text
+    changed_within(device, lambda f: colour_fraction(f, CARD, 40, SLIDE_BOX) < 0.01, "alert dismissed")
+
+
+def test_a_theme_change_over_rest_restyles_the_canvas_at_once(device):
+    r = device.request("PATCH", "/v1/screens/e2e_message", key=device.admin, json={"enabled": False})
+    assert r.status_code == 200, r.text  # the stage backdrop (the theme) fills the content area
+    theme = post(device, "/v1/display/themes", {"label": "Lime", "preview": {
+        "display": ["#00ff00", "#00ff00"], "primaryContainer": ["#000000", "#00aa00"],
+        "secondaryContainer": ["#000000", "#ffffff"],
+        "accents": ["#ff0000", "#00ff00", "#0000ff", "#ffff00"]}})
+    assert colour_fraction(device.frame(device.admin), LIME, box=SLIDE_BOX) < 0.1
+    r = device.request("PUT", "/v1/display/settings", key=device.admin,
+                       json={"display_theme_id": theme["id"]})
+    assert r.status_code == 200, r.text
+    changed_within(device, lambda f: colour_fraction(f, LIME, box=SLIDE_BOX) > 0.8, "theme changed")

@@ -1,60 +1,20 @@
-"""Pure parts of the display: overlay windows, the bus, mode choice, ring buffers, presets, tickets."""
+"""Pure parts of the display (overlay windows are the overlays plugin's: tests/overlays, tests/display/test_one_owner.py): the bus, mode choice, ring buffers, presets, tickets."""
 from __future__ import annotations
 
 import datetime as dt
+import importlib
+import inspect
+import re
 
 import pytest
 
 from builtin_plugins.display_program.telemetry import RingBuffer
-from builtin_plugins.display_program.windows import nth_weekday_date, overlay_active
-from builtin_plugins.display_renderers.alerts import format_challenge
-from builtin_plugins.display_renderers.base import RenderContext
-from builtin_plugins.display_renderers.theme import parse_color, resolve_theme
+from builtin_plugins.adoption.display import format_challenge
+from hookspecs.render import Layout, Preferences, Rect, RenderContext, default_theme, parse_color
+from hookspecs.services import curated, preferences
 from builtin_plugins.display_renderers.ticker import time_tape
 from builtin_plugins.live_preview import TicketBook, normalise_origin
 from svc_host.display import DisplayBus, choose_mode, parse_size
-
-
-def window(**fields):
-    return {"enabled": True, **fields}
-
-
-D = dt.date
-
-
-@pytest.mark.parametrize("row,day,expected", [
-    (window(start_month=5, start_day=13), D(2026, 5, 13), True),
-    (window(start_month=5, start_day=13), D(2026, 5, 14), False),
-    (window(start_month=5, start_day=13, enabled=False), D(2026, 5, 13), False),
-    (window(start_month=5, start_day=10, end_month=5, end_day=20), D(2026, 5, 20), True),
-    (window(start_month=5, start_day=10, end_month=5, end_day=20), D(2026, 5, 21), False),
-    # across the new year
-    (window(start_month=12, start_day=20, end_month=1, end_day=5), D(2026, 12, 31), True),
-    (window(start_month=12, start_day=20, end_month=1, end_day=5), D(2027, 1, 5), True),
-    (window(start_month=12, start_day=20, end_month=1, end_day=5), D(2027, 1, 6), False),
-    (window(start_month=12, start_day=20, end_month=1, end_day=5), D(2026, 12, 19), False),
-    # year_exact pins the window, a wrapping one into the next January
-    (window(start_month=12, start_day=20, end_month=1, end_day=5, year_exact=2026), D(2027, 1, 2), True),
-    (window(start_month=12, start_day=20, end_month=1, end_day=5, year_exact=2026), D(2026, 1, 2), False),
-    (window(start_month=5, start_day=13, year_exact=2026), D(2027, 5, 13), False),
-    (window(start_month=5, start_day=13, year_exact=2026, repeat_annually=True), D(2027, 5, 13), True),
-    (window(start_month=5, start_day=13, year_exact=2026, repeat_annually=True), D(2025, 5, 13), False),
-    # nth weekday: the 2nd Sunday of May 2026 is May 10; the last Monday of May 2026 is May 25
-    (window(start_month=5, start_day=1, nth_week_of_month=2, nth_weekday=0), D(2026, 5, 10), True),
-    (window(start_month=5, start_day=1, nth_week_of_month=2, nth_weekday=0), D(2026, 5, 3), False),
-    (window(start_month=5, start_day=1, nth_week_of_month=-1, nth_weekday=1), D(2026, 5, 25), True),
-    (window(start_month=5, start_day=1, nth_week_of_month=5, nth_weekday=1), D(2026, 5, 25), True),
-    # malformed rows never show
-    (window(start_month=13, start_day=1), D(2026, 1, 1), False),
-    (window(start_month="5", start_day=13), D(2026, 5, 13), False),
-])
-def test_overlay_windows(row, day, expected):
-    assert overlay_active(row, day) is expected
-
-
-def test_nth_weekday_out_of_range():
-    assert nth_weekday_date(2026, 2, 6, 0) is None
-    assert nth_weekday_date(2026, 13, 1, 0) is None
 
 
 def test_bus_runs_handlers_in_order_and_contains_failures():
@@ -145,26 +105,27 @@ def test_render_context_formats():
     assert context.format_temperature(20.0) == "68°F"
     assert context.format_temperature(20.0, "c") == "20°C"
     assert context.format_temperature(None) == "--"
-    assert RenderContext(FakeHost(), "screen", "x", {}, timezone="Not/AZone").tzinfo() == dt.timezone.utc
+    assert RenderContext(FakeHost(), "screen", "x", {}, timezone="Not/AZone").tzinfo().utcoffset(None) == dt.timedelta(0)
 
 
-def test_theme_resolution_and_colours():
+def test_colours_and_the_preferences_without_the_settings_plugin():
     assert parse_color("#ff0000") == (1.0, 0.0, 0.0, 1.0)
     assert parse_color("#0f08")[3] == pytest.approx(0x88 / 255)
     assert parse_color("nope", (0, 0, 0, 1)) == (0, 0, 0, 1)
-    host = FakeHost()
-    assert resolve_theme(host, None).id == "navy_coral"
-    assert resolve_theme(host, "unknown").background == resolve_theme(host, "navy_coral").background
+    prefs = preferences(FakeHost())  # no settings plugin: the documented defaults
+    assert prefs == Preferences() and prefs.theme == default_theme() and prefs.theme_id == "navy_coral"
+    context = Preferences(text_scale_screen=2.0, text_scale_ticker=0.5, date_order="dmy").context(
+        None, "ticker", "time", {"id": "t"}, (640, 360))
+    assert (context.text_scale, context.date_order, context.size) == (0.5, "dmy", (640, 360))
 
-    class Settings:
-        def get(self, key):
-            return [{"id": "mine", "preview": {"display": ["#010203", "#040506"],
-                                               "primaryContainer": ["#ffffff", "#000000"]}}]
 
-    host.services["settings"] = Settings()
-    theme = resolve_theme(host, "mine")
-    assert theme.background[0][:3] == pytest.approx((1 / 255, 2 / 255, 3 / 255))
-    assert theme.primary_fg == (1.0, 1.0, 1.0, 1.0)
+def test_the_layout_gives_the_ticker_band_and_the_content_area():
+    layout = Layout.of(640, 360, {"ticker": 27})
+    assert layout.ticker == Rect(0, 0, 640, 27) and layout.content == Rect(0, 27, 640, 333)
+    assert layout.free == layout.content == layout.area("content") == layout.area("free")
+    assert layout.area("screen") == Rect(0, 0, 640, 360) and layout.area("top_right") is None
+    assert Layout.of(640, 360).ticker.height == 0 and Layout.of(640, 360).content.height == 360
+    assert Layout.of(640, 360, {"ticker": 9999}).content.height == 0  # a claim never exceeds the screen
 
 
 def test_tickets_are_single_use_bound_and_expire():
@@ -191,78 +152,30 @@ def test_origin_normalisation_and_challenge_format():
     assert format_challenge("ABCD-2345") == "ABCD-2345"
 
 
-def test_ticker_cycles_pick_tapes_by_weight():
-    from builtin_plugins.display_program.director import pick_tapes
-    import random as rnd
-
-    rnd.seed(3)
-    tapes = [{"id": "a", "frequency_weight": 4}, {"id": "b", "frequency_weight": 1}, {"id": "c", "frequency_weight": 0}]
-    counts = {"a": 0, "b": 0, "c": 0}
-    for _ in range(2000):
-        for tape in pick_tapes(tapes):
-            counts[tape["id"]] += 1
-    assert counts["a"] == 2000 and counts["c"] == 0
-    assert 400 < counts["b"] < 600
-    assert pick_tapes([{"id": "z", "frequency_weight": 0}]) == []
-
-
-class FakeRow:
-    def __init__(self, **data):
-        self._data = data
-        self.display_only = data.pop("display_only", None)
-
-    def to_dict(self):
-        return dict(self._data)
-
-
-class FakeEntity:
-    def __init__(self, *rows):
-        self.rows = rows
-
-    def select(self):
-        return list(self.rows)
-
-
-def test_entity_source_reads_rows_and_applies_curator_membership():
-    from types import SimpleNamespace
-
-    from builtin_plugins.display_program.source import EntityProgramSource
-
-    host = FakeHost(10_000)
-    host.db = SimpleNamespace(
-        Screen=FakeEntity(FakeRow(id="s1", screen_type="message", config_json='{"text": "hi"}'),
-                          FakeRow(id="s2", screen_type="clock", config_json={})),
-        TickerTape=FakeEntity(FakeRow(id="t1", ticker_type="time", config_json={})),
-        OverlaySchedule=FakeEntity(FakeRow(id="o1", overlay_type="edge_glow", config_json="not json")),
-        Alert=FakeEntity(FakeRow(id="a1", title="live", expires_at=20_000, dismissed_at=None),
-                         FakeRow(id="a2", title="expired", expires_at=5_000, dismissed_at=None),
-                         FakeRow(id="a3", title="dismissed", expires_at=None, dismissed_at=9_000),
-                         FakeRow(id="a4", title="adoption", display_only={"challenge": "ABCD2345"})),
-    )
-    snapshot = EntityProgramSource(host).snapshot()
-    assert [s["id"] for s in snapshot["screens"]] == ["s1", "s2"]
-    assert snapshot["screens"][0]["config_json"] == {"text": "hi"}
-    assert snapshot["overlays"][0]["config_json"] == {}
-    assert [a["id"] for a in snapshot["alerts"]] == ["a1", "a4"]
-    assert snapshot["alerts"][1]["display_only"] == {"challenge": "ABCD2345"}
+def test_curated_keeps_the_curators_members_and_controls(caplog):
+    rows = [{"id": "s1"}, {"id": "s2"}, {"id": "s3"}]
+    host = FakeHost()
+    assert curated(host, "screens", rows) == (rows, {"screens_enabled": True, "ticker_enabled": True})
 
     class Curator:
         def active_view(self):
-            return {"effective_members": {"screens": [{"id": "s2", "label": "Clock"}], "tickers": [],
-                                          "overlays": [{"id": "o1", "label": "glow"}]},
+            members = {"screens": [{"id": "s2", "label": "Clock"}, {"id": "s3", "label": "x"}], "tickers": []}
+            return {"effective_members": members,
                     "program_controls": {"screens_enabled": True, "ticker_enabled": False}}
 
-    class Alerts:
-        def display_only(self, alert_id):
-            return {"kind": "from service"} if alert_id == "a1" else None
+    host.services["curator"] = Curator()
+    assert curated(host, "screens", rows) == ([{"id": "s2"}, {"id": "s3"}],
+                                              {"screens_enabled": True, "ticker_enabled": False})
+    assert curated(host, "tickers", rows)[0] == []
+    assert curated(host, "overlays", rows)[0] == rows  # a kind the view does not list: every row
 
-    host.services.update(curator=Curator(), alerts=Alerts())
-    snapshot = EntityProgramSource(host).snapshot()
-    assert [s["id"] for s in snapshot["screens"]] == ["s2"]
-    assert snapshot["tapes"] == []
-    assert [o["id"] for o in snapshot["overlays"]] == ["o1"]
-    assert snapshot["program_controls"] == {"screens_enabled": True, "ticker_enabled": False}
-    assert snapshot["alerts"][0]["display_only"] == {"kind": "from service"}
+    class Broken:
+        def active_view(self):
+            raise RuntimeError("curator bug")
+
+    host.services["curator"] = Broken()
+    assert curated(host, "screens", rows)[0] == rows  # a failing curator blanks nothing
+    assert "curator active view failed" in caplog.text
 
 
 def test_origin_check_is_pluggable():
@@ -311,18 +224,42 @@ def test_tickets_are_redacted_from_log_records():
     assert "ticket=<redacted>&x=1" in record.getMessage()
 
 
-@pytest.mark.parametrize("kind", ["screens", "overlays", "ticker"])
-def test_renderers_read_only_keys_the_real_schemas_define(kind):
-    """Every config key a renderer module reads is a property of one of its types' schemas."""
-    import importlib
-    import inspect
-    import re
+DRAWING_PLUGINS = ["alerts", "basic", "calendar", "clock", "content", "effects", "folder_plugins", "media", "news",
+                   "stocks", "tasks", "weather"]
+READS = re.compile(r"(?:config_(?:text|number|flag|strings|list)\(\w+, |config\.get\(|data_key\(context, "
+                   r"|speed\(context, |newest_shuffled\(context, [\w.]+, )[\"']([A-Za-z_]+)[\"']")
 
-    types = importlib.import_module(f"builtin_plugins.{kind}.types").TYPES
-    source = inspect.getsource(importlib.import_module(f"builtin_plugins.display_renderers.{kind}"))
-    pattern = r"(?:config_(?:text|number|flag|strings|list)\(\w+, |config\.get\(|_key\(context, |_speed\(context, )" \
-              r"[\"']([A-Za-z_]+)[\"']"
-    read = set(re.findall(pattern, source))
-    defined = {key for t in types for key in t.config_schema["properties"]}
-    assert read, kind
+
+def keys_read(module: str) -> set[str]:
+    return set(READS.findall(inspect.getsource(importlib.import_module(module))))
+
+
+def schema_keys(types: list) -> set[str]:
+    return {key for t in types for key in t.config_schema["properties"]}
+
+
+@pytest.mark.parametrize("plugin", DRAWING_PLUGINS)
+def test_renderers_read_only_keys_the_real_schemas_define(plugin):
+    """Every config key a feature's display module names is a property of one of its own types' schemas
+    (keys read inside the kit's convention helpers, ``opacity(context)`` ..., are not seen here)."""
+    module = importlib.import_module(f"builtin_plugins.{plugin}")
+    read = keys_read(f"builtin_plugins.{plugin}.display")
+    defined = schema_keys([t for hook in ("register_screen_types", "register_overlay_types")
+                           if hasattr(module, hook) for t in getattr(module, hook)()])
+    assert read, plugin
     assert read <= defined, sorted(read - defined)
+
+
+def test_the_ticker_renderers_read_only_keys_the_ticker_schemas_define():
+    from tests.display.fixture_plugin import builtin_types
+
+    read = keys_read("builtin_plugins.display_renderers.ticker")
+    defined = schema_keys(builtin_types("register_ticker_types"))
+    assert read and read <= defined, sorted(read - defined)
+
+
+def test_every_builtin_screen_and_overlay_type_draws_in_its_own_feature_folder(host):
+    for registry in (host.registries.screen_types, host.registries.overlay_types):
+        for type_id, plugin in registry.owner.items():
+            assert registry.get(type_id).renderer.startswith(f"builtin_plugins.{plugin}.display:"), type_id
+            assert plugin in DRAWING_PLUGINS

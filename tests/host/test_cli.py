@@ -56,3 +56,106 @@ def test_make_run_serves_health_over_https(tmp_path):
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(30)
+
+
+def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "svc_host", *args], capture_output=True, text=True,
+                          env={**os.environ, **env}, timeout=60)
+
+
+def test_version(env):
+    from svc_host import __version__
+
+    out = _cli("--version", env=env)
+    assert out.returncode == 0 and out.stdout.strip() == f"svc-display {__version__}"
+
+
+def test_serve_help_lists_every_variable_with_its_default(env):
+    from svc_host.config import ENVIRONMENT, Settings
+
+    out = _cli("serve", "--help", env=env)
+    assert out.returncode == 0, out.stderr
+    text = " ".join(out.stdout.split())
+    for name, _field, _summary in ENVIRONMENT:
+        assert name in text, name
+    assert f"SVC_DISPLAY_HTTP_PORT [{Settings.http_port}]" in text
+    assert f"SVC_DISPLAY_HTTP_BODY_TIMEOUT_SECONDS [{Settings.http_body_timeout_seconds}]" in text
+    assert "SVC_DISPLAY_HEADLESS [0]" in text and "SVC_DISPLAY_LOG_LEVEL [INFO]" in text
+
+
+def test_the_environment_table_names_every_variable_and_its_real_default(tmp_path):
+    import re
+
+    from svc_host import config
+
+    source = Path(config.__file__).read_text()
+    read = set(re.findall(r'_(?:text|bool|int|path|url)\(env, "([A-Z_]+)"', source))
+    read |= {"SVC_DISPLAY_HTTP_CORS_ORIGINS", "SVC_DISPLAY_DISABLE_PLUGINS"} | set(config.SAAS_VARIABLES)
+    table = {name for name, _field, _summary in config.ENVIRONMENT}
+    assert read - set(config.DEPRECATED_KEY_VARIABLES) <= table, read - table
+    parsed = config.load_settings({"SVC_DISPLAY_DATA_DIR": str(tmp_path)})
+    for _name, field, _summary in config.ENVIRONMENT:
+        if field != "data_dir":
+            assert getattr(parsed, field) == getattr(config.Settings, field), field
+
+
+def test_keys_create_refuses_a_data_dir_without_a_database(tmp_path):
+    data = tmp_path / "elsewhere"
+    out = _cli("keys", "create", "--identifier", "laptop", env={"SVC_DISPLAY_DATA_DIR": str(data),
+                                                                   "SVC_DISPLAY_HEADLESS": "1"})
+    assert out.returncode == 2 and out.stdout == ""
+    assert str(data) in out.stderr and "no database" in out.stderr
+    assert not (data / "svc_display.sqlite3").exists()
+
+
+FAKE_PYTHON = """#!/bin/sh
+# A stand-in interpreter: logs every call; `-m venv DIR` makes DIR/bin/python (itself).
+echo "$0 $*" >> "{log}"
+case "$*" in
+  *"sys.version_info"*) echo "{ok}"; exit 0;;
+  "-V") echo "Python {version}"; exit 0;;
+  "-m venv "*) mkdir -p "$3/bin" && cp "$0" "$3/bin/python" && chmod +x "$3/bin/python"; exit 0;;
+esac
+exit 0
+"""
+
+
+def _fake_python(tmp_path: Path, version: str = "3.12.1") -> tuple[Path, Path]:
+    log = tmp_path / "calls.log"
+    fake = tmp_path / "fakepython"
+    fake.write_text(FAKE_PYTHON.format(log=log, ok=int(version >= "3.11"), version=version))
+    fake.chmod(0o755)
+    return fake, log
+
+
+def _make(tmp_path: Path, fake: Path, *targets: str) -> subprocess.CompletedProcess:
+    venv = tmp_path / "venv"
+    return subprocess.run(["make", "--no-print-directory", f"VENV={venv}", f"PYTHON={fake}", *targets], cwd=REPO,
+                          capture_output=True, text=True, timeout=60, env={**os.environ, "MAKEFLAGS": ""})
+
+
+def test_make_refuses_an_old_python_with_one_line(tmp_path):
+    fake, log = _fake_python(tmp_path, "3.10.4")
+    out = _make(tmp_path, fake, str(tmp_path / "venv" / ".runtime-installed"))
+    assert out.returncode != 0
+    lines = [line for line in (out.stdout + out.stderr).splitlines() if line.strip()]
+    assert len(lines) == 1 and "3.11" in lines[0] and "3.10.4" in lines[0], lines
+    assert not (tmp_path / "venv").exists()
+
+
+def test_make_rebuilds_a_half_built_venv_and_installs_runtime_then_test_deps(tmp_path):
+    fake, log = _fake_python(tmp_path)
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "leftover-of-an-interrupted-build").write_text("x")  # no .created marker: half-built
+    out = _make(tmp_path, fake, str(venv / ".runtime-installed"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert not (venv / "leftover-of-an-interrupted-build").exists()
+    calls = log.read_text().splitlines()
+    installs = [c for c in calls if "pip install" in c and "-e" in c]
+    assert len(installs) == 1 and installs[0].rstrip().endswith("-e .") and " -q" not in installs[0], calls
+    out = _make(tmp_path, fake, str(venv / ".test-installed"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    installs = [c for c in log.read_text().splitlines() if "pip install" in c and "-e" in c]
+    assert len(installs) == 2 and installs[1].rstrip().endswith("-e .[dev]"), installs
+    assert not any("-m venv" in c for c in log.read_text().splitlines()[len(calls):])  # the complete venv is kept

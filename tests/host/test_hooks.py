@@ -14,8 +14,11 @@ from pony import orm
 import hookspecs
 from hookspecs import (
     AUTHENTICATED,
+    ContentList,
     CuratorPredicate,
+    FeedKind,
     IntegrationType,
+    LayerSpec,
     Migration,
     Operation,
     OverlayType,
@@ -128,6 +131,19 @@ def test_hook_register_routes(make_host):
     assert any(p["name"] == "loud" and p["in"] == "query" for p in operation["parameters"])
 
 
+def test_hook_prepare_storage(make_host, tmp_path):
+    seen = []
+
+    class Preparer:
+        @hookimpl
+        def prepare_storage(self, settings):
+            # runs before the database exists: the SQLite file is not there yet on a fresh data dir
+            seen.append((settings.data_dir, settings.sqlite_path.exists()))
+
+    host = make_host(plugins=[("preparer", Preparer())])
+    assert seen == [(host.settings.data_dir, False)]
+
+
 def test_hook_startup(make_host):
     plugin = GreetingPlugin()
     host = make_host(plugins=[("greeting", plugin)])
@@ -212,6 +228,52 @@ def test_hook_register_overlay_types(make_host):
     assert "sparkle" in host.registries.overlay_types
 
 
+class CornerLayer:
+    """A throwaway layer: it loads the theme it would draw with and the area it is given."""
+
+    def __init__(self, stage):
+        self.stage = stage
+
+    def load(self):
+        return {"theme": self.stage.preferences.theme_id, "area": self.stage.area}
+
+    def apply(self, state, restyle):
+        self.applied = state
+
+
+def test_hook_register_display_layers(make_host, caplog):
+    from svc_host.display.compositor import Compositor
+    from svc_host.plugins import resolve_layers
+
+    spec = LayerSpec("corner", 250, CornerLayer, topics=("settings",))
+    host = make_host(plugins=[("layered", _types_plugin("register_display_layers", spec))])
+    ids = [layer.id for _plugin, layer in host.registries.display_layers]
+    assert ids.index("overlays") < ids.index("corner") < ids.index("alerts")  # bottom to top by z
+    compositor = Compositor(host)  # no window needed to make the layers and load them
+    compositor.create_layers()
+    _prefs, results = compositor.load(["corner"])
+    assert [(entry.spec.id, state["theme"], error) for entry, state, error in results] == \
+        [("corner", "navy_coral", None)]
+    assert results[0][1]["area"] == compositor.layout.content  # a content layer draws in the content area
+
+    # a reference whose module exists passes startup; when a canvas starts it must resolve
+    late = LayerSpec("late", 1, f"{__name__}:no_such_layer")
+    host = make_host(plugins=[("late_plugin", _types_plugin("register_display_layers", late))])
+    assert "late" in [layer.id for _plugin, layer in host.registries.display_layers]
+    assert "late" not in [spec.id for _plugin, spec, _factory in resolve_layers(host)]
+    assert any("'late_plugin'" in r.getMessage() and "no_such_layer" in r.getMessage()
+               for r in caplog.records)
+
+    for bad, reason in ((LayerSpec("slides", 1, CornerLayer), "already provided by 'screens'"),
+                        (LayerSpec("sky", 1, CornerLayer, area="sky"), "area 'sky'"),
+                        (LayerSpec("gone", 1, "no_such_module_xyz:Layer"), "does not exist"),
+                        (LayerSpec("Bad Id", 1, CornerLayer), "must match")):
+        caplog.clear()
+        host = make_host(plugins=[("bad", _types_plugin("register_display_layers", bad))])
+        assert "bad" not in host.plugins.info and "bad" not in [p for p, _s in host.registries.display_layers]
+        assert any("'bad'" in r.getMessage() and reason in r.getMessage() for r in caplog.records), reason
+
+
 def test_hook_register_integration_types(make_host, caplog):
     good = IntegrationType("news_example", "Example news", SCHEMA, {}, family="news", secret_fields=("api_key",))
     host = make_host(plugins=[("i", _types_plugin("register_integration_types", good))])
@@ -244,6 +306,9 @@ def test_hook_authenticate_token(make_host):
 
 def test_hook_register_commands(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "SVC_DISPLAY_DATA_DIR": str(tmp_path), "SVC_DISPLAY_HEADLESS": "1"}
+    migrated = subprocess.run([sys.executable, "-m", "svc_host", "migrate"], capture_output=True, text=True, env=env,
+                              timeout=60)  # keys are issued into an existing store only
+    assert migrated.returncode == 0, migrated.stderr
     out = subprocess.run([sys.executable, "-m", "svc_host", "keys", "create", "--identifier", "cli", "--role",
                           "viewer"], capture_output=True, text=True, env=env, timeout=60)
     assert out.returncode == 0, out.stderr
@@ -253,3 +318,69 @@ def test_hook_register_commands(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "svc_host", "keys", "create", "--identifier", "", "--role",
                           "viewer"], capture_output=True, text=True, env=env, timeout=60)
     assert bad.returncode != 0 and "identifier" in bad.stderr
+
+
+class FactsPlugin:
+    """A third-party feature with its own table, offered as a content list to every domain."""
+
+    def __init__(self, entity="Fact"):
+        self.entity = entity
+
+    @hookimpl
+    def register_entities(self, db):
+        class Fact(db.Entity):
+            _table_ = "test_fact"
+            id = orm.PrimaryKey(str, 200)
+            text = orm.Required(str, 500)
+            category_id = orm.Required(str, 64)
+            blob_key = orm.Optional(str, 512, nullable=True)
+            suppressed = orm.Required(bool, default=False)
+            integration_type = orm.Required(str, 100, default="manual_entry")
+
+    @hookimpl
+    def register_content_lists(self):
+        fact_json = lambda row: {"id": row.id, "text": row.text, "category_id": row.category_id}  # noqa: E731
+        feed = FeedKind("fact", lambda item, now: {"text": item.text("text", 500, required=True),
+                                                   "category_id": "general"})
+        return [ContentList("facts", self.entity, fact_json, label="facts", filters={"text": "text"},
+                            suppressible=True, blob_attribute="blob_key", media=fact_json,
+                            category_guard="category_in_use", feed=feed)]
+
+
+def test_hook_register_content_lists(make_host, caplog):
+    from builtin_plugins.cloud_feed.store import FeedStore
+
+    host = make_host(plugins=[("facts", FactsPlugin())])
+    admin, operator = Api(host, issue_key(host, "admin")), Api(host, issue_key(host, "operator"))
+    host.blobs.put("facts/one.png", b"png", "image/png")
+    with orm.db_session:
+        host.db.Fact(id="f1", text="Octopuses have three hearts", category_id="garden",
+                     blob_key="facts/one.png")
+        host.db.Fact(id="f2", text="Honey never spoils", category_id="general")
+    assert admin.post("/v1/curator/categories", json={"id": "garden", "label": "Garden"}).status_code == 201
+
+    # the catalog lists it, with its filters
+    found = operator.get("/v1/catalog/facts", params={"text": "HEARTS"}).json["items"]
+    assert [i["id"] for i in found] == ["f1"]
+    # moderation suppresses it (hidden from non-moderators, media answers 404) and deletes it with its blob
+    suppressed = admin.patch("/v1/content/facts/f1", json={"suppressed": True}).json
+    assert suppressed == {"id": "f1", "suppressed": True}
+    assert operator.get("/v1/catalog/facts").json["total"] == 1
+    assert admin.get("/v1/catalog/facts").json["total"] == 2
+    assert operator.get("/v1/media/facts/f1").status_code == 404
+    assert operator.get("/v1/media/facts/f2").json["text"] == "Honey never spoils"
+    # a category its rows use cannot be deleted
+    answer = admin.delete("/v1/curator/categories/garden")
+    assert (answer.status_code, answer.json["code"]) == (409, "category_in_use")
+    assert admin.delete("/v1/content/facts/f1").status_code == 204
+    assert host.blobs.get("facts/one.png") is None
+    assert admin.delete("/v1/curator/categories/garden").status_code == 204
+    # the cloud feed writes items of its feed kind into the table
+    FeedStore(host).apply("upsert", {"kind": "fact", "id": 7, "text": "Bananas are berries"}, "e1")
+    found = operator.get("/v1/catalog/facts", params={"text": "berries"}).json["items"]
+    assert [i["text"] for i in found] == ["Bananas are berries"]
+
+    # a list naming a table its plugin does not declare is refused, naming the plugin
+    host = make_host(plugins=[("sneaky", FactsPlugin(entity="Joke"))])
+    assert "facts" not in host.registries.content_lists and "sneaky" not in host.plugins.info
+    assert any("'sneaky'" in r.getMessage() and "entity 'Joke'" in r.getMessage() for r in caplog.records)

@@ -152,6 +152,12 @@ def test_unexpected_exception_is_500_without_traceback_with_request_id_logged(th
     assert any(request_id in r.getMessage() for r in caplog.records)
 
 
+def test_every_request_gets_its_own_request_id(things):
+    ids = [things.get("/v1/things").headers["x-request-id"] for _ in range(50)]
+    assert len(set(ids)) == 50
+    assert all(len(value) == 16 and int(value, 16) >= 0 for value in ids)
+
+
 def test_trailing_slash_is_the_same_route(things):
     assert things.get("/v1/things/").status_code == 200
 
@@ -167,3 +173,11 @@ def test_unstorable_text_in_query_is_400_and_in_a_path_id_404(things):
     _assert_error(things.get("/v1/things", query_string="x=%00"), 400, "validation_failed")
     _assert_error(things.get("/v1/things/a%00b"), 404, "not_found")
     assert things.get("/v1/things/plain").status_code == 404
+
+
+def test_response_json_falls_back_to_the_standard_library_for_what_orjson_refuses():
+    from svc_host.http.app import dumps_json
+
+    assert json.loads(dumps_json({"text": "Grüße \u2028", "n": [1, 2.5, None, True]})) == {
+        "text": "Grüße \u2028", "n": [1, 2.5, None, True]}
+    assert json.loads(dumps_json({"big": 2**70, 1: "non-string key"})) == {"big": 2**70, "1": "non-string key"}

@@ -33,12 +33,12 @@ def test_builtins_are_entry_points_of_the_distribution():
 
 
 def test_disabled_plugins_are_not_loaded():
-    plugins = load_plugins(disabled={"clients"})
+    plugins = load_plugins(disabled={"clients", "adoption"})
     assert "clients" not in plugins.info
 
 
 def test_valid_types_are_registered():
-    plugins = load_plugins(disabled={"clients", "screens"}, extra=[("screens", ScreensPlugin(_screen()))])
+    plugins = load_plugins(disabled={"clients", "adoption", "screens"}, extra=[("screens", ScreensPlugin(_screen()))])
     registries = build_registries(plugins)
     assert "banner" in registries.screen_types
     assert registries.screen_types.owner["banner"] == "screens"
@@ -53,7 +53,7 @@ def test_valid_types_are_registered():
     (OverlayType("x", "X", {}, {}), "expected ScreenType"),
 ])
 def test_invalid_contributions_skip_a_third_party_plugin(bad, reason, caplog):
-    plugins = load_plugins(disabled={"clients"}, extra=[("bad", ScreensPlugin(bad)),
+    plugins = load_plugins(disabled={"clients", "adoption"}, extra=[("bad", ScreensPlugin(bad)),
                                                         ("good", ScreensPlugin(_screen("fine")))])
     plugins.info["bad"].origin = "third-party"
     with caplog.at_level(logging.ERROR):
@@ -64,14 +64,14 @@ def test_invalid_contributions_skip_a_third_party_plugin(bad, reason, caplog):
 
 
 def test_invalid_contribution_of_a_builtin_stops_startup():
-    plugins = load_plugins(disabled={"clients"}, extra=[("core", ScreensPlugin(_screen(example={"text": 1})))])
+    plugins = load_plugins(disabled={"clients", "adoption"}, extra=[("core", ScreensPlugin(_screen(example={"text": 1})))])
     plugins.info["core"].origin = "builtin"
     with pytest.raises(PluginError, match="'core'.*example does not match"):
         build_registries(plugins)
 
 
 def test_duplicate_type_ids_between_builtins_name_both_plugins():
-    plugins = load_plugins(disabled={"clients"}, extra=[("one", ScreensPlugin(_screen())),
+    plugins = load_plugins(disabled={"clients", "adoption"}, extra=[("one", ScreensPlugin(_screen())),
                                                         ("two", ScreensPlugin(_screen()))])
     plugins.info["one"].origin = plugins.info["two"].origin = "builtin"
     with pytest.raises(PluginError, match="'two'.*already provided by 'one'"):
@@ -79,7 +79,7 @@ def test_duplicate_type_ids_between_builtins_name_both_plugins():
 
 
 def test_a_third_party_duplicate_of_a_builtin_type_is_skipped(caplog):
-    plugins = load_plugins(disabled={"clients"}, extra=[("extra", ScreensPlugin(_screen())),
+    plugins = load_plugins(disabled={"clients", "adoption"}, extra=[("extra", ScreensPlugin(_screen())),
                                                         ("core", ScreensPlugin(_screen()))])
     plugins.info["extra"].origin = "third-party"
     plugins.info["core"].origin = "builtin"
@@ -96,7 +96,7 @@ def test_a_plugin_hook_that_raises_is_named():
         def register_screen_types(self):
             raise KeyError("oops")
 
-    plugins = load_plugins(disabled={"clients"}, extra=[("broken", Broken())])
+    plugins = load_plugins(disabled={"clients", "adoption"}, extra=[("broken", Broken())])
     plugins.info["broken"].origin = "builtin"
     with pytest.raises(PluginError, match="'broken'.*register_screen_types raised KeyError"):
         build_registries(plugins)

@@ -5,6 +5,7 @@ import ipaddress
 import signal
 import socket
 import ssl
+import subprocess
 import threading
 import time
 
@@ -142,3 +143,45 @@ def test_sigterm_lets_in_flight_requests_finish(start_server, hello_plugin_path,
     assert result["response"].json()["message"] == "hello, world"
     assert server.process.wait(30) == 0
     assert "stopped" in server.log
+
+
+def test_the_console_names_the_urls_the_fingerprint_and_with_access_log_each_request(start_server):
+    server = start_server({"SVC_DISPLAY_ACCESS_LOG": "1"})
+    digest = hashlib.sha256(peer_certificate(server.port, server.verify)).hexdigest().upper()
+    fingerprint = ":".join(digest[i:i + 2] for i in range(0, len(digest), 2))
+    (line,) = [line for line in server.log.splitlines() if "listening on" in line]
+    assert f"https://127.0.0.1:{server.port}" in line and fingerprint in line
+    assert server.get("/v1/health?from=access-log-test").status_code == 200
+    deadline = time.monotonic() + 10
+    while "/v1/health?from=access-log-test" not in server.log and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert any("GET /v1/health?from=access-log-test" in entry and "200" in entry
+               for entry in server.log.splitlines())
+
+
+def test_no_access_log_unless_asked(start_server):
+    server = start_server()
+    assert server.get("/v1/health?from=quiet-test").status_code == 200
+    time.sleep(0.5)
+    assert "quiet-test" not in server.log
+
+
+def test_sigterm_drops_an_idle_tls_connection_whose_client_never_answers_the_close(start_server):
+    """An idle kept-alive TLS client that never reads (so never answers close_notify) must
+    not hold the stopping server for asyncio's 30 s TLS shutdown timeout."""
+    server = start_server()
+    context = ssl.create_default_context(cafile=server.verify)
+    raw = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+    tls = context.wrap_socket(raw, server_hostname="localhost")  # handshake done, then silence
+    try:
+        tls.sendall(b"GET /v1/health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        assert tls.recv(65536).startswith(b"HTTP/1.1 200")  # a kept-alive connection, now idle
+        started = time.monotonic()
+        server.process.send_signal(signal.SIGTERM)
+        try:
+            code = server.process.wait(10)  # a generous bound; before the fix about 30 s
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the server was still running {time.monotonic() - started:.0f} s after SIGTERM")
+        assert code == 0
+    finally:
+        raw.close()

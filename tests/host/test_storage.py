@@ -8,6 +8,8 @@ from pony import orm
 from hookspecs import Migration, hookimpl
 from svc_host.storage import BlobKeyError, BlobStore
 
+pytestmark = pytest.mark.storage
+
 
 class CountingPlugin:
     """Declares an entity and two ordered migrations that record the order they ran in."""

@@ -9,14 +9,6 @@ import pytest
 from jaraco.classes import properties
 from keyring.backend import KeyringBackend
 
-from tests.integrations.upstream import Upstream
-
-
-@pytest.fixture
-def upstream():
-    server = Upstream().start()
-    yield server
-    server.stop()
 
 
 def fast_limits(host: Any, run_timeout: float = 5.0) -> Any:

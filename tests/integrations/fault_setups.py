@@ -11,7 +11,8 @@ from typing import Any, Callable
 from pony import orm
 
 
-def _config(host: Any, type_id: str, **config: Any) -> None:
+def configure(host: Any, type_id: str, **config: Any) -> None:
+    """Store ``config`` as the integration's config_json."""
     with orm.db_session:
         host.db.Integration[type_id].config_json = config
 
@@ -29,7 +30,7 @@ def news_rss(host: Any, upstream: Any) -> None:
 
 
 def news_hackernews(host: Any, upstream: Any) -> None:
-    _config(host, "news_hackernews", baseUrl=upstream.url)
+    configure(host, "news_hackernews", baseUrl=upstream.url)
 
 
 SETUPS: dict[str, Callable[[Any, Any], None]] = {"news_rss": news_rss, "news_hackernews": news_hackernews}
@@ -46,7 +47,7 @@ def _weather_locations(host: Any) -> None:
 def _with_location(type_id: str) -> Callable[[Any, Any], None]:
     def setup(host: Any, upstream: Any) -> None:
         _weather_locations(host)
-        _config(host, type_id, baseUrl=upstream.url)
+        configure(host, type_id, baseUrl=upstream.url)
 
     return setup
 
@@ -61,7 +62,7 @@ SETUPS.update(
 
 
 def calendar_ical(host: Any, upstream: Any) -> None:
-    _config(host, "calendar_ical", icsUrl=upstream.url + "/cal.ics")
+    configure(host, "calendar_ical", icsUrl=upstream.url + "/cal.ics")
 
 
 SETUPS["calendar_ical"] = calendar_ical
@@ -70,25 +71,25 @@ SETUPS["calendar_ical"] = calendar_ical
 def trivia_opentdb(host: Any, upstream: Any) -> None:
     with orm.db_session:
         host.db.TriviaCategory(id="fault")
-    _config(host, "trivia_opentdb", baseUrl=upstream.url)
+    configure(host, "trivia_opentdb", baseUrl=upstream.url)
 
 
 def joke_icanhazdadjoke(host: Any, upstream: Any) -> None:
     with orm.db_session:
         host.db.JokeCategory(id="fault")
-    _config(host, "joke_icanhazdadjoke", baseUrl=upstream.url)
+    configure(host, "joke_icanhazdadjoke", baseUrl=upstream.url)
 
 
 def general_openai(host: Any, upstream: Any) -> None:
     _secret(host, "general_openai", apiKey="sk-fault-secret")
-    _config(host, "general_openai", baseUrl=upstream.url, prompt="a quote")
+    configure(host, "general_openai", baseUrl=upstream.url, prompt="a quote")
 
 
 SETUPS.update(
     {
         "trivia_opentdb": trivia_opentdb,
         "joke_icanhazdadjoke": joke_icanhazdadjoke,
-        "quote_zenquotes": lambda host, upstream: _config(host, "quote_zenquotes", baseUrl=upstream.url),
+        "quote_zenquotes": lambda host, upstream: configure(host, "quote_zenquotes", baseUrl=upstream.url),
         "general_openai": general_openai,
     }
 )
@@ -97,7 +98,7 @@ SETUPS.update(
 def _media(type_id: str) -> Callable[[Any, Any], None]:
     def setup(host: Any, upstream: Any) -> None:
         _secret(host, type_id, apiKey="media-fault-key")
-        _config(host, type_id, baseUrl=upstream.url)
+        configure(host, type_id, baseUrl=upstream.url)
 
     return setup
 
@@ -110,7 +111,7 @@ def stock_finnhub(host: Any, upstream: Any) -> None:
 
 def home_assistant(host: Any, upstream: Any) -> None:
     _secret(host, "home_assistant", token="ha-fault-token")
-    _config(host, "home_assistant", baseUrl=upstream.url, entities=[{"entityId": "sensor.x"}])
+    configure(host, "home_assistant", baseUrl=upstream.url, entities=[{"entityId": "sensor.x"}])
 
 
 SETUPS.update(
@@ -121,7 +122,7 @@ SETUPS.update(
         "photo_nasa_apod": _media("photo_nasa_apod"),
         "stock_finnhub": stock_finnhub,
         "home_assistant": home_assistant,
-        "plugin_http": lambda host, upstream: _config(host, "plugin_http", baseUrl=upstream.url),
+        "plugin_http": lambda host, upstream: configure(host, "plugin_http", baseUrl=upstream.url),
     }
 )
 
@@ -135,7 +136,7 @@ def _linked(host: Any, type_id: str, account_type: str, token: dict) -> None:
 def _calendar(type_id: str, account_type: str) -> Callable[[Any, Any], None]:
     def setup(host: Any, upstream: Any) -> None:
         _linked(host, type_id, account_type, {"access_token": "fault-access", "expires_at_ms": 2**62})
-        _config(
+        configure(
             host, type_id, baseUrl=upstream.url, calendars=[{"calendarId": "primary", "categoryId": "work"}]
         )
 
@@ -145,7 +146,7 @@ def _calendar(type_id: str, account_type: str) -> Callable[[Any, Any], None]:
 def tasks_trello(host: Any, upstream: Any) -> None:
     _linked(host, "tasks_trello", "trello", {"token": "fault-member-token"})
     _secret(host, "tasks_trello", apiKey="trello-fault-key")
-    _config(host, "tasks_trello", baseUrl=upstream.url, boardIds=["b1"])
+    configure(host, "tasks_trello", baseUrl=upstream.url, boardIds=["b1"])
 
 
 SETUPS.update(

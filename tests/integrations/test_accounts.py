@@ -12,6 +12,9 @@ from pony import orm
 
 from tests.conftest import advance_clock
 from tests.integrations.upstream import Reply
+import pytest
+
+pytestmark = pytest.mark.storage
 
 CLIENT_ENV = {
     "SVC_DISPLAY_GOOGLE_CLIENT_ID": "google-public-client",
@@ -353,87 +356,3 @@ def test_microsoft_device_sign_in_and_calendar_view(make_host, api_for, upstream
         ("Offsite", True, "", "", "calendar_microsoft"),
         ("Review", False, "Room 4", "Q3", "calendar_microsoft"),
     ]
-
-
-def test_trello_boards_into_tasks(make_host, api_for, upstream):
-    host = make_host()
-    api = api_for(host)
-    auth = 'OAuth oauth_consumer_key="trello-key-1", oauth_token="member-token-1"'
-
-    def guarded(payload):
-        def handler(request):
-            if (
-                request.headers.get("Authorization") != auth
-                or "key" in request.query
-                or "token" in request.query
-            ):
-                return _json(401, {"message": "invalid key"})
-            return _json(200, payload)
-
-        return handler
-
-    upstream.handle(
-        "/1/boards/b1/lists", guarded([{"id": "l1", "name": "To do"}, {"id": "l2", "name": "Done"}])
-    )
-    upstream.handle(
-        "/1/boards/b1/cards",
-        guarded(
-            [
-                {
-                    "id": "c1",
-                    "name": "Write docs",
-                    "due": "2024-06-03T17:00:00.000Z",
-                    "dueComplete": False,
-                    "idList": "l1",
-                    "closed": False,
-                },
-                {
-                    "id": "c2",
-                    "name": "Ship",
-                    "due": None,
-                    "dueComplete": True,
-                    "idList": "l2",
-                    "closed": False,
-                },
-                {"id": "c3", "name": "Archived", "idList": "l1", "closed": True},
-            ]
-        ),
-    )
-    api.patch(
-        "/v1/integrations/tasks_trello",
-        json={
-            "config_json": {"baseUrl": upstream.url, "boardIds": ["b1"]},
-            "secrets": {"apiKey": "trello-key-1"},
-        },
-    )
-    assert api.get("/v1/integrations/tasks_trello").json["accounts_configured"] is False
-    linked = api.post(
-        "/v1/integrations/tasks_trello/accounts",
-        json={"account_type": "trello", "label": "me", "token": "member-token-1"},
-    )
-    assert linked.status_code == 201 and "member-token-1" not in linked.text
-    assert (
-        api.post(
-            "/v1/integrations/tasks_trello/accounts", json={"account_type": "google", "token": "x"}
-        ).status_code
-        == 400
-    )
-    item = api.get("/v1/integrations/tasks_trello").json
-    assert item["accounts_configured"] is True and item["secrets_configured"] is True
-    result = host.services["integrations"].run_now("tasks_trello")
-    assert result.status == "ok", result
-    with orm.db_session:
-        tasks = sorted(
-            (t.id, t.title, t.list_label, t.board_key, t.due_at_ms, t.completed, t.integration_id)
-            for t in host.db.Task.select()
-        )
-    assert tasks == [
-        ("tasks_trello:c1", "Write docs", "To do", "b1", 1717434000000, False, "tasks_trello"),
-        ("tasks_trello:c2", "Ship", "Done", "b1", None, True, "tasks_trello"),
-    ]
-    api.patch(
-        "/v1/integrations/tasks_trello", json={"config_json": {"baseUrl": upstream.url, "boardIds": []}}
-    )
-    host.services["integrations"].run_now("tasks_trello")
-    with orm.db_session:
-        assert host.db.Task.select().count() == 0

@@ -11,6 +11,9 @@ from pony import orm
 
 from builtin_plugins.integrations.secrets import KEY_FILE, SecretBox
 from tests.integrations.probes import Probes
+import pytest
+
+pytestmark = pytest.mark.storage
 
 PLAINTEXT = "pk_live_ZXCV-plaintext-4f9a1c"
 

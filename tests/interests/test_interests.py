@@ -4,6 +4,8 @@ from pony import orm
 
 from tests.conftest import issue_key
 
+pytestmark = pytest.mark.storage
+
 VALID = {
     "weather-locations": {"id": "home", "name": "Home", "latitude": 52.5, "longitude": 13.4},
     "rss-feeds": {"id": "bbc", "url": "https://feeds.example.org/rss.xml", "poll_seconds": 600, "max_articles": 20},

@@ -6,6 +6,8 @@ from tests.conftest import issue_key
 from tests.content_media import b64, image_bytes
 from tests.content_rows import add_article, add_joke, add_photo, add_trivia
 
+pytestmark = pytest.mark.storage
+
 
 def test_blob_by_key(api, host):
     data = image_bytes("PNG")

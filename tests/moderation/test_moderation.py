@@ -6,6 +6,8 @@ from tests.conftest import Api, issue_key
 from tests.content_media import b64, image_bytes
 from tests.content_rows import add_article, add_joke, add_photo, add_trivia
 
+pytestmark = pytest.mark.storage
+
 FIVE = {"jokes": "j1", "trivia": "t1", "rss-articles": "a1", "photos": "p1", "videos": "v1"}
 
 

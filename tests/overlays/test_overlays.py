@@ -6,9 +6,10 @@ import pytest
 from pony import orm
 
 from builtin_plugins.overlays import SEED_ID, _hearts_rain_to_shape_rain
-from builtin_plugins.overlays.types import TYPES
 from tests.conftest import Api, issue_key
 from tests.ticker.clock import FixedClock
+
+pytestmark = pytest.mark.storage
 
 OVERLAY_TYPES = {
     "shape_rain", "birthday_confetti", "bouncing_message", "falling_images", "matrix_rain", "edge_glow",
@@ -41,13 +42,14 @@ def _active_ids(api, when):
     return [row["id"] for row in api.host.services["overlays"].active(when)]
 
 
-def test_types_schemas_and_examples():
-    assert {t.id for t in TYPES} == OVERLAY_TYPES
-    for item in TYPES:
+def test_types_schemas_and_examples(host):
+    types = list(host.registries.overlay_types)
+    assert {t.id for t in types} == OVERLAY_TYPES
+    for item in types:
         jsonschema.Draft202012Validator.check_schema(item.config_schema)
         assert item.config_schema["additionalProperties"] is False
         assert list(jsonschema.Draft202012Validator(item.config_schema).iter_errors(item.example_config)) == []
-    confetti = next(t for t in TYPES if t.id == "birthday_confetti").config_schema
+    confetti = host.registries.overlay_types.get("birthday_confetti").config_schema
     assert set(confetti["properties"]) == {"messages", "shapes", "colors", "density", "message_interval_sec",
                                            "fall_speed", "opacity"}
     assert confetti["properties"]["shapes"]["items"] == {"enum": ["rect", "circle", "mix"]}

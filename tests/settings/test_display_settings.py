@@ -5,6 +5,8 @@ from pony import orm
 from builtin_plugins.settings.store import ALL_ROLES
 from tests.conftest import issue_key
 
+pytestmark = pytest.mark.storage
+
 KEYS = {
     "display_theme_id", "display_custom_themes", "display_text_scale_screen", "display_text_scale_ticker",
     "display_timezone", "controller_time_format", "controller_date_order", "display_weather_temperature_unit",

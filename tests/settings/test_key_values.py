@@ -4,6 +4,8 @@ import pytest
 from builtin_plugins.settings.routes import KEY_MAX, VALUE_MAX
 from tests.conftest import issue_key
 
+pytestmark = pytest.mark.storage
+
 
 def test_put_list_sorted_and_delete(api):
     for key in ("zeta", "alpha", "display.overlay.enabled", "Beta"):

@@ -5,6 +5,8 @@ from pony import orm
 from builtin_plugins.settings.themes import BUILTIN_THEMES, MAX_CUSTOM_THEMES, preview_problems
 from tests.conftest import issue_key
 
+pytestmark = pytest.mark.storage
+
 PREVIEW = {"display": ["#000000", "#112233"], "primaryContainer": ["#ffffff", "#ff0000", "#00ff00"],
            "secondaryContainer": ["#fff", "#000"], "accents": ["#111111", "#222222", "#333333", "#44444480"]}
 

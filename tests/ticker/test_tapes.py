@@ -2,20 +2,22 @@
 import jsonschema
 import pytest
 
-from builtin_plugins.ticker.types import TYPES
 from tests.conftest import issue_key
 
+pytestmark = pytest.mark.storage
 
-def test_builtin_types_have_valid_schemas_examples_and_builders():
-    assert {t.id for t in TYPES} >= {"time", "weather", "news", "quote", "stocks", "text", "plugin"}
-    for item in TYPES:
+
+def test_builtin_types_have_valid_schemas_examples_and_builders(host):
+    types = list(host.registries.ticker_types)
+    assert {t.id for t in types} >= {"time", "weather", "news", "quote", "stocks", "text", "plugin"}
+    for item in types:
         jsonschema.Draft202012Validator.check_schema(item.config_schema)
         assert item.config_schema["additionalProperties"] is False
         assert list(jsonschema.Draft202012Validator(item.config_schema).iter_errors(item.example_config)) == []
         assert callable(item.build_items)
-    time_keys = set(next(t for t in TYPES if t.id == "time").config_schema["properties"])
+    time_keys = set(host.registries.ticker_types.get("time").config_schema["properties"])
     assert time_keys == {"dateOrder", "timeFormatPreset", "timeZone", "labelPrefix"}
-    weather_keys = set(next(t for t in TYPES if t.id == "weather").config_schema["properties"])
+    weather_keys = set(host.registries.ticker_types.get("weather").config_schema["properties"])
     assert weather_keys == {"locationId", "temperatureUnit"}
 
 

@@ -465,12 +465,16 @@ def test_adoption_works_without_an_alerts_plugin(make_host):
     assert api.post("/v1/adoption/confirm", json={"identifier": "plain", "challenge_code": code}).status_code == 200
 
 
-def test_not_headless_writes_no_console_line(make_host, capsys):
+def test_a_real_window_writes_no_console_line_anything_else_does(make_host, capsys):
     host = make_host({"SVC_DISPLAY_HEADLESS": "0"})
     api = Api(host)
+    host.services["display_mode"] = "window"  # what svc_host.display.run records for a real window
     capsys.readouterr()
     assert api.post("/v1/adoption/request", json={"identifier": "windowed"}).status_code == 200
     assert "adoption challenge" not in capsys.readouterr().err
+    host.services["display_mode"] = "offscreen"  # a canvas nobody sees: the console shows the code
+    assert api.post("/v1/adoption/request", json={"identifier": "offscreen"}).status_code == 200
+    assert '"offscreen"' in capsys.readouterr().err
 
 
 def test_the_challenge_is_in_no_response_of_the_flow(trust):

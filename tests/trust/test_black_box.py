@@ -12,7 +12,8 @@ FIVE_MINUTES = 5 * 60 * 1000
 
 
 def challenge_lines(server, identifier: str) -> list[str]:
-    return [line for line in server.log.splitlines()
+    """The console lines for ``identifier``: on stderr (stdout is captured apart)."""
+    return [line for line in server.stderr.splitlines()
             if "adoption challenge" in line and f'"{identifier}"' in line]
 
 

@@ -11,6 +11,8 @@ from svc_host.permissions import ROLES
 from tests.conftest import issue_key
 from tests.trust.helpers import assert_error, count
 
+pytestmark = pytest.mark.storage
+
 
 def test_create_returns_the_key_once_and_listing_masks_it(api):
     created = api.post("/v1/adoption/clients", json={"identifier": "wall-tablet", "role": "viewer"})
@@ -122,3 +124,92 @@ def test_keys_commands_create_list_and_revoke(start_server):
     assert again.returncode == 1
     bad = server.cli("keys", "create", "--identifier", "x" * 129)
     assert bad.returncode == 2 and "128" in bad.stderr
+
+
+@pytest.mark.slow
+def test_keys_revoked_or_rotated_by_the_cli_are_refused_by_a_running_server_at_once(start_server):
+    """The server caches principals per key (builtin_plugins/clients/keys.py): a rotation or
+    revoke made by another process must still be refused on the very next request."""
+    server = start_server()
+    old = server.key("operator", "cached-box")
+    other = server.key("viewer", "other-box")
+    for _ in range(3):  # cached by now
+        assert server.get("/v1/adoption/session", key=old).json()["role"] == "operator"
+        assert server.get("/v1/screens", key=other).status_code == 200
+
+    rotated = server.cli("keys", "create", "--identifier", "cached-box", "--role", "viewer")
+    assert rotated.returncode == 0, rotated.stderr
+    new = json.loads(rotated.stdout)["api_key"]
+    assert_error(server.get("/v1/adoption/session", key=old), 401, "unauthorized")
+    assert server.get("/v1/adoption/session", key=new).json()["role"] == "viewer"
+    assert server.get("/v1/screens", key=other).status_code == 200  # other keys keep working
+
+    revoked = server.cli("keys", "revoke", "--identifier", "cached-box")
+    assert revoked.returncode == 0, revoked.stderr
+    assert_error(server.get("/v1/adoption/session", key=new), 401, "unauthorized")
+    assert_error(server.get("/v1/screens", key=new), 401, "unauthorized")
+    assert server.get("/v1/screens", key=other).status_code == 200
+
+
+def test_rest_rotation_and_revoke_drop_cached_principals(api):
+    created = api.post("/v1/adoption/clients", json={"identifier": "warm", "role": "operator"}).json
+    for _ in range(3):
+        assert api.get("/v1/adoption/session", key=created["api_key"]).status_code == 200
+    rotated = api.post("/v1/adoption/clients", json={"identifier": "warm", "role": "viewer"}).json
+    assert_error(api.get("/v1/adoption/session", key=created["api_key"]), 401, "unauthorized")
+    for _ in range(3):
+        assert api.get("/v1/adoption/session", key=rotated["api_key"]).json["role"] == "viewer"
+    assert api.delete(f"/v1/adoption/clients/{rotated['id']}").status_code == 204
+    assert_error(api.get("/v1/adoption/session", key=rotated["api_key"]), 401, "unauthorized")
+
+
+@pytest.mark.slow
+def test_rest_rotation_readoption_and_revoke_are_refused_at_once_over_https(start_server, env):
+    """Every way a key changes over the API, on a running server that has the key's principal
+    cached, and on a second server process on the same data dir: the old key is refused on the
+    very next request (REST rotation, an admin's instant re-grant, re-adoption by challenge,
+    REST revoke)."""
+    from tests.conftest import ServerProcess
+    from tests.trust.test_black_box import wait_for_code
+
+    server = start_server({"SVC_DISPLAY_ADOPTION_RATE_PER_MIN": "0"})
+    second = ServerProcess({**env, "SVC_DISPLAY_ADOPTION_RATE_PER_MIN": "0"}).start()
+    try:
+        admin = server.key("admin")
+
+        def warm(key: str, role: str) -> None:  # cached by both servers
+            for process in (server, second, server, second):
+                assert process.get("/v1/adoption/session", key=key).json()["role"] == role
+
+        def refused(key: str) -> None:
+            for process in (server, second):
+                assert_error(process.get("/v1/adoption/session", key=key), 401, "unauthorized")
+
+        created = server.request("POST", "/v1/adoption/clients", key=admin,
+                                 json={"identifier": "warm-box", "role": "operator"}).json()
+        warm(created["api_key"], "operator")
+
+        rotated = server.request("POST", "/v1/adoption/clients", key=admin,
+                                 json={"identifier": "warm-box", "role": "viewer"}).json()
+        refused(created["api_key"])
+        warm(rotated["api_key"], "viewer")
+
+        granted = server.request("POST", "/v1/adoption/request", key=admin,
+                                 json={"identifier": "warm-box", "role": "power_viewer"}).json()
+        refused(rotated["api_key"])
+        warm(granted["api_key"], "power_viewer")
+
+        asked = server.request("POST", "/v1/adoption/request",
+                               json={"identifier": "warm-box", "role": "viewer"})
+        assert asked.status_code == 200, asked.text
+        confirmed = server.request("POST", "/v1/adoption/confirm", json={
+            "identifier": "warm-box", "challenge_code": wait_for_code(server, "warm-box")}).json()
+        refused(granted["api_key"])
+        warm(confirmed["api_key"], "viewer")
+
+        client_id = [c for c in server.get("/v1/adoption/clients", key=admin).json()["items"]
+                     if c["identifier"] == "warm-box"][0]["id"]
+        assert server.request("DELETE", f"/v1/adoption/clients/{client_id}", key=admin).status_code == 204
+        refused(confirmed["api_key"])
+    finally:
+        second.stop()

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from builtin_plugins.common.origins import normalize_origin
+from svc_host.rest.origins import normalize_origin
 from builtin_plugins.cors.middleware import ALLOW_HEADERS, ALLOW_METHODS
 from builtin_plugins.cors.policy import DNS_CACHE_MS, PrivateOriginPolicy, is_private_address
 from tests.conftest import Api, issue_key

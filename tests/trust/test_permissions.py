@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from hookspecs import AUTHENTICATED, PUBLIC
+from hookspecs import AUTHENTICATED, PUBLIC, Permission, hookimpl
+from hookspecs.permissions import INTERESTS_READ, declare
 from svc_host import permissions as perms
 from svc_host.config import load_settings
 from svc_host.host import build_host
@@ -17,40 +18,94 @@ from tests.conftest import REPO, Api, issue_key
 DOC = REPO / "docs" / "permissions.md"
 
 
+# CONTRACT "Permissions": every permission the builtin plugins declare and the roles (besides
+# admin, which holds them all) that hold it. The builtins contribute these through
+# register_permissions; this table is the floor the contract fixes, so it is written out.
+CONTRACT_FLOORS = {
+    "telemetry.read": {"operator", "power_viewer", "viewer"},
+    "navigation.control": {"operator", "power_viewer"},
+    "content.catalog_read": {"operator", "power_viewer"},
+    "interests.read": {"operator", "power_viewer"},
+    "interests.write": {"operator"},
+    "screens.write": {"operator"},
+    "ticker.write": {"operator"},
+    "overlays.write": {"operator"},
+    "alerts.write": {"operator"},
+    "settings.write": {"operator"},
+    "integrations.read": {"operator"},
+    "integrations.write": {"operator"},
+    "curator.write": {"operator"},
+    "runtime.signals_write": {"operator"},
+    "content.moderate": set(),
+    "adoption.admin": set(),
+    "users.admin": set(),
+    "display.maintenance": set(),
+}
+
+
 @pytest.fixture
 def table(host):
     return host.registries.permissions
 
 
+def test_the_builtins_declare_exactly_the_contract_floors(table):
+    declared = {name: set(permission.roles) for name, permission in table.permissions.items()}
+    assert declared == CONTRACT_FLOORS
+    for role in ("operator", "power_viewer", "viewer"):
+        assert set(table.for_role(role)) == {name for name, roles in CONTRACT_FLOORS.items() if role in roles}
+
+
 def test_viewer_holds_telemetry_read_only(table):
-    assert table.for_role("viewer") == [perms.TELEMETRY_READ]
+    assert table.for_role("viewer") == ["telemetry.read"]
 
 
 def test_power_viewer_adds_exactly_the_named_permissions(table):
-    assert set(table.for_role("power_viewer")) == {perms.TELEMETRY_READ, perms.NAVIGATION_CONTROL,
-                                                   perms.CONTENT_CATALOG_READ, perms.INTERESTS_READ}
+    assert set(table.for_role("power_viewer")) == {"telemetry.read", "navigation.control",
+                                                   "content.catalog_read", "interests.read"}
 
 
 def test_operator_writes_configuration_but_not_the_admin_only_areas(table):
     held = set(table.for_role("operator"))
     assert set(table.for_role("power_viewer")) <= held
-    assert {perms.SCREENS_WRITE, perms.TICKER_WRITE, perms.OVERLAYS_WRITE, perms.ALERTS_WRITE,
-            perms.INTEGRATIONS_READ, perms.INTEGRATIONS_WRITE, perms.INTERESTS_READ, perms.INTERESTS_WRITE,
-            perms.CURATOR_WRITE} <= held
-    assert not held & {perms.CONTENT_MODERATE, perms.DISPLAY_MAINTENANCE, perms.ADOPTION_ADMIN, perms.USERS_ADMIN}
+    assert {"screens.write", "ticker.write", "overlays.write", "alerts.write", "integrations.read",
+            "integrations.write", "interests.read", "interests.write", "curator.write"} <= held
+    assert not held & {"content.moderate", "display.maintenance", "adoption.admin", "users.admin"}
 
 
 def test_admin_holds_every_permission(table):
-    every = {value for name, value in vars(perms).items() if name.isupper() and isinstance(value, str)
-             and "." in value}
-    assert every <= set(table.for_role("admin"))
-    assert set(table.for_role("admin")) == set(table.permissions)
+    assert set(table.for_role("admin")) == set(table.permissions) == set(CONTRACT_FLOORS)
 
 
-def test_every_permission_constant_is_in_the_table():
-    constants = {value for name, value in vars(perms).items() if name.isupper() and isinstance(value, str)
-                 and "." in value}
-    assert constants == {p.name for p in perms.BUILTIN_PERMISSIONS}
+def test_each_permission_is_declared_by_the_plugins_that_use_it(host):
+    """Every route's permission is declared by the plugin serving the route (as a third party's is)."""
+    declarers = host.registries.permission_declarers
+    for plugin, route in host.routes:
+        for operation in route.operations.values():
+            if operation.permission not in (PUBLIC, AUTHENTICATED):
+                assert plugin in declarers[operation.permission], (plugin, route.path, operation.permission)
+    assert perms.ROLES == ("admin", "operator", "power_viewer", "viewer")
+    assert not [name for name in vars(perms) if name.isupper() and name != "ROLES"]  # the host names none
+
+
+def test_a_shared_permission_declared_again_merges_and_a_different_one_is_refused(make_host, caplog):
+    class Same:
+        @hookimpl
+        def register_permissions(self):
+            return declare(INTERESTS_READ)
+
+    class Widening:
+        @hookimpl
+        def register_permissions(self):
+            return [Permission(INTERESTS_READ, "read interests", ("viewer", "power_viewer", "operator"))]
+
+    host = make_host(plugins=[("same", Same())])
+    assert "same" in host.registries.permission_declarers[INTERESTS_READ]
+    assert not host.registries.permissions.role_has("viewer", INTERESTS_READ)
+    host = make_host(plugins=[("widening", Widening())])
+    assert "widening" not in host.plugins.info
+    assert not host.registries.permissions.role_has("viewer", INTERESTS_READ)
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("'widening'" in m and "declared differently" in m for m in messages)
 
 
 def _fill(template: str) -> str:

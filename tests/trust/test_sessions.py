@@ -14,6 +14,8 @@ from svc_host.auth import sha256_hex
 from tests.conftest import Api, advance_clock, issue_key
 from tests.trust.helpers import assert_error, count
 
+pytestmark = pytest.mark.storage
+
 PASSWORD = "correct horse battery"
 
 

@@ -1,13 +1,18 @@
-"""A minimal svc-display plugin: one authenticated route, ``GET /v1/hello``.
-
-``?delay_ms=`` (0-5000) makes the answer wait, which shows that in-flight requests
-finish when the host is asked to stop.
-"""
+"""hello: a complete svc-display plugin. A route (``GET /v1/hello``), a collector with its own
+table and a migration, a ticker type, and a screen and an overlay type drawn by ``display.py``."""
 import time
 
 from marshmallow import Schema, fields, validate
+from pony import orm
 
-from hookspecs import AUTHENTICATED, Operation, Route, hookimpl
+from hookspecs import AUTHENTICATED, IntegrationType, Migration, Operation, OverlayType, Route, ScreenType
+from hookspecs import TickerType, hookimpl
+from hookspecs.collect import CollectorError
+from svc_host.schema import add_column
+
+
+def schema(**properties):
+    return {"type": "object", "properties": properties, "additionalProperties": False}
 
 
 class HelloQuery(Schema):
@@ -15,21 +20,69 @@ class HelloQuery(Schema):
     delay_ms = fields.Integer(load_default=0, validate=validate.Range(min=0, max=5000))
 
 
-class HelloResponse(Schema):
-    message = fields.String(required=True)
-    caller = fields.String(required=True)
-
-
 class HelloResource:
     def on_get(self, req, resp):
         query = req.context.query
-        if query["delay_ms"]:
-            time.sleep(query["delay_ms"] / 1000)
+        time.sleep(query["delay_ms"] / 1000)  # shows that in-flight requests finish on SIGTERM
         resp.media = {"message": f"hello, {query['name']}", "caller": req.context.principal.identifier}
+
+
+def greetings(host, tape=None, now_ms=None, limit=5):
+    """The collected greetings (by id) as ``text (lang)``: the ticker's items, the card's text."""
+    rows = host.db.HelloGreeting.select().order_by(host.db.HelloGreeting.id)[:limit]
+    return [f"{row.text} ({row.lang})" if row.lang else row.text for row in rows]
+
+
+def collect(context):
+    """``GET {baseUrl}/greetings`` answers ``[{"id", "text", "lang"}]``; each is upserted by id."""
+    answer = context.http.get_json(context.base_url("https://greetings.invalid") + "/greetings")
+    if not isinstance(answer, list) or not all(isinstance(g, dict) and "id" in g for g in answer):
+        raise CollectorError("expected a list of greetings with an id")
+    with orm.db_session:
+        for item in answer:
+            key = str(item["id"])
+            row = context.db.HelloGreeting.get(id=key) or context.db.HelloGreeting(id=key)
+            row.set(text=str(item.get("text", ""))[:200], lang=str(item.get("lang", ""))[:8])
+    context.summary = f"{len(answer)} greetings"
+
+
+@hookimpl
+def register_entities(db):
+    class HelloGreeting(db.Entity):
+        _table_ = "hello_greeting"
+        id = orm.PrimaryKey(str, 64)
+        text = orm.Optional(str, 200)
+        lang = orm.Optional(str, 8)  # new in 1.1: migration 0002_lang adds it to 1.0 tables
+
+
+@hookimpl
+def register_migrations():
+    return [Migration("0002_lang", lambda db: add_column(db, "hello_greeting", "lang", "TEXT", default=""))]
 
 
 @hookimpl
 def register_routes(host):
-    return [Route("/v1/hello", HelloResource(), {
-        "GET": Operation(AUTHENTICATED, "say hello", query=HelloQuery, response=HelloResponse, tags=["hello"]),
-    }, db_session=False)]
+    hello = Operation(AUTHENTICATED, "say hello", query=HelloQuery)
+    return [Route("/v1/hello", HelloResource(), {"GET": hello}, db_session=False)]
+
+
+@hookimpl
+def register_integration_types():
+    return [IntegrationType("hello_greetings", "Greetings", schema(), {}, family="hello", collect=collect)]
+
+
+@hookimpl
+def register_ticker_types():
+    return [TickerType("hello", "Greetings", schema(), {}, build_items=greetings)]
+
+
+@hookimpl
+def register_screen_types():
+    config = schema(text={"type": "string", "maxLength": 200}, color={"type": "string"})
+    return [ScreenType("hello", "Card", config, {"color": "#ffcc00"}, renderer="hello_plugin.display:card")]
+
+
+@hookimpl
+def register_overlay_types():
+    config = schema(width={"type": "integer", "minimum": 1, "maximum": 100})
+    return [OverlayType("hello_glow", "Glow", config, {"width": 12}, renderer="hello_plugin.display:Glow")]

@@ -1,0 +1,137 @@
+"""The alerts layer and the ``alerts`` slide (Kivy-only, loaded when a canvas starts).
+
+The layer: alert cards over the slides.
+
+``load`` (loader thread) asks the alerts service for what is active
+(``AlertsService.active()``: neither dismissed nor expired, highest priority first) and
+keeps the first :data:`MAX_CARDS`; the layer is loaded again when the earliest of them
+expires. Cards stack from the top of the content area: a severity stripe, the title, the
+body and, with ``qr_payload``, its QR code. ``display_only`` is never drawn here (the
+plugin that set it draws what it needs in its own layer, as adoption does).
+
+The ``alerts`` slide (:func:`alerts`) lists what the same service calls active, of at least
+``minSeverity`` and of the ``sources`` named, most severe first, then by priority.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from hookspecs.render import RenderContext, Stage, renderer
+from hookspecs.services import ALERT_SEVERITIES, ALERTS, service
+from svc_host.display.kit import config_number, config_strings, config_text
+from svc_host.display.kit import widgets as _w
+
+log = logging.getLogger("builtin_plugins.alerts")
+
+MAX_CARDS = 3
+SEVERITY_COLORS = {"critical": (0.85, 0.1, 0.1, 1), "warning": (1.0, 0.7, 0.1, 1), "info": (0.2, 0.6, 1.0, 1)}
+
+
+@dataclass
+class AlertsState:
+    alerts: list[dict] = field(default_factory=list)  # the cards, top first
+
+    def due_ms(self) -> int | None:
+        expiries = [a["expires_at"] for a in self.alerts if isinstance(a.get("expires_at"), int)]
+        return min(expiries) if expiries else None
+
+
+def active_alerts(host: Any) -> list[dict]:
+    """What the alerts service calls active (neither dismissed nor expired), highest priority first."""
+    alerts = service(host, ALERTS)
+    return list(alerts.active()) if alerts is not None else []
+
+
+def shown_alerts(host: Any) -> list[dict]:
+    """The alerts the layer draws: the first :data:`MAX_CARDS` active ones."""
+    return active_alerts(host)[:MAX_CARDS]
+
+
+def alert_card(context: RenderContext, alert: dict, top: float, height_hint: float) -> Any:
+    w = _w()
+    color = SEVERITY_COLORS.get(str(alert.get("severity", "")).lower(), SEVERITY_COLORS["warning"])
+    card = w.Slide(size_hint=(0.9, height_hint), pos_hint={"center_x": 0.5, "top": top})
+    card.add_widget(w.Backdrop([(0.1, 0.1, 0.12, 0.94)], size_hint=(1, 1), pos_hint={"x": 0, "y": 0}))
+    card.add_widget(w.Backdrop([color], size_hint=(0.015, 1), pos_hint={"x": 0, "y": 0}))
+    text_width = 0.8 if alert.get("qr_payload") else 0.95
+    card.add_widget(w.label(str(alert.get("title", "")), context.font(46), (1, 1, 1, 1), bold=True,
+                            size_hint=(text_width - 0.03, 0.45), pos_hint={"x": 0.03, "top": 0.98}))
+    body = str(alert.get("body", ""))[:400]
+    card.add_widget(w.label(body, context.font(32), (0.88, 0.88, 0.9, 1), valign="top",
+                            size_hint=(text_width - 0.03, 0.5), pos_hint={"x": 0.03, "y": 0.04}))
+    if alert.get("qr_payload"):
+        card.add_widget(w.ImageFill(w.qr_texture(str(alert["qr_payload"])), size_hint=(0.16, 0.92),
+                                    pos_hint={"right": 0.99, "center_y": 0.5}))
+    return card
+
+
+class AlertsLayer:
+    def __init__(self, stage: Stage):
+        self.stage = stage
+        self.host = stage.host
+        self.alerts: list[dict] | None = None
+
+    @cached_property
+    def widget(self) -> Any:
+        from kivy.uix.floatlayout import FloatLayout
+
+        box = FloatLayout(size_hint=(None, None))
+        box.bind(pos=self._fit, size=self._fit)
+        return box
+
+    def _fit(self, *_args: Any) -> None:
+        for child in self.widget.children:
+            child.pos, child.size = self.widget.pos, self.widget.size
+
+    def load(self) -> AlertsState:
+        return AlertsState(shown_alerts(self.host))
+
+    def due_ms(self, state: AlertsState) -> int | None:
+        return state.due_ms()
+
+    def apply(self, state: AlertsState, restyle: bool) -> None:
+        if state.alerts == self.alerts and not restyle:
+            return
+        self.alerts = state.alerts
+        self.widget.clear_widgets()
+        if not state.alerts:
+            return
+        context = self.stage.context("screen", {"id": "alerts"})
+        try:
+            stack = _w().Slide(size_hint=(None, None))
+            top = 0.97
+            for alert in state.alerts:
+                stack.add_widget(alert_card(context, alert, top, 0.17))
+                top -= 0.19
+        except Exception:  # noqa: BLE001  a card that cannot be drawn costs this round only
+            log.exception("display: drawing the alert cards failed")
+            self.alerts = None
+            return
+        stack.pos, stack.size = self.widget.pos, self.widget.size
+        self.widget.add_widget(stack)
+
+
+# -- the alerts slide ---------------------------------------------------------------------------
+def _prepare_alerts(context: RenderContext) -> Any:
+    rank = {name: i for i, name in enumerate(ALERT_SEVERITIES)}
+    least = rank.get(config_text(context, "minSeverity", "info"), 0)
+    sources = set(config_strings(context, "sources"))
+    alerts = [a for a in active_alerts(context.host) if rank.get(a.get("severity"), 0) >= least
+              and (not sources or a.get("source") in sources)]
+    alerts.sort(key=lambda a: (-rank.get(a.get("severity"), 0), -(a.get("priority") or 0)))
+    if not alerts:
+        return None
+    return [{"title": a.get("title", ""), "body": a.get("body", ""), "severity": a.get("severity", "")}
+            for a in alerts[:int(config_number(context, "maxAlerts", 6, 1, 20))]]
+
+
+@renderer(prepare=_prepare_alerts)
+def alerts(context: RenderContext) -> Any:
+    """The active alerts as a text slide: ``[severity] title: body``, one a line."""
+    w = _w()
+    lines = [f"[{a['severity']}] {a['title']}: {a['body']}" if a["severity"] else f"{a['title']}: {a['body']}"
+             for a in context.data]
+    return w.text_slide(context, "Alerts", lines, accent=w.RED, body_size=44 if len(lines) <= 6 else 30)

@@ -1,0 +1,66 @@
+"""Calendar: events from ICS feeds, Google and Microsoft calendars and manual entry, with their
+categories, and the slides and overlays that show them.
+
+- tables (``models.py``): ``CalendarEvent`` (catalog, spec 2.8), ``CalendarEventCategory``;
+- collectors: ``calendar_ical`` (``ical.py``), ``calendar_google``, ``calendar_microsoft``
+  (``cloud.py``), writing through ``store.py`` (one display timezone for all-day events);
+- REST: ``POST /v1/curator/manual/calendar-events`` (``manual.py``);
+- types (``types.py``): slides ``calendar_agenda``, ``calendar_month``; overlays
+  ``calendar_month``, ``calendar_upcoming``;
+- content list (``content.py``): ``calendar-events`` (catalog, moderation deletes, the
+  ``category_in_use_calendar`` guard of curator categories, cloud feed kind ``calendar_event``).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from builtin_plugins.calendar import cloud, content, ical, manual, models, types
+from hookspecs import (
+    ContentList,
+    IntegrationType,
+    Operation,
+    OverlayType,
+    Permission,
+    Route,
+    ScreenType,
+    hookimpl,
+)
+from hookspecs.permissions import CURATOR_WRITE, declare
+from svc_host.rest.rows import IdSchema
+
+
+@hookimpl
+def register_permissions() -> list[Permission]:
+    return declare(CURATOR_WRITE)
+
+
+@hookimpl
+def register_entities(db: Any) -> None:
+    models.define_entities(db)
+
+
+@hookimpl
+def register_integration_types() -> list[IntegrationType]:
+    return [ical.INTEGRATION_TYPE, cloud.GOOGLE, cloud.MICROSOFT]
+
+
+@hookimpl
+def register_screen_types() -> list[ScreenType]:
+    return list(types.SCREEN_TYPES)
+
+
+@hookimpl
+def register_overlay_types() -> list[OverlayType]:
+    return list(types.OVERLAY_TYPES)
+
+
+@hookimpl
+def register_content_lists() -> list[ContentList]:
+    return list(content.LISTS)
+
+
+@hookimpl
+def register_routes(host: Any) -> list[Route]:
+    return [Route("/v1/curator/manual/calendar-events", manual.CalendarEventResource(host), {
+        "POST": Operation(CURATOR_WRITE, "add a calendar event", body=manual.CalendarEventBody,
+                          response=IdSchema, status=201, tags=("curator",), publishes=("catalog",))})]

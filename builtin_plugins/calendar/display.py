@@ -1,0 +1,157 @@
+"""The calendar types' drawing (Kivy-only, imported when a canvas starts): the ``calendar_agenda``
+and ``calendar_month`` slides and the ``calendar_month`` and ``calendar_upcoming`` overlays,
+from ``CalendarEvent`` rows. The slides' config keys are camelCase, the overlays' snake_case
+(those of :mod:`builtin_plugins.calendar.types`); the month grid and the event line are shared."""
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+from typing import Any
+
+from hookspecs.render import RenderContext, renderer
+from svc_host.display.kit import config_flag, config_number, config_strings, config_text
+from svc_host.display.kit import widgets as _w
+
+AGENDA_KEYS = ("daysAhead", "maxEvents", "categoryIds", "showLocation")  # the slide's
+UPCOMING_KEYS = ("days_ahead", "max_events", "category_ids", "show_location")  # the overlay's
+
+
+def _events(context: RenderContext, start_ms: int, end_ms: int, limit: int, key: str) -> list:
+    """Events overlapping [start, end): of the categories in config ``key`` (and ``data_key``)."""
+    query = context.host.db.CalendarEvent.select(lambda e: e.end_ms >= start_ms and e.start_ms < end_ms)
+    categories = set(config_strings(context, key))
+    if context.row.get("data_key"):
+        categories.add(context.row["data_key"])
+    rows = list(query.order_by(lambda e: e.start_ms))
+    if categories:
+        rows = [e for e in rows
+                if e.category_id in categories or any(c.category_id in categories for c in e.categories)]
+    return rows[:limit]
+
+
+def _agenda(context: RenderContext, keys: tuple[str, str, str, str]) -> Any:
+    """Upcoming events; ``keys`` names the config keys (days ahead, max events, categories,
+    show location)."""
+    now = context.now_ms()
+    days = int(config_number(context, keys[0], 14, 1, 60))
+    limit = int(config_number(context, keys[1], 8, 1, 50))
+    rows = _events(context, now, now + days * 86_400_000, limit, keys[2])
+    if not rows:
+        return None
+    show_location = config_flag(context, keys[3], True)
+    return [{"title": e.title, "start_ms": e.start_ms, "all_day": e.all_day,
+             "location": e.location if show_location else ""} for e in rows]
+
+
+def _event_line(context: RenderContext, event: dict) -> str:
+    start = dt.datetime.fromtimestamp(event["start_ms"] / 1000, context.tzinfo())
+    when = context.format_date(start) + ("" if event["all_day"] else "  " + context.format_time(start))
+    where = f"  \u00b7 {event['location']}" if event.get("location") else ""
+    return f"{when}   {event['title']}{where}"
+
+
+def _month(context: RenderContext, key: str) -> Any:
+    """This month in the display zone: the days with events of the categories in ``key``."""
+    today = context.now().date()
+    first = dt.datetime(today.year, today.month, 1, tzinfo=context.tzinfo())
+    last_day = calendar.monthrange(today.year, today.month)[1]
+    end = first + dt.timedelta(days=last_day)
+    rows = _events(context, int(first.timestamp() * 1000), int(end.timestamp() * 1000), 1000, key)
+    marked = set()
+    for e in rows:
+        day = dt.datetime.fromtimestamp(e.start_ms / 1000, context.tzinfo()).date()
+        if day.month == today.month:
+            marked.add(day.day)
+    return {"year": today.year, "month": today.month, "today": today.day, "marked": sorted(marked)}
+
+
+def month_grid(context: RenderContext, data: dict, font_px: float, week_starts_on: str = "monday",
+               highlight_today: bool = True) -> Any:
+    """A month calendar widget: weekday names, today highlighted, days with events marked."""
+    from kivy.uix.gridlayout import GridLayout
+
+    w = _w()
+    grid = GridLayout(cols=7, spacing=2)
+    fg = context.theme.text
+    first = 6 if week_starts_on == "sunday" else 0
+    names = ("Mo", "Tu", "We", "Th", "Fr", "Sa", "Su")
+    for name in names[first:] + names[:first]:
+        grid.add_widget(w.label(name, context.font(font_px), context.theme.accents[1], bold=True,
+                                halign="center"))
+    for week in calendar.Calendar(firstweekday=first).monthdayscalendar(data["year"], data["month"]):
+        for day in week:
+            if highlight_today and day == data["today"]:
+                cell = w.Slide()
+                whole = {"size_hint": (1, 1), "pos_hint": {"x": 0, "y": 0}}
+                cell.add_widget(w.Backdrop([context.theme.accents[0]], **whole))
+                cell.add_widget(w.label(str(day), context.font(font_px), context.theme.secondary_fg,
+                                        bold=True, halign="center", **whole))
+                grid.add_widget(cell)
+            else:
+                color = context.theme.accents[2] if day in data["marked"] else fg
+                grid.add_widget(w.label(str(day) if day else "", context.font(font_px), color,
+                                        bold=day in data["marked"], halign="center"))
+    return grid
+
+
+# -- slides -------------------------------------------------------------------------------------
+def _prepare_agenda(context: RenderContext) -> Any:
+    return _agenda(context, AGENDA_KEYS)
+
+
+@renderer(prepare=_prepare_agenda)
+def calendar_agenda(context: RenderContext) -> Any:
+    size = 46 if len(context.data) <= 8 else 32
+    lines = [_event_line(context, e) for e in context.data]
+    return _w().text_slide(context, "Coming up", lines, body_size=size)
+
+
+def _prepare_month(context: RenderContext) -> Any:
+    return _month(context, "categoryIds")
+
+
+@renderer(prepare=_prepare_month)
+def calendar_month(context: RenderContext) -> Any:
+    w = _w()
+    data = context.data
+    slide = w.themed_slide(context)
+    title = dt.date(data["year"], data["month"], 1).strftime("%B %Y")
+    slide.add_widget(w.label(title, context.font(72), context.theme.text, bold=True, size_hint=(0.84, 0.13),
+                             pos_hint={"x": 0.08, "top": 0.95}))
+    grid = month_grid(context, data, 48, config_text(context, "weekStartsOn", "monday"),
+                      config_flag(context, "highlightToday", True))
+    grid.size_hint = (0.84, 0.74)
+    grid.pos_hint = {"x": 0.08, "y": 0.05}
+    slide.add_widget(grid)
+    return slide
+
+
+# -- overlays -----------------------------------------------------------------------------------
+def _prepare_month_overlay(context: RenderContext) -> Any:
+    return _month(context, "category_ids")
+
+
+@renderer(prepare=_prepare_month_overlay)
+def calendar_month_overlay(context: RenderContext) -> Any:
+    scale = config_number(context, "scale", 1.0, 0.25, 4)
+    layer, box = _w().panel(context, (0.3, 0.42), scale=scale)
+    grid = month_grid(context, context.data, 30 * min(scale, 2.2),
+                      config_text(context, "week_starts_on", "monday"))
+    grid.size_hint = (0.94, 0.94)
+    grid.pos_hint = {"center_x": 0.5, "center_y": 0.5}
+    box.add_widget(grid)
+    return layer
+
+
+def _prepare_upcoming(context: RenderContext) -> Any:
+    return _agenda(context, UPCOMING_KEYS)
+
+
+@renderer(prepare=_prepare_upcoming)
+def calendar_upcoming(context: RenderContext) -> Any:
+    w = _w()
+    layer, box = w.panel(context, (0.4, 0.4))
+    text = "\n".join(_event_line(context, e) for e in context.data)
+    box.add_widget(w.label(text, context.font(30), context.theme.text, valign="top", size_hint=(0.92, 0.9),
+                           pos_hint={"center_x": 0.5, "center_y": 0.5}))
+    return layer

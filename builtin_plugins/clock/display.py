@@ -1,0 +1,147 @@
+"""The clock types' drawing (Kivy-only, imported when a canvas starts): the clock slide and the
+digital and analog clock overlays. Config keys: those of the types in
+:mod:`builtin_plugins.clock`; times and dates through the context's formatters (the display
+preferences unless the row names a preset, an order or a zone)."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from hookspecs.render import RGBA, RenderContext
+from svc_host.display.kit import config_flag, config_number, config_text, opacity, position
+from svc_host.display.kit import widgets as _w
+
+
+class _Hands:
+    def __init__(self, context: RenderContext, lines: list, center: tuple, radius: float, zone: str | None):
+        self.context, self.lines, self.center, self.radius, self.zone = context, lines, center, radius, zone
+        self.tick(0)
+
+    def tick(self, _dt: float) -> None:
+        now = self.context.now(self.zone)
+        seconds = now.second + now.microsecond / 1e6
+        minutes = now.minute + seconds / 60
+        hours = now.hour % 12 + minutes / 60
+        cx, cy = self.center
+        fractions = (hours / 12, minutes / 60, seconds / 60)
+        for line, fraction, length in zip(self.lines, fractions, (0.5, 0.78, 0.88)):
+            angle = math.pi / 2 - 2 * math.pi * fraction
+            line.points = [cx, cy, cx + math.cos(angle) * self.radius * length,
+                           cy + math.sin(angle) * self.radius * length]
+
+
+def analog_face(widget: Any, context: RenderContext, center: tuple[float, float], radius: float, color: RGBA,
+                zone: str | None, show_seconds: bool) -> Any:
+    """Draws an analog clock on ``widget.canvas``; returns the animator for ``tick``."""
+    from kivy.graphics import Color, Ellipse, Line
+
+    cx, cy = center
+    bg = context.theme.primary_bg
+    with widget.canvas:
+        Color(bg[0], bg[1], bg[2], 0.85)
+        Ellipse(pos=(cx - radius, cy - radius), size=(radius * 2, radius * 2))
+        Color(*color)
+        Line(circle=(cx, cy, radius), width=max(1.5, radius * 0.03))
+        for i in range(12):
+            a = 2 * math.pi * i / 12
+            Line(points=[cx + math.cos(a) * radius * 0.85, cy + math.sin(a) * radius * 0.85,
+                         cx + math.cos(a) * radius * 0.95, cy + math.sin(a) * radius * 0.95], width=2)
+        hands = [Line(points=[cx, cy, cx, cy], width=max(2, radius * 0.05)),
+                 Line(points=[cx, cy, cx, cy], width=max(1.5, radius * 0.03))]
+        if show_seconds:
+            Color(*context.theme.accents[0])
+            hands.append(Line(points=[cx, cy, cx, cy], width=max(1, radius * 0.015)))
+    return _Hands(context, hands, center, radius, zone)
+
+
+class _ClockFace:
+    def __init__(self, context: RenderContext, time_label: Any, date_label: Any):
+        self.context, self.time_label, self.date_label = context, time_label, date_label
+        self.shown = ""
+        self.tick(0)
+
+    def tick(self, _dt: float) -> None:
+        context = self.context
+        zone = config_text(context, "timeZone") or None
+        now = context.now(zone)
+        text = context.format_preset(now, config_text(context, "timeFormatPreset") or None, seconds=True)
+        if text != self.shown:
+            self.shown = text
+            if self.time_label is not None:
+                self.time_label.text = text
+            if self.date_label is not None:
+                order = config_text(context, "dateOrder") or None
+                self.date_label.text = f"{now.strftime('%A')}  {context.format_date(now, order)}"
+
+
+def clock(context: RenderContext) -> Any:
+    """``style`` ``digital`` (default) or ``analog``; ``showDate`` (default true)."""
+    w = _w()
+    slide = w.themed_slide(context)
+    fg = context.theme.text
+    show_date = config_flag(context, "showDate", True)
+    analog = config_text(context, "style") == "analog"
+    date_label = None
+    if show_date:
+        date_label = w.label("", context.font(64), context.theme.accents[0], halign="center",
+                             size_hint=(1, 0.12), pos_hint={"x": 0, "y": 0.04 if analog else 0.24})
+        slide.add_widget(date_label)
+    title = config_text(context, "label")
+    if title:
+        slide.add_widget(w.label(title, context.font(56), fg, halign="center", size_hint=(1, 0.1),
+                                 pos_hint={"x": 0, "top": 0.97}))
+    time_label = None
+    if analog:
+        width, height = context.size
+        zone = config_text(context, "timeZone") or None
+        slide.animate(analog_face(slide, context, (width / 2, height * 0.54), height * 0.33, fg, zone, True))
+    else:
+        time_label = w.label("", context.font(220), fg, bold=True, halign="center", size_hint=(1, 0.4),
+                             pos_hint={"x": 0, "center_y": 0.58 if show_date else 0.5})
+        slide.add_widget(time_label)
+    slide.animate(_ClockFace(context, time_label, date_label))
+    return slide
+
+
+class _DigitalTime:
+    def __init__(self, context: RenderContext, label: Any):
+        self.context, self.label, self.shown = context, label, None
+        self.tick(0)
+
+    def tick(self, _dt: float) -> None:
+        context = self.context
+        now = context.now(config_text(context, "time_zone") or None)
+        text = context.format_preset(now, config_text(context, "time_format_preset") or None)
+        if config_flag(context, "show_date", False):
+            text += "\n" + context.format_date(now, config_text(context, "date_order") or None)
+        if text != self.shown:
+            self.shown = self.label.text = text
+
+
+def digital_clock(context: RenderContext) -> Any:
+    w = _w()
+    scale = config_number(context, "scale", 1.0, 0.25, 4)
+    show_date = config_flag(context, "show_date", False)
+    layer, box = w.panel(context, (0.22, 0.2 if show_date else 0.13), scale=scale)
+    label = w.label("", context.font(80 if not show_date else 64) * min(scale, 4), context.theme.text,
+                    bold=True, halign="center", size_hint=(1, 1), pos_hint={"x": 0, "y": 0})
+    box.add_widget(label)
+    layer.animate(_DigitalTime(context, label))
+    return layer
+
+
+def analog_clock(context: RenderContext) -> Any:
+    w = _w()
+    width, height = context.size
+    layer = w.Slide()
+    layer.opacity = opacity(context)
+    radius = height * config_number(context, "size", 0.32, 0.05, 1) / 2
+    anchor = position(context)
+    cx = width * anchor.get("right", anchor.get("x", anchor.get("center_x", 0.5)))
+    cx += -radius * 1.1 if "right" in anchor else (radius * 1.1 if "x" in anchor else 0)
+    cy = height * anchor.get("top", anchor.get("y", anchor.get("center_y", 0.5)))
+    cy += -radius * 1.1 if "top" in anchor else (radius * 1.1 if "y" in anchor else 0)
+    zone = config_text(context, "time_zone") or None
+    layer.animate(analog_face(layer, context, (cx, cy), radius, context.theme.text, zone,
+                              config_flag(context, "show_seconds", True)))
+    return layer

@@ -1,0 +1,141 @@
+"""The server-sent-events consumer: one background thread, reconnecting with backoff.
+
+httpx-sse is used because httpx is already the project's HTTP client (timeouts, TLS,
+streaming) and httpx-sse only adds the SSE framing (``event``/``data``/``id``/``retry``
+lines, comments), which is what the spec of the format makes easy to get subtly wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import threading
+from typing import Any
+
+import httpx
+from httpx_sse import connect_sse
+
+from builtin_plugins.cloud_feed.kinds import FEED, FeedError
+from builtin_plugins.cloud_feed.store import FeedStore
+
+log = logging.getLogger(__name__)
+
+BACKOFF_MIN_S = 1.0
+BACKOFF_MAX_S = 60.0
+READ_TIMEOUT_S = 90.0  # a feed silent (not even a comment) this long is treated as dropped
+
+
+def backoff_delay(attempt: int, floor_s: float = BACKOFF_MIN_S, ceiling_s: float = BACKOFF_MAX_S,
+                  rand: random.Random | Any = random) -> float:
+    """The wait before reconnect number ``attempt`` (0 after a connection that delivered
+    events): random in [step, 2 * step] with ``step = floor_s * 2 ** attempt``, so never under
+    the floor, doubling per failed attempt, and jittered so displays do not reconnect in step.
+    Capped at ``ceiling_s``: once the range reaches it, the wait is random in
+    [ceiling_s / 2, ceiling_s] (still jittered, never above the ceiling)."""
+    step = floor_s * (2 ** min(max(0, attempt), 32))
+    low, high = min(step, ceiling_s / 2), min(2 * step, ceiling_s)
+    return rand.uniform(max(low, floor_s), max(high, floor_s))
+
+
+class FeedConsumer:
+    def __init__(self, host: Any, telemetry: Any, floor_s: float = BACKOFF_MIN_S):
+        settings = host.settings
+        self.host = host
+        self.telemetry = telemetry
+        self.store = FeedStore(host)
+        self.url = f"{settings.saas_api_url.rstrip('/')}/v1/displays/{settings.saas_display_id}/feed"
+        self._key = settings.saas_api_key
+        self.floor_s = floor_s
+        self.connected = False
+        self.last_event_at_ms: int | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._client: httpx.Client | None = None
+
+    # -- health ------------------------------------------------------------------------------
+    def health(self) -> dict[str, Any]:
+        return {"connected": self.connected, "last_event_at_ms": self.last_event_at_ms}
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="saas-feed", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        client = self._client
+        if client is not None:
+            try:
+                client.close()  # unblocks a read in progress
+            except Exception:  # noqa: BLE001 - closing from another thread may race the reader
+                pass
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def _log(self, channel: str, message: str) -> None:
+        telemetry = self.telemetry()
+        if telemetry is not None:
+            telemetry.add(channel, message, FEED)
+        getattr(log, "warning" if channel != "info" else "info")("saas feed: %s", message)
+
+    # -- the loop ----------------------------------------------------------------------------
+    def _run(self) -> None:
+        attempt = 0
+        while not self._stop.is_set():
+            received = False
+            try:
+                received = self._connect_once()
+                if not self._stop.is_set():
+                    self._log("warning", "feed connection closed by the server")
+            except httpx.HTTPStatusError as exc:
+                self._log("error", f"feed answered HTTP {exc.response.status_code}")
+            except (httpx.HTTPError, OSError) as exc:
+                if not self._stop.is_set():
+                    self._log("warning", f"feed connection failed: {type(exc).__name__}: {exc}"[:500])
+            except Exception as exc:  # noqa: BLE001 - the thread must outlive any surprise
+                self._log("error", f"feed consumer error: {type(exc).__name__}: {exc}"[:500])
+            finally:
+                self.connected = False
+            attempt = 0 if received else attempt + 1
+            delay = backoff_delay(attempt, self.floor_s)
+            self._log("info", f"reconnecting in {delay:.2f} s (attempt {attempt})")
+            self._stop.wait(delay)
+
+    def _connect_once(self) -> bool:
+        """One connection; True when at least one event arrived (resets the backoff)."""
+        headers = {"Accept": "text/event-stream", "Authorization": f"Bearer {self._key}",
+                   "Cache-Control": "no-cache"}
+        last = self.store.last_event_id()
+        if last:
+            headers["Last-Event-ID"] = last
+        received = False
+        timeout = httpx.Timeout(10.0, read=READ_TIMEOUT_S)
+        with httpx.Client(timeout=timeout) as client:
+            self._client = client
+            try:
+                with connect_sse(client, "GET", self.url, headers=headers) as source:
+                    source.response.raise_for_status()
+                    self.connected = True
+                    self._log("info", "feed connected" + (f" (resuming after event {last})" if last else ""))
+                    for sse in source.iter_sse():
+                        if self._stop.is_set():
+                            break
+                        received = True
+                        self._handle(sse.event, sse.data, sse.id or None)
+            finally:
+                self._client = None
+        return received
+
+    def _handle(self, event: str, data: str, event_id: str | None) -> None:
+        self.last_event_at_ms = self.host.clock.now_ms()
+        try:
+            try:
+                payload = json.loads(data)
+            except ValueError as exc:
+                raise FeedError(f"{event}: data is not JSON ({exc})") from None
+            summary = self.store.apply(event, payload, event_id)
+        except FeedError as exc:
+            self._log("warning", f"skipped event {event_id or '(no id)'}: {exc}")
+            return
+        self._log("info", f"event {event_id or '(no id)'}: {summary}")

@@ -1,0 +1,116 @@
+"""Applying feed events to the catalog tables, each event in one transaction with its id.
+
+The last applied event id is kept in the key-value table (``saas_feed.last_event_id``)
+in the same transaction as the rows it produced, so after a crash or restart the
+``Last-Event-ID`` sent on reconnect names exactly the last event whose rows are stored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pony import orm
+
+from builtin_plugins.cloud_feed.kinds import FEED, FeedError, check_item
+
+LAST_EVENT_KEY = "saas_feed.last_event_id"
+TICKER_KEY = "ticker.marquee.saas_feed"
+
+
+class FeedStore:
+    def __init__(self, host: Any):
+        self.host = host
+        self.db = host.db
+        self.kinds = host.registries.feed_kinds()
+
+    @orm.db_session
+    def last_event_id(self) -> str | None:
+        row = self.db.KeyValue.get(key=LAST_EVENT_KEY)
+        return row.value if row is not None and row.value else None
+
+    def _put(self, key: str, value: str) -> None:
+        row = self.db.KeyValue.get(key=key)
+        if row is None:
+            self.db.KeyValue(key=key, value=value[:8192])
+        else:
+            row.value = value[:8192]
+
+    def _remember(self, event_id: str | None) -> None:
+        if event_id:
+            self._put(LAST_EVENT_KEY, event_id)
+
+    def apply(self, event: str, data: Any, event_id: str | None) -> str:
+        """Apply one event; returns a one-line summary. FeedError: nothing was changed
+        (the id is still remembered, in its own transaction, so the bad event is not replayed)."""
+        try:
+            with orm.db_session:
+                summary = self._apply(event, data)
+                self._remember(event_id)
+                return summary
+        except FeedError:
+            with orm.db_session:
+                self._remember(event_id)
+            raise
+
+    def _apply(self, event: str, data: Any) -> str:
+        if not isinstance(data, dict):
+            raise FeedError(f"{event}: data must be a JSON object")
+        if event == "upsert":
+            self._upsert(data)
+            return f"upsert {data['kind']} {data['id']}"
+        if event == "delete":
+            content, item = check_item(self.kinds, data)
+            found = self._delete(content, item)
+            return f"delete {data['kind']} {data['id']}" + ("" if found else " (not stored)")
+        if event == "snapshot":
+            kinds, items = data.get("kinds"), data.get("items")
+            if not isinstance(kinds, list) or not isinstance(items, list):
+                raise FeedError("snapshot: 'kinds' and 'items' must be lists")
+            unknown = [k for k in kinds if k not in self.kinds]
+            if unknown:
+                raise FeedError(f"snapshot: unknown kinds {unknown!r}")
+            strays = [i.get("kind") if isinstance(i, dict) else i for i in items
+                      if not isinstance(i, dict) or i.get("kind") not in kinds]
+            if strays:
+                raise FeedError(f"snapshot: items of kinds not listed in 'kinds': {strays[:5]!r}")
+            for name in dict.fromkeys(kinds):
+                self._clear(self.kinds[name])
+            orm.flush()
+            for item in items:
+                self._upsert(item)
+            return f"snapshot {', '.join(kinds) or '(no kinds)'}: {len(items)} items"
+        if event == "ticker":
+            text = data.get("text")
+            if not isinstance(text, str):
+                raise FeedError("ticker: 'text' must be a string")
+            self._put(TICKER_KEY, text)
+            return "ticker text"
+        raise FeedError(f"unknown event type {event!r}")
+
+    def _upsert(self, data: dict) -> None:
+        content, item = check_item(self.kinds, data)
+        feed = content.feed
+        entity = getattr(self.db, content.entity)
+        key = feed.key_of(item)
+        values = {**feed.values(item, self.host.clock.now_ms()), feed.provenance: FEED}
+        row = entity.get(**key)
+        if row is None:
+            row = entity(**key, **values)
+        else:
+            values.pop("created_at_ms", None)  # an update keeps the row's place in "newest first"
+            row.set(**values)
+        if feed.after_upsert is not None:
+            feed.after_upsert(self.db, row, item)
+
+    def _delete(self, content: Any, item: Any) -> bool:
+        entity = getattr(self.db, content.entity)
+        row = entity.get(**content.feed.key_of(item))
+        if row is None or getattr(row, content.feed.provenance) != FEED:
+            return False
+        row.delete()
+        return True
+
+    def _clear(self, content: Any) -> None:
+        entity = getattr(self.db, content.entity)
+        for row in entity.select(**{content.feed.provenance: FEED}):
+            row.delete()

@@ -1,0 +1,59 @@
+"""Text content: jokes, trivia questions and quotes, from their collectors (and text generation)
+or entered by hand, with the joke and trivia interests that say what to fetch, and the slides
+and ticker tape that show them.
+
+- tables (``models.py``): ``Joke``, ``TriviaQuestion``, ``Quote`` (catalog, spec 2.8),
+  ``JokeCategory``, ``TriviaCategory`` (interests, 2.9);
+- collectors: ``joke_icanhazdadjoke`` (``jokes.py``), ``trivia_opentdb`` (``trivia.py``),
+  ``quote_zenquotes`` (``quotes.py``), ``general_openai`` (``openai.py``); pools are kept
+  to their size (``pools.py``);
+- REST (``routes.py``): ``/v1/interests/{joke,trivia}-categories[/{id}]``,
+  ``POST /v1/curator/manual/{jokes,trivia}``;
+- types (``types.py``): slides ``joke``, ``trivia``; ticker ``quote``;
+- content lists (``content.py``): ``jokes``, ``trivia`` (catalog, moderation, media, feed),
+  ``quotes`` (feed), ``joke-categories``, ``trivia-categories`` (the ``category_in_use``
+  guard of curator categories).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from builtin_plugins.common.lazy_renderer import with_renderers
+from builtin_plugins.content import content, jokes, models, openai, quotes, routes, trivia, types
+from hookspecs import ContentList, IntegrationType, Permission, Route, ScreenType, TickerType, hookimpl
+from hookspecs.permissions import CURATOR_WRITE, INTERESTS_READ, INTERESTS_WRITE, declare
+
+
+@hookimpl
+def register_permissions() -> list[Permission]:
+    return declare(INTERESTS_READ, INTERESTS_WRITE, CURATOR_WRITE)
+
+
+@hookimpl
+def register_entities(db: Any) -> None:
+    models.define_entities(db)
+
+
+@hookimpl
+def register_integration_types() -> list[IntegrationType]:
+    return [trivia.INTEGRATION_TYPE, jokes.INTEGRATION_TYPE, quotes.INTEGRATION_TYPE, openai.INTEGRATION_TYPE]
+
+
+@hookimpl
+def register_screen_types() -> list[ScreenType]:
+    return list(types.SCREEN_TYPES)
+
+
+@hookimpl
+def register_ticker_types() -> list[TickerType]:
+    return with_renderers("ticker", types.TICKER_TYPES)
+
+
+@hookimpl
+def register_content_lists() -> list[ContentList]:
+    return list(content.LISTS)
+
+
+@hookimpl
+def register_routes(host: Any) -> list[Route]:
+    return routes.routes(host)

@@ -1,0 +1,146 @@
+"""Folder plugins (``SVC_DISPLAY_PLUGINS_DIR``): plugins outside Python, and what they reach the display with.
+
+- :mod:`.manifest`: discovery and the manifest's JSON Schema;
+- :mod:`.supervisor`: each sidecar's process, health checks, restarts and stop;
+- :mod:`.keys`: each plugin's own key (principal ``plugin:<id>``);
+- :mod:`.registry`: the ``FOLDER_PLUGINS`` service, its rows and the state file;
+- :mod:`.routes`: ``GET /v1/plugins``;
+- collector ``plugin_http`` (``plugin_http.py``): a sidecar's HTTP contract;
+- types: slide and overlay ``plugin_template``, overlay ``plugin_web`` (a plugin's page,
+  view-only), ticker ``plugin`` (the lines of key-value ``ticker.marquee.<pluginId>``).
+
+Sidecars start in the ``serving`` hook (the display's API answers by then) and stop in
+``shutdown``. ``docs/folder-plugins.md`` is the reference. (``runtime.signals_write``, which
+a plugin's key holds, is declared by the ``runtime_signals`` plugin, whose routes it guards.)
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from builtin_plugins.common.lazy_renderer import with_renderers
+from builtin_plugins.folder_plugins import items, plugin_http
+from builtin_plugins.folder_plugins import routes as plugin_routes
+from builtin_plugins.folder_plugins.registry import FolderPlugins, describe
+from hookspecs import IntegrationType, OverlayType, Permission, ScreenType, TickerType, hookimpl
+from hookspecs.permissions import INTEGRATIONS_READ, declare
+from hookspecs.schema import BLOB_KEY, MESSAGES, OPACITY, SLUG, enum, integer, number, obj, text
+from hookspecs.services import FOLDER_PLUGINS, service
+
+SCREEN_TYPES: list[ScreenType] = [
+    ScreenType(
+        id="plugin_template",
+        label="Plugin template",
+        description="A slide drawn from a plugin's template with data the plugin supplies.",
+        renderer="builtin_plugins.folder_plugins.display:plugin_template",
+        config_schema=obj("plugin_template", {
+            "pluginId": SLUG,
+            "template": text(200, 1),
+            "data": {"type": "object", "maxProperties": 100},
+            "backgroundBlobKey": BLOB_KEY,
+        }, required=("pluginId", "template")),
+        example_config={"pluginId": "lunch-menu", "template": "menu_card", "data": {"dish": "Pasta"}},
+    ),
+]
+
+OVERLAY_TYPES: list[OverlayType] = [
+    OverlayType(
+        id="plugin_template",
+        label="Plugin celebration layer",
+        description="A plugin-drawn celebration layer from a template.",
+        renderer="builtin_plugins.folder_plugins.display:plugin_template_overlay",
+        config_schema=obj("plugin_template", {
+            "plugin_id": SLUG,
+            "template": text(200, 1),
+            "data": {"type": "object", "maxProperties": 100},
+            "messages": MESSAGES,
+        }, required=("plugin_id", "template")),
+        example_config={"plugin_id": "team-wins", "template": "trophy", "messages": ["We shipped it!"]},
+    ),
+    OverlayType(
+        id="plugin_web",
+        label="Plugin web view",
+        description="A plugin's web page shown as a view-only overlay.",
+        renderer="builtin_plugins.folder_plugins.display:plugin_web",
+        config_schema=obj("plugin_web", {
+            "plugin_id": SLUG,
+            "url": {"type": "string", "maxLength": 2048, "pattern": "^https?://[^\\s]+$"},
+            "position": enum("top_left", "top_right", "bottom_left", "bottom_right", "center", "fullscreen"),
+            "size": number(0.05, 1),
+            "refresh_seconds": integer(0, 86400),
+            "opacity": OPACITY,
+        }, required=("plugin_id", "url")),
+        example_config={"plugin_id": "status-board", "url": "http://127.0.0.1:9100/overlay",
+                        "position": "fullscreen"},
+    ),
+]
+
+TICKER_TYPES: list[TickerType] = [
+    TickerType(
+        id="plugin",
+        label="Plugin marquee",
+        description="Lines of key-value ticker.marquee.<pluginId>, written by a plugin.",
+        config_schema=obj("plugin", {"pluginId": SLUG}, required=("pluginId",)),
+        example_config={"pluginId": "lunch-menu"},
+        build_items=items.plugin_items,
+    ),
+]
+
+
+@hookimpl
+def register_permissions() -> list[Permission]:
+    return declare(INTEGRATIONS_READ)  # GET /v1/plugins
+
+
+@hookimpl
+def register_integration_types() -> list[IntegrationType]:
+    return [plugin_http.INTEGRATION_TYPE]
+
+
+@hookimpl
+def register_screen_types() -> list[ScreenType]:
+    return list(SCREEN_TYPES)
+
+
+@hookimpl
+def register_overlay_types() -> list[OverlayType]:
+    return list(OVERLAY_TYPES)
+
+
+@hookimpl
+def register_ticker_types() -> list[TickerType]:
+    return with_renderers("ticker", TICKER_TYPES)
+
+
+@hookimpl
+def startup(host: Any) -> None:
+    host.services[FOLDER_PLUGINS] = FolderPlugins(host)
+
+
+@hookimpl
+def serving(host: Any) -> None:
+    folder_plugins = host.services[FOLDER_PLUGINS]
+    folder_plugins.bind_collectors()  # every plugin has started by now, the integrations engine too
+    folder_plugins.start_sidecars()
+
+
+@hookimpl
+def shutdown(host: Any) -> None:
+    folder_plugins = service(host, FOLDER_PLUGINS)
+    if folder_plugins is not None:
+        folder_plugins.stop()
+
+
+@hookimpl
+def authenticate_token(host: Any, token: str) -> Any:
+    folder_plugins = service(host, FOLDER_PLUGINS)
+    return folder_plugins.keys.authenticate(token) if folder_plugins is not None else None
+
+
+@hookimpl
+def register_routes(host: Any) -> list[Any]:
+    return plugin_routes.routes(host)
+
+
+@hookimpl
+def describe_plugins(settings: Any) -> list[dict[str, Any]]:
+    return describe(settings)

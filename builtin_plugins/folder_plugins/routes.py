@@ -1,0 +1,64 @@
+"""``GET /v1/plugins``: every plugin, entry point or folder, with its state (CONTRACT "Folder plugins")."""
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, fields, validate
+
+from hookspecs import Operation, Route
+from hookspecs.services import FOLDER_PLUGINS, require
+from hookspecs.permissions import INTEGRATIONS_READ
+
+STATES = ("running", "starting", "restarting", "failed", "disabled")
+
+
+class SidecarSchema(Schema):
+    pid = fields.Integer(required=True, allow_none=True)
+    port = fields.Integer(required=True, allow_none=True)
+    restart_count = fields.Integer(required=True)
+    started_at_ms = fields.Integer(required=True, allow_none=True,
+                                   metadata={"description": "when the current (or last) process started"})
+    backoff_seconds = fields.Float(required=True, allow_none=True,
+                                   metadata={"description": "restarting: the wait before the next start"})
+    health_path = fields.String(required=True)
+    command = fields.List(fields.String(), required=True)
+
+
+class PluginSchema(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(("entry_point", "folder")))
+    origin = fields.String(required=True,
+                           validate=validate.OneOf(("builtin", "third-party", "test", "folder")))
+    version = fields.String(required=True)
+    state = fields.String(required=True, validate=validate.OneOf(STATES))
+    reason = fields.String(required=True, allow_none=True,
+                           metadata={"description": "why failed, disabled, restarting or not healthy"})
+    module = fields.String(metadata={"description": "entry points: the module"})
+    hooks = fields.List(fields.String(), metadata={"description": "entry points: the hooks implemented"})
+    description = fields.String(metadata={"description": "folder plugins: from the manifest"})
+    folder = fields.String(metadata={"description": "folder plugins: the plugin's folder"})
+    sidecar = fields.Nested(SidecarSchema, allow_none=True,
+                            metadata={"description": "folder plugins with a sidecar"})
+    templates = fields.Dict(keys=fields.String(), values=fields.String(),
+                            metadata={"description": "folder plugins: template name -> file"})
+
+
+class PluginList(Schema):
+    items = fields.List(fields.Nested(PluginSchema), required=True)
+
+
+class PluginsResource:
+    def __init__(self, host: Any):
+        self.host = host
+
+    def on_get(self, req: Any, resp: Any) -> None:
+        resp.media = {"items": require(self.host, FOLDER_PLUGINS).rows()}
+
+
+def routes(host: Any) -> list[Route]:
+    return [Route("/v1/plugins", PluginsResource(host), {
+        "GET": Operation(INTEGRATIONS_READ, "every plugin, entry point or folder, with its state "
+                                            "(sidecars: pid, port, restart count)", response=PluginList,
+                         tags=("plugins",)),
+    }, db_session=False)]

@@ -1,0 +1,125 @@
+"""``home_assistant``: entity states (``GET {baseUrl}/api/states``, long-lived ``token`` secret).
+
+Config ``entities``: ``[{entityId, label?, ticker (default true), alertWhen?: [states],
+severity?, alertTitle?}]``. Entities with ``ticker`` become one line of ticker text in the
+key-value ``ticker.marquee.home_assistant`` (``Label: state unit`` joined by `` · ``).
+Entities whose state is in ``alertWhen`` become alerts with source ``home_assistant``
+through the alerts service (``host.services["alerts"]``, see docs/integrations.md);
+alerts of entities that left the alert states are cleared.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pony import orm
+
+from hookspecs.collecting import CollectorError, clip, plain_text
+from hookspecs import IntegrationType
+
+TYPE_ID = "home_assistant"
+TICKER_KEY = "ticker.marquee.home_assistant"
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "baseUrl": {"type": "string"},
+        "entities": {
+            "type": "array",
+            "maxItems": 200,
+            "items": {
+                "type": "object",
+                "required": ["entityId"],
+                "additionalProperties": False,
+                "properties": {
+                    "entityId": {"type": "string", "pattern": "^[a-z_]+\\.[A-Za-z0-9_]+$"},
+                    "label": {"type": "string", "maxLength": 100},
+                    "ticker": {"type": "boolean", "default": True},
+                    "alertWhen": {
+                        "type": "array",
+                        "items": {"type": "string", "maxLength": 100},
+                        "maxItems": 20,
+                    },
+                    "severity": {"type": "string", "maxLength": 32},
+                    "alertTitle": {"type": "string", "maxLength": 200},
+                },
+            },
+        },
+    },
+    "additionalProperties": False,
+}
+EXAMPLE = {
+    "entities": [
+        {"entityId": "sensor.office_temperature", "label": "Office", "ticker": True},
+        {
+            "entityId": "binary_sensor.front_door",
+            "label": "Front door",
+            "ticker": False,
+            "alertWhen": ["on"],
+            "severity": "warning",
+            "alertTitle": "Front door open",
+        },
+    ]
+}
+
+
+def collect(ctx: Any) -> str:
+    token = ctx.secrets.get("token")
+    if not token:
+        raise CollectorError("the token secret is not configured")
+    base = ctx.config.get("baseUrl")
+    if not base:
+        raise CollectorError("config_json.baseUrl (the Home Assistant URL) is not set")
+    states = ctx.http.get_json(base.rstrip("/") + "/api/states", headers={"Authorization": f"Bearer {token}"})
+    if not isinstance(states, list):
+        raise CollectorError("/api/states did not answer a list")
+    by_id = {s["entity_id"]: s for s in states if isinstance(s, dict) and isinstance(s.get("entity_id"), str)}
+    parts, alerts, missing = [], {}, []
+    for entity in ctx.config.get("entities") or []:
+        state = by_id.get(entity["entityId"])
+        if state is None:
+            missing.append(entity["entityId"])
+            continue
+        attributes = state.get("attributes") if isinstance(state.get("attributes"), dict) else {}
+        label = entity.get("label") or attributes.get("friendly_name") or entity["entityId"]
+        value = str(state.get("state", ""))
+        unit = attributes.get("unit_of_measurement") or ""
+        if entity.get("ticker", True):
+            parts.append(plain_text(f"{label}: {value}{(' ' + unit) if unit else ''}", 300))
+        if value in (entity.get("alertWhen") or []):
+            alerts[entity["entityId"]] = {
+                "title": clip(entity.get("alertTitle") or f"{label}: {value}", 200),
+                "body": clip(f"{label} is {value}{(' ' + unit) if unit else ''}", 2000),
+                "severity": entity.get("severity") or "warning",
+            }
+    ticker = clip(" · ".join(parts), 8000)
+    with orm.db_session:
+        if hasattr(ctx.db, "KeyValue"):
+            row = ctx.db.KeyValue.get(key=TICKER_KEY)
+            if not ticker:
+                if row is not None:
+                    row.delete()
+            elif row is None:
+                ctx.db.KeyValue(key=TICKER_KEY, value=ticker)
+            else:
+                row.value = ticker
+    _publish_alerts(ctx, alerts)
+    for entity_id in missing:
+        ctx.log(f"entity {entity_id} is not in /api/states", "warning")
+    ctx.summary = f"{len(parts)} ticker entities, {len(alerts)} alerts"
+    return ctx.summary
+
+
+def _publish_alerts(ctx: Any, alerts: dict[str, dict[str, Any]]) -> None:
+    service = ctx.host.services.get("alerts")
+    if service is None or not hasattr(service, "upsert_source_alert"):
+        if alerts:
+            ctx.log(f"{len(alerts)} alert(s) not raised: no alerts service is loaded", "warning")
+        return
+    for key, alert in alerts.items():
+        service.upsert_source_alert(source=TYPE_ID, key=key, **alert)
+    service.clear_source_alerts(source=TYPE_ID, keep_keys=list(alerts))
+
+
+INTEGRATION_TYPE = IntegrationType(
+    TYPE_ID, "Home Assistant", SCHEMA, EXAMPLE, family="home", collect=collect, secret_fields=("token",)
+)

@@ -1,0 +1,68 @@
+"""Media lookups (spec 2.12, 4.8): blobs by key, and single rows the display and clients show.
+
+``GET /v1/media/<path>/{id}`` serves every contributed content list with a ``media`` shape
+(this feature's photos and videos, and the jokes, trivia and RSS articles of others).
+Rows that are missing or suppressed answer 404; blobs answer 404 when the file or its
+content-type metadata is missing.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, fields, validate
+
+from hookspecs import AUTHENTICATED, Operation, Route
+from hookspecs.permissions import TELEMETRY_READ
+from svc_host.http.errors import not_found
+from svc_host.rest.rows import lookup_id
+
+
+class BlobQuery(Schema):
+    key = fields.String(required=True, validate=validate.Length(min=1, max=512))
+
+
+class BlobResource:
+    def __init__(self, host: Any):
+        self.host = host
+
+    def on_get(self, req: Any, resp: Any) -> None:
+        blob = self.host.blobs.get(req.context.query["key"])
+        if blob is None:
+            raise not_found("blob")
+        try:
+            handle = open(blob.path, "rb")
+        except OSError:
+            raise not_found("blob") from None
+        resp.content_type = blob.content_type
+        resp.set_stream(handle, blob.size)
+        resp.set_header("X-Content-Type-Options", "nosniff")
+        resp.set_header("Cache-Control", "private, max-age=300")
+
+
+class RowResource:
+    def __init__(self, host: Any, entity_name: str, serialize: Any):
+        self.host = host
+        self.entity_name = entity_name
+        self.serialize = serialize
+
+    def on_get(self, req: Any, resp: Any, id: str) -> None:
+        row_id = lookup_id(id)
+        row = getattr(self.host.db, self.entity_name).get(id=row_id) if row_id else None
+        if row is None or getattr(row, "suppressed", False):
+            raise not_found("media row")
+        resp.media = self.serialize(row)
+
+
+def routes(host: Any) -> list[Route]:
+    tags = ("media",)
+    found = [
+        Route("/v1/media/blob-by-key", BlobResource(host), {
+            "GET": Operation(TELEMETRY_READ, "raw blob bytes with their stored content type", query=BlobQuery,
+                             response_content_type="*/*", tags=tags)}),
+    ]
+    for item in host.registries.content_lists.values():
+        if item.media is not None:
+            found.append(Route(f"/v1/media/{item.path}/{{id}}", RowResource(host, item.entity, item.media), {
+                "GET": Operation(AUTHENTICATED, f"one of {item.path} (404 when missing or suppressed)",
+                                 tags=tags)}))
+    return found

@@ -1,0 +1,102 @@
+"""News: the interests RSS feeds, the collectors that fill their articles (and Hacker News), the
+articles' search index, and the slides and ticker tape that show them.
+
+- tables (``models.py``): ``RssFeed`` (interests, spec 2.9), ``RssArticle`` (catalog, 2.8);
+- the RSS article search indexes (``search_index.py``) and their migrations, recorded under
+  the ``catalog`` plugin that made them first (``Migration.recorded_as``);
+- collectors: ``news_rss`` (``rss.py``), ``news_hackernews`` (``hackernews.py``);
+- REST (``routes.py``): ``/v1/interests/rss-feeds[/{id}]``;
+- types (``types.py``): slides ``news_headlines``, ``news_article``; ticker ``news``;
+- content list (``content.py``): ``rss-articles`` (catalog with its search index,
+  moderation, media, cloud feed kind ``rss_article``);
+- ``host.services[SEARCH]``: writers of articles sync the word index's term list.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from builtin_plugins.common.lazy_renderer import with_renderers
+from builtin_plugins.news import content, hackernews, models, routes, rss, types
+from builtin_plugins.news.search_index import (
+    create_search_index,
+    create_word_index,
+    has_word_index,
+    sync_terms,
+)
+from hookspecs import (
+    ContentList,
+    IntegrationType,
+    Migration,
+    Permission,
+    Route,
+    ScreenType,
+    TickerType,
+    hookimpl,
+)
+from hookspecs.permissions import INTERESTS_READ, INTERESTS_WRITE, declare
+from hookspecs.services import SEARCH
+
+
+@hookimpl
+def register_permissions() -> list[Permission]:
+    return declare(INTERESTS_READ, INTERESTS_WRITE)
+
+
+@hookimpl
+def register_entities(db: Any) -> None:
+    models.define_entities(db)
+
+
+@hookimpl
+def register_migrations() -> list[Migration]:
+    # Recorded as the catalog's, whose migrations they were: a database that applied them
+    # never runs them again.
+    return [Migration("rss_article_search_index", create_search_index,
+                      "FTS5 trigram index (SQLite) or pg_trgm GIN indexes (PostgreSQL) for RSS articles",
+                      recorded_as="catalog"),
+            Migration("rss_article_word_index", create_word_index,
+                      "FTS5 word index, its term list and pending queue for RSS articles (SQLite)",
+                      recorded_as="catalog")]
+
+
+@hookimpl
+def register_integration_types() -> list[IntegrationType]:
+    return [rss.INTEGRATION_TYPE, hackernews.INTEGRATION_TYPE]
+
+
+@hookimpl
+def register_screen_types() -> list[ScreenType]:
+    return list(types.SCREEN_TYPES)
+
+
+@hookimpl
+def register_ticker_types() -> list[TickerType]:
+    return with_renderers("ticker", types.TICKER_TYPES)
+
+
+@hookimpl
+def register_content_lists() -> list[ContentList]:
+    return list(content.LISTS)
+
+
+@hookimpl
+def register_routes(host: Any) -> list[Route]:
+    return routes.routes(host)
+
+
+class RssSearch:
+    """``host.services[SEARCH]``: writers of RSS articles call :meth:`sync_terms` (inside their
+    ``db_session``) after a batch, so that searches find the term list current."""
+
+    def __init__(self, db: Any):
+        self.db = db
+        self.enabled = has_word_index(db)
+
+    def sync_terms(self) -> None:
+        if self.enabled:
+            sync_terms(self.db)
+
+
+@hookimpl
+def startup(host: Any) -> None:
+    host.services[SEARCH] = RssSearch(host.db)

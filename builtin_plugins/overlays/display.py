@@ -1,0 +1,146 @@
+"""The overlays layer (Kivy-only, loaded when a canvas starts): overlays drawn over the slides.
+
+``load`` (loader thread) asks the overlays service which rows are active now
+(``OverlaysService.active``: enabled, the global switch on, today inside the window) and
+keeps the curator's members (``hookspecs.services.curated``); it is loaded again when the
+service says the answer changes with the clock (midnight in the display zone) or the
+curator's does. ``apply`` (UI thread) builds each new overlay through its type's renderer
+(``prepare`` on the loader thread) and removes the ones that left; a changed row, or new
+display preferences, rebuild it. An overlay whose renderer fails (prepare, build, tick) is
+dropped until its row changes; the others keep drawing.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from hookspecs.render import Stage
+from hookspecs.services import CURATOR, OVERLAYS, curated, service
+
+log = logging.getLogger("builtin_plugins.overlays")
+
+
+@dataclass
+class OverlaysState:
+    rows: list[dict] = field(default_factory=list)
+    due_ms: int | None = None
+
+
+def _earliest(*values: int | None) -> int | None:
+    present = [v for v in values if v is not None]
+    return min(present) if present else None
+
+
+class OverlaysLayer:
+    def __init__(self, stage: Stage):
+        self.stage = stage
+        self.host = stage.host
+        self.overlays: dict[Any, dict] = {}  # id -> {"row", "widget" or None, "failed"}
+
+    @cached_property
+    def widget(self) -> Any:
+        from kivy.uix.floatlayout import FloatLayout
+
+        box = FloatLayout(size_hint=(None, None))
+        box.bind(pos=self._fit, size=self._fit)
+        return box
+
+    def _fit(self, *_args: Any) -> None:
+        for child in self.widget.children:
+            child.pos, child.size = self.widget.pos, self.widget.size
+
+    # ------------------------------------------------------------------ loader thread
+    def load(self) -> OverlaysState:
+        overlays = service(self.host, OVERLAYS)
+        if overlays is None:
+            return OverlaysState()
+        rows, _controls = curated(self.host, "overlays", overlays.active())
+        curator = service(self.host, CURATOR)
+        return OverlaysState(rows=[dict(r) for r in rows],
+                             due_ms=_earliest(overlays.next_change_ms(),
+                                              curator.next_change_ms() if curator is not None else None))
+
+    def due_ms(self, state: OverlaysState) -> int | None:
+        return state.due_ms
+
+    # ------------------------------------------------------------------ UI thread
+    def apply(self, state: OverlaysState, restyle: bool) -> None:
+        wanted = {row.get("id"): row for row in state.rows
+                  if self.stage.renderer("overlay", row.get("overlay_type", "")) is not None}
+        for overlay_id in list(self.overlays):
+            row = wanted.get(overlay_id)
+            if row is None or row != self.overlays[overlay_id]["row"] or restyle:
+                self._remove(overlay_id)
+        for overlay_id, row in wanted.items():
+            if overlay_id not in self.overlays:
+                self._add(row)
+
+    def _remove(self, overlay_id: Any) -> None:
+        entry = self.overlays.pop(overlay_id, None)
+        if entry and entry.get("widget") is not None:
+            self._drop(entry["widget"])
+
+    def _drop(self, widget: Any) -> None:
+        if widget.parent is not None:
+            widget.parent.remove_widget(widget)
+        dispose = getattr(widget, "dispose", None)
+        if dispose is not None:
+            try:
+                dispose()
+            except Exception:  # noqa: BLE001
+                log.exception("display: dispose failed")
+
+    def _add(self, row: dict) -> None:
+        overlay_id, type_id = row.get("id"), row.get("overlay_type", "")
+        entry = {"row": row, "widget": None, "failed": False}
+        self.overlays[overlay_id] = entry
+        renderer = self.stage.renderer("overlay", type_id)
+        context = self.stage.context("overlay", row)
+
+        def done(data: Any, error: BaseException | None) -> None:
+            if self.overlays.get(overlay_id) is not entry:
+                return
+            if error is not None:
+                entry["failed"] = True
+                self.stage.report_failure("overlay", type_id, overlay_id, "prepare", error)
+                return
+            if data is None:
+                entry["failed"] = True
+                log.info("display: overlay %r has no content; skipped", overlay_id)
+                return
+            try:
+                widget = renderer(context.with_data(data))
+            except Exception as exc:  # noqa: BLE001  dropped until its row changes
+                entry["failed"] = True
+                self.stage.report_failure("overlay", type_id, overlay_id, "build", exc)
+                return
+            widget.size_hint = (None, None)
+            widget.pos, widget.size = self.widget.pos, self.widget.size
+            entry["widget"] = widget
+            self.widget.add_widget(widget)
+
+        self.stage.submit(lambda: self.stage.prepare(renderer, context), done)
+
+    # ------------------------------------------------------------------ per frame, shutdown
+    def tick(self, dt: float) -> None:
+        for overlay_id, entry in list(self.overlays.items()):
+            widget = entry.get("widget")
+            tick = getattr(widget, "tick", None) if widget is not None else None
+            if tick is None:
+                continue
+            try:
+                tick(dt)
+            except Exception as exc:  # noqa: BLE001  dropped until its row changes
+                type_id = entry["row"].get("overlay_type", "")
+                self.stage.report_failure("overlay", type_id, overlay_id, "tick", exc)
+                self._drop(widget)
+                entry["widget"] = None
+                entry["failed"] = True
+
+    def dispose(self) -> None:
+        entries, self.overlays = list(self.overlays.values()), {}
+        for entry in entries:
+            if entry.get("widget") is not None:
+                self._drop(entry["widget"])

@@ -1,0 +1,84 @@
+"""The stock types' drawing (Kivy-only, imported when a canvas starts): the ``stock_quotes`` slide
+and the ``stock_quote`` overlay, from ``StockQuote`` rows. Config keys: those of
+:mod:`builtin_plugins.stocks.types`."""
+from __future__ import annotations
+
+from typing import Any
+
+from hookspecs.render import RenderContext, renderer
+from svc_host.display.kit import config_flag, config_strings, config_text
+from svc_host.display.kit import widgets as _w
+
+
+def _prepare_quotes(context: RenderContext) -> Any:
+    """The quotes of ``symbols`` and ``data_key`` (in that order; every quote when none is
+    named), narrowed to the symbols of ``category``; at most 8."""
+    db = context.host.db
+    rows = list(db.StockQuote.select())
+    wanted = [s.upper() for s in config_strings(context, "symbols")]
+    if context.row.get("data_key"):
+        wanted.append(str(context.row["data_key"]).upper())
+    category = config_text(context, "category")
+    if category:
+        in_category = {s.id for s in db.StockSymbol.select(lambda s: s.category == category)}
+        rows = [r for r in rows if r.symbol_id in in_category]
+    if wanted:
+        rank = {symbol: i for i, symbol in enumerate(wanted)}
+        rows = [r for r in rows if r.symbol.upper() in rank or r.symbol_id.upper() in rank]
+        rows.sort(key=lambda r: rank.get(r.symbol.upper(), rank.get(r.symbol_id.upper(), 0)))
+    else:
+        rows.sort(key=lambda r: r.symbol)
+    if not rows:
+        return None
+    return [{"symbol": r.symbol, "name": r.display_name, "price": r.price, "change": r.change,
+             "pct": r.change_percent, "currency": r.currency} for r in rows[:8]]
+
+
+@renderer(prepare=_prepare_quotes)
+def stock_quotes(context: RenderContext) -> Any:
+    w = _w()
+    slide = w.themed_slide(context)
+    fg = context.theme.text
+    show_change = config_flag(context, "showChange", True)
+    slide.add_widget(w.label("Markets", context.font(72), fg, bold=True,
+                             size_hint=(0.84, 0.14), pos_hint={"x": 0.08, "top": 0.94}))
+    for i, q in enumerate(context.data):
+        top = 0.78 - i * 0.09
+        change = q["change"] or 0.0
+        pct = f" ({q['pct']:+.2f}%)" if q["pct"] is not None else ""
+        slide.add_widget(w.label(f"{q['symbol']}  {q['name']}", context.font(44), fg, size_hint=(0.5, 0.08),
+                                 pos_hint={"x": 0.08, "top": top}))
+        slide.add_widget(w.label(f"{q['price']:.2f} {q['currency']}", context.font(44), fg, halign="right",
+                                 size_hint=(0.18, 0.08), pos_hint={"x": 0.56, "top": top}))
+        if show_change:
+            color = w.GREEN if change >= 0 else w.RED
+            slide.add_widget(w.label(f"{change:+.2f}{pct}", context.font(44), color, halign="right",
+                                     size_hint=(0.18, 0.08), pos_hint={"x": 0.74, "top": top}))
+    return slide
+
+
+def _prepare_quote(context: RenderContext) -> Any:
+    symbol = config_text(context, "symbol")
+    if not symbol:
+        return None
+    rows = [r for r in context.host.db.StockQuote.select()
+            if r.symbol.upper() == symbol.upper() or r.symbol_id == symbol]
+    if not rows:
+        return None
+    r = rows[0]
+    return {"symbol": r.symbol, "name": r.display_name, "price": r.price, "change": r.change or 0.0,
+            "currency": r.currency}
+
+
+@renderer(prepare=_prepare_quote)
+def stock_quote(context: RenderContext) -> Any:
+    w = _w()
+    q = context.data
+    layer, box = w.panel(context, (0.26, 0.16))
+    show_change = config_flag(context, "show_change", True)
+    color = context.theme.text if not show_change else w.GREEN if q["change"] >= 0 else w.RED
+    change = f"\n{q['change']:+.2f}" if show_change else ""
+    box.add_widget(w.label(f"{q['symbol']}  {q['price']:.2f} {q['currency']}{change}",
+                           context.font(46), color, bold=True, halign="center", size_hint=(1, 1),
+                           pos_hint={"x": 0, "y": 0}))
+    return layer

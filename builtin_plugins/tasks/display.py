@@ -1,0 +1,33 @@
+"""The task board slide's drawing (Kivy-only, imported when a canvas starts), from the ``Task``
+rows of the board ``boardKey`` (or ``data_key``) names. Config keys: those of the type in
+:mod:`builtin_plugins.tasks`."""
+from __future__ import annotations
+
+from typing import Any
+
+from hookspecs.render import RenderContext, renderer
+from svc_host.display.kit import config_flag, config_number, config_text
+from svc_host.display.kit import widgets as _w
+
+
+def _prepare_tasks(context: RenderContext) -> Any:
+    board = config_text(context, "boardKey") or context.row.get("data_key")
+    if not board:
+        return None
+    rows = list(context.host.db.Task.select(lambda t: t.board_key == board))
+    if not config_flag(context, "showCompleted", False):
+        rows = [t for t in rows if not t.completed]
+    if not rows:
+        return None
+    rows.sort(key=lambda t: (t.completed, t.due_at_ms or 2 ** 62, t.title))
+    return [{"title": t.title, "list": t.list_label, "done": t.completed}
+            for t in rows[:int(config_number(context, "maxTasks", 10, 1, 100))]]
+
+
+@renderer(prepare=_prepare_tasks)
+def task_board(context: RenderContext) -> Any:
+    done, todo = "\u2611", "\u2610"
+    lines = [f"{done if t['done'] else todo}  {t['title']}" + (f"  ({t['list']})" if t["list"] else "")
+             for t in context.data]
+    size = 46 if len(lines) <= 10 else max(20, 46 * 10 / len(lines))
+    return _w().text_slide(context, config_text(context, "title", "Tasks"), lines, body_size=size)

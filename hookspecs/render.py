@@ -1,0 +1,367 @@
+"""The renderer contract: how the canvas draws a screen, an overlay or a ticker tape.
+
+A renderer is a callable ``factory(context) -> result`` given with its type
+(``ScreenType.renderer``, ``OverlayType.renderer``, ``TickerType.renderer``), either the
+callable itself or a ``"module:attr"`` string the host resolves (and checks) at startup,
+so a module that imports Kivy is loaded only when a canvas runs. The display calls it on
+the UI (Kivy) thread:
+
+- screen and overlay factories return a Kivy ``Widget`` that fills ``context.size``
+  (its layer sizes and positions it). A widget may define ``tick(dt)`` (called every
+  frame while it is shown: animate there, never with your own ``Clock`` events) and
+  ``dispose()`` (called once when it is removed): :class:`Widget` is that protocol.
+- ticker factories return a :class:`TickerContent`: the texts of one tape segment and how
+  often to rebuild them (``refresh_seconds``; ``None`` = once per marquee cycle).
+
+Optional ``factory.prepare(context) -> data`` runs first on the display's loader thread
+inside a Pony ``db_session``: read ``host.db`` tables and blobs there, never on the UI
+thread. Its return value becomes ``context.data``. Returning ``None`` means *no content*:
+the slide (or overlay, or tape) is skipped this time. Without ``prepare``,
+``context.data`` is ``{}``. Use :func:`renderer` to attach ``prepare``.
+
+A factory (or ``prepare``, or ``tick``) that raises is contained by the layer drawing it: that
+slide / overlay / tape is skipped, the error is logged with the plugin that owns the type,
+and the display keeps running.
+
+:class:`RenderContext` gives the row, its ``config`` (``config_json`` decoded), the theme,
+the text scale, time settings (timezone, 12h/24h, date order), the temperature unit, the
+host (``host.db``, ``host.blobs``) and the clock. Its ``format_*`` methods are the shared
+formatters of :mod:`hookspecs.formatting` with the display's settings filled in.
+
+The canvas itself is a compositor of layers (``register_display_layers``): :class:`Layer`
+is what a plugin's layer implements, :class:`Stage` what the compositor hands it,
+:class:`Layout` the rectangles it may draw in and :class:`Preferences` the display
+preferences every layer and renderer formats with.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
+
+from hookspecs import formatting
+
+RGBA = tuple[float, float, float, float]
+
+DEFAULT_THEME_ID = "navy_coral"
+DEFAULT_THEME_PREVIEW: dict[str, list[str]] = {
+    "display": ["#0b1d3a", "#16325c", "#1f4e79"],
+    "primaryContainer": ["#ffffff", "#ff6f61"],
+    "secondaryContainer": ["#0b1d3a", "#ffd6d1"],
+    "accents": ["#ff6f61", "#ffb347", "#4fc3f7", "#81c784"],
+}
+"""The default theme's preview (``navy_coral``): the themes plugin lists it among its builtin
+themes, and the canvas uses it when no themes service answers. Defined once, here."""
+
+
+def parse_color(value: Any, default: RGBA = (1.0, 1.0, 1.0, 1.0)) -> RGBA:
+    """``#rgb``, ``#rgba``, ``#rrggbb`` or ``#rrggbbaa`` -> RGBA floats; anything else -> ``default``."""
+    if not isinstance(value, str):
+        return default
+    text = value.strip().lstrip("#")
+    if len(text) in (3, 4):
+        text = "".join(c * 2 for c in text)
+    if len(text) not in (6, 8):
+        return default
+    try:
+        parts = [int(text[i:i + 2], 16) / 255.0 for i in range(0, len(text), 2)]
+    except ValueError:
+        return default
+    if len(parts) == 3:
+        parts.append(1.0)
+    return tuple(parts)  # type: ignore[return-value]
+
+
+def parse_colors(values: Any, default: Sequence[RGBA]) -> list[RGBA]:
+    if not isinstance(values, list):
+        return list(default)
+    parsed = [parse_color(v, None) for v in values if isinstance(v, str)]  # type: ignore[arg-type]
+    parsed = [p for p in parsed if p is not None]
+    return parsed or list(default)
+
+
+@dataclass(frozen=True)
+class Theme:
+    id: str
+    background: tuple[RGBA, ...]
+    primary_fg: RGBA
+    primary_bg: RGBA
+    secondary_fg: RGBA
+    secondary_bg: RGBA
+    accents: tuple[RGBA, ...]
+
+    @property
+    def text(self) -> RGBA:
+        return self.primary_fg
+
+
+def theme_from_preview(theme_id: str, preview: Any) -> Theme:
+    base = DEFAULT_THEME_PREVIEW
+    preview = preview if isinstance(preview, dict) else base
+
+    def group(name: str) -> list[RGBA]:
+        return parse_colors(preview.get(name), parse_colors(base[name], [(1, 1, 1, 1)]))
+
+    display, primary, secondary, accents = group("display"), group("primaryContainer"), \
+        group("secondaryContainer"), group("accents")
+    return Theme(
+        id=theme_id,
+        background=tuple(display),
+        primary_fg=primary[0],
+        primary_bg=primary[1] if len(primary) > 1 else display[-1],
+        secondary_fg=secondary[0],
+        secondary_bg=secondary[1] if len(secondary) > 1 else primary[0],
+        accents=tuple((accents * 4)[:4]),
+    )
+
+
+def default_theme() -> Theme:
+    return theme_from_preview(DEFAULT_THEME_ID, DEFAULT_THEME_PREVIEW)
+
+
+@dataclass(frozen=True)
+class TickerContent:
+    """What a ticker renderer returns: item texts and the refresh period in seconds."""
+
+    items: list[str]
+    refresh_seconds: float | None = None
+    kind: str = ""
+
+
+@dataclass
+class RenderContext:
+    """What a renderer (and its ``prepare``) receives; see the module docstring."""
+
+    host: Any
+    kind: str  # "screen", "overlay" or "ticker"
+    type_id: str
+    row: dict[str, Any]
+    theme: Theme = field(default_factory=default_theme)
+    text_scale: float = 1.0
+    timezone: str = formatting.DEFAULT_TIMEZONE
+    time_format: str = "24h"
+    date_order: str = "ymd"
+    temperature_unit: str = "c"
+    size: tuple[int, int] = (1920, 1080)
+    data: Any = None
+
+    @property
+    def config(self) -> dict[str, Any]:
+        value = self.row.get("config_json")
+        return value if isinstance(value, dict) else {}
+
+    def with_data(self, data: Any) -> "RenderContext":
+        return replace(self, data=data)
+
+    # -- time ---------------------------------------------------------------------
+    def tzinfo(self, name: str | None = None) -> dt.tzinfo:
+        return formatting.zone(name) or formatting.zone_or_utc(self.timezone)
+
+    def now_ms(self) -> int:
+        return self.host.clock.now_ms() if self.host is not None else int(dt.datetime.now().timestamp() * 1000)
+
+    def now(self, zone: str | None = None) -> dt.datetime:
+        return dt.datetime.fromtimestamp(self.now_ms() / 1000, self.tzinfo(zone))
+
+    def format_time(self, moment: dt.datetime, seconds: bool = False, twelve: bool | None = None) -> str:
+        """``moment`` on the display's 12h/24h clock (or ``twelve``), with or without seconds."""
+        time_format = self.time_format if twelve is None else ("12h" if twelve else "24h")
+        return formatting.format_time(moment, formatting.preset_for(None, time_format, seconds))
+
+    def format_preset(self, moment: dt.datetime, preset: str | None, seconds: bool = False) -> str:
+        """``moment`` in a time format preset (``24h_hm`` ...); without one, the display's
+        12h/24h setting with or without seconds."""
+        return formatting.format_time(moment, formatting.preset_for(preset, self.time_format, seconds))
+
+    def format_date(self, moment: dt.date, order: str | None = None) -> str:
+        return formatting.format_date(moment, order or self.date_order)
+
+    def format_temperature(self, celsius: float | None, unit: str | None = None) -> str:
+        return formatting.format_temperature(celsius, unit or self.temperature_unit)
+
+    # -- sizes --------------------------------------------------------------------
+    def font(self, px_at_1080: float) -> float:
+        """A font size scaled to the canvas height and the configured text scale."""
+        return max(6.0, px_at_1080 * self.size[1] / 1080.0 * (self.text_scale or 1.0))
+
+    # -- data (loader thread) -------------------------------------------------------
+    def blob_bytes(self, key: str | None) -> bytes | None:
+        if not key or self.host is None:
+            return None
+        blob = self.host.blobs.get(key)
+        if blob is None:
+            return None
+        try:
+            return blob.path.read_bytes()
+        except OSError:
+            return None
+
+
+@runtime_checkable
+class Widget(Protocol):
+    """The optional per-frame hooks of what a screen or overlay factory returns."""
+
+    def tick(self, dt: float) -> None: ...
+    def dispose(self) -> None: ...
+
+
+@runtime_checkable
+class Renderer(Protocol):
+    """A renderer factory: ``factory(context)``, with an optional ``prepare(context)`` attribute."""
+
+    def __call__(self, context: RenderContext) -> Any: ...
+
+
+def renderer(prepare: Callable[[RenderContext], Any] | None = None) -> Callable[[Callable], Callable]:
+    """Decorate a factory, attaching its optional ``prepare`` step."""
+
+    def decorate(factory: Callable) -> Callable:
+        factory.prepare = prepare  # type: ignore[attr-defined]
+        return factory
+
+    return decorate
+
+
+# -- display preferences ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Preferences:
+    """How the display looks and formats: theme, text scales, clock, dates, zone, temperatures.
+
+    The settings plugin owns them and publishes them as ``DisplayPreferences``
+    (``hookspecs.services.preferences(host)`` reads them, with these defaults when the
+    settings plugin is off). The compositor hands them to every layer and renderer; nobody
+    else reads the settings keys behind them.
+    """
+
+    theme: Theme = field(default_factory=default_theme)
+    text_scale_screen: float = 1.0
+    text_scale_ticker: float = 1.0
+    time_format: str = "24h"
+    date_order: str = "ymd"
+    timezone: str = formatting.DEFAULT_TIMEZONE
+    temperature_unit: str = "c"
+
+    @property
+    def theme_id(self) -> str:
+        return self.theme.id
+
+    def text_scale(self, kind: str) -> float:
+        """The ticker text scale for ``kind == "ticker"``, the screen text scale otherwise."""
+        return self.text_scale_ticker if kind == "ticker" else self.text_scale_screen
+
+    def context(self, host: Any, kind: str, type_id: str, row: dict[str, Any],
+                size: tuple[int, int] = (1920, 1080)) -> RenderContext:
+        """A :class:`RenderContext` for ``row`` with these preferences filled in."""
+        return RenderContext(host=host, kind=kind, type_id=type_id, row=row, theme=self.theme,
+                             text_scale=self.text_scale(kind), timezone=self.timezone,
+                             time_format=self.time_format, date_order=self.date_order,
+                             temperature_unit=self.temperature_unit, size=size)
+
+
+# -- the compositor's layers --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Rect:
+    """A rectangle in window pixels, origin at the bottom left (Kivy's convention)."""
+
+    x: float = 0.0
+    y: float = 0.0
+    width: float = 0.0
+    height: float = 0.0
+
+    @property
+    def pos(self) -> tuple[float, float]:
+        return (self.x, self.y)
+
+    @property
+    def size(self) -> tuple[float, float]:
+        return (self.width, self.height)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The rectangles the compositor divides the screen into; each layer draws in one of them.
+
+    Today: ``screen`` (the whole window), ``ticker`` (the band at the bottom a marquee
+    claims; height 0 without one) and ``content`` (the slide content area: the screen
+    above the ticker band). Built to grow without changing shape (issue 17): ``zones``
+    names overlay zones (corners, bands, full screen) and ``free`` is the part of the content
+    area the active overlays leave free (the whole content area until zones exist).
+    :meth:`area` looks any of them up by name, which is also how a ``LayerSpec.area`` names
+    where a layer's widget goes.
+    """
+
+    screen: Rect
+    content: Rect
+    ticker: Rect
+    zones: Mapping[str, Rect] = field(default_factory=dict)
+    free: Rect | None = None
+
+    def __post_init__(self) -> None:
+        if self.free is None:
+            object.__setattr__(self, "free", self.content)
+
+    def area(self, name: str) -> Rect | None:
+        """``screen``, ``content``, ``ticker``, ``free`` or a zone name; None when unknown."""
+        if name in ("screen", "content", "ticker", "free"):
+            return getattr(self, name)
+        return self.zones.get(name)
+
+    @classmethod
+    def of(cls, width: float, height: float, claims: Mapping[str, float] | None = None) -> "Layout":
+        """The layout of a ``width`` x ``height`` screen given the layers' claims (``{"ticker": px}``)."""
+        claims = claims or {}
+        band = max(0.0, min(float(height), float(claims.get("ticker", 0.0))))
+        return cls(screen=Rect(0.0, 0.0, float(width), float(height)),
+                   content=Rect(0.0, band, float(width), float(height) - band),
+                   ticker=Rect(0.0, 0.0, float(width), band))
+
+
+@runtime_checkable
+class Stage(Protocol):
+    """What the compositor hands a layer's factory: the layer's window on the canvas.
+
+    Attributes: ``host``, ``id`` (the layer's id). Everything runs on the UI thread unless
+    it says otherwise; the compositor owns the Clock, the loader thread and the reporting.
+    """
+
+    @property
+    def preferences(self) -> Preferences: ...
+    @property
+    def layout(self) -> Layout: ...
+    @property
+    def area(self) -> Rect: ...
+    def context(self, kind: str, row: dict, size: tuple[int, int] | None = None) -> RenderContext: ...
+    def renderer(self, kind: str, type_id: str) -> Any: ...
+    def prepare(self, renderer: Any, context: RenderContext) -> Any: ...
+    def submit(self, job: Callable[[], Any], done: Callable[[Any, BaseException | None], None]) -> None: ...
+    def report_failure(self, kind: str, type_id: str, row_id: Any, step: str, exc: BaseException) -> None: ...
+    def reload(self) -> None: ...
+    def relayout(self) -> None: ...
+    def after(self, seconds: float, callback: Callable[[], None]) -> Callable[[], None]: ...
+
+
+@runtime_checkable
+class Layer(Protocol):
+    """One layer of the canvas, made by a ``LayerSpec``'s factory (UI thread) with its :class:`Stage`.
+
+    Attributes: ``widget`` (its root Kivy widget, read first on the UI thread; the compositor
+    puts it in the layer's area) and optionally ``opaque`` (True while it covers its whole
+    area, so the compositor skips drawing the theme backdrop under it). ``load`` and
+    ``apply`` are required; the other methods are optional.
+    """
+
+    def load(self) -> Any: ...
+    def apply(self, state: Any, restyle: bool) -> None: ...
+    def due_ms(self, state: Any) -> int | None: ...
+    def claims(self, screen: Rect) -> Mapping[str, float]: ...
+    def tick(self, dt: float) -> None: ...
+    def navigate(self, direction: str) -> None: ...
+    def dispose(self) -> None: ...
+
+
+__all__: Sequence[str] = ("RGBA", "DEFAULT_THEME_ID", "DEFAULT_THEME_PREVIEW", "Theme", "parse_color",
+                          "parse_colors", "theme_from_preview", "default_theme", "TickerContent",
+                          "RenderContext", "Widget", "Renderer", "renderer", "Preferences", "Rect", "Layout",
+                          "Stage", "Layer")

@@ -1,0 +1,429 @@
+"""Typed keys and small Protocols for the services plugins share through ``host.services``.
+
+A plugin publishes a service in its ``startup`` hook and others reach it by key, never by
+importing the owner's modules (pytest's ``stash.py`` and devpi's ``interfaces.py`` do the
+same)::
+
+    from hookspecs.services import SETTINGS, service
+
+    @hookimpl
+    def startup(host):
+        host.services[SETTINGS] = SettingsService(host)      # the owner
+
+    prefs = service(host, SETTINGS)                          # anyone: a SettingsService or None
+
+A :class:`ServiceKey` is a ``str`` (its name), so ``host.services`` stays a plain dict and
+``host.services["settings"]`` keeps working; the key adds the type a checker sees.
+:data:`SERVICE_KEYS` lists every key with its owning plugin; ``docs/hooks.md`` documents
+each and ``tests/host/test_contract.py`` fails when one is missing there.
+"""
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import logging
+import re
+from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Generic, Mapping, Protocol, Sequence,
+                    TypeVar, runtime_checkable)
+
+from hookspecs.formatting import DEFAULT_TIMEZONE, zone_or_utc
+
+if TYPE_CHECKING:  # pragma: no cover
+    from zoneinfo import ZoneInfo
+
+    from hookspecs.render import Preferences
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class ServiceKey(str, Generic[T]):
+    """The name of a shared service, typed with the Protocol its value satisfies."""
+
+    owner: str = ""
+    doc: str = ""
+
+    def __new__(cls, name: str, owner: str = "", doc: str = "") -> "ServiceKey[T]":
+        key = super().__new__(cls, name)
+        key.owner = owner
+        key.doc = doc
+        return key
+
+
+def service(host: Any, key: "ServiceKey[T]") -> T | None:
+    """The service published under ``key``, or None when its plugin is disabled or not started."""
+    return host.services.get(key)
+
+
+def require(host: Any, key: "ServiceKey[T]") -> T:
+    """The service published under ``key``; raises ``LookupError`` naming the key and its owner."""
+    value = host.services.get(key)
+    if value is None:
+        raise LookupError(f"service {str(key)!r} is not available (provided by the {key.owner!r} plugin)")
+    return value
+
+
+# -- Protocols ------------------------------------------------------------------------------
+
+@runtime_checkable
+class SettingsService(Protocol):
+    """Display settings (spec 2.11) with their documented defaults; ``set``/``delete`` need a
+    ``db_session``. ``display_zone()`` is the one reader of ``display_timezone``."""
+
+    def get(self, key: str) -> Any: ...
+    def is_stored(self, key: str) -> bool: ...
+    def set(self, key: str, value: Any) -> None: ...
+    def delete(self, key: str) -> None: ...
+    def key_value(self, key: str) -> str | None: ...
+    def key_values(self, prefix: str) -> list[tuple[str, str]]: ...
+    def display_zone(self) -> "ZoneInfo": ...
+
+
+@runtime_checkable
+class ClientKeys(Protocol):
+    """API keys of adopted clients. ``issue`` creates the client ``identifier`` with ``role``
+    (or rotates its key) and returns the key once; only its hash is stored. A bad identifier
+    or role raises ``ValueError``. Running servers of the same data dir accept the key at once."""
+
+    def issue(self, identifier: str, role: str) -> str: ...
+
+
+@runtime_checkable
+class DisplayPreferences(Protocol):
+    """The display's preferences (theme id and resolved theme, text scales, time format, date
+    order, timezone, temperature unit) as one :class:`hookspecs.render.Preferences`. The
+    settings plugin owns the keys behind them; the compositor, layers and renderers read
+    only this (through :func:`preferences`)."""
+
+    def current(self) -> "Preferences": ...
+
+
+@runtime_checkable
+class ThemesService(Protocol):
+    """Theme previews by id (builtin and custom themes, spec 2.11)."""
+
+    def preview(self, theme_id: str) -> dict[str, Any] | None: ...
+
+
+ALERT_SEVERITIES: tuple[str, ...] = ("info", "warning", "critical")
+"""An alert's ``severity``, least to most severe."""
+
+
+@runtime_checkable
+class AlertsService(Protocol):
+    """Raise, refresh and dismiss alerts; ``active(now_ms)`` is what the screen shows."""
+
+    def raise_alert(self, *, title: str, body: str, severity: str = "info", priority: int = 0, source: str,
+                    expires_at_ms: int | None = None, icon: str | None = None, qr_payload: str | None = None,
+                    display_only: dict | None = None) -> str: ...
+    def dismiss(self, alert_id: str) -> bool: ...
+    def upsert_source_alert(self, *, source: str, key: str, title: str, body: str = "", severity: str = "warning",
+                            priority: int = 0, icon: str | None = None) -> str | None: ...
+    def clear_source_alerts(self, *, source: str, keep_keys: list[str]) -> int: ...
+    def active(self, now_ms: int | None = None) -> list[dict[str, Any]]: ...
+
+
+@runtime_checkable
+class OverlaysService(Protocol):
+    """Which overlay rows are active: the one owner of overlay windows and the global switch."""
+
+    def globally_enabled(self) -> bool: ...
+    def is_active(self, row: Mapping[str, Any], now: Any = None) -> bool: ...
+    def active(self, now: Any = None) -> list[dict[str, Any]]: ...
+    def next_change_ms(self, now: Any = None) -> int | None: ...
+
+
+@runtime_checkable
+class ScreensService(Protocol):
+    """The slides (spec 2.6): ``enabled()`` is every enabled screen row, ``config_json`` decoded,
+    in ``(sort_order, id)`` order."""
+
+    def enabled(self) -> list[dict[str, Any]]: ...
+
+
+@runtime_checkable
+class TickerService(Protocol):
+    """The one meaning of a tape's ``frequency_weight``: ``cycle(tapes)`` is the tape order of
+    one marquee cycle (each enabled tape repeated per its weight, interleaved round by round),
+    the same order ``GET /v1/ticker/items`` lists. ``enabled()`` is every enabled tape row,
+    ``config_json`` decoded, in ``(sort_order, id)`` order."""
+
+    def cycle(self, tapes: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]: ...
+    def enabled(self) -> list[dict[str, Any]]: ...
+
+
+@runtime_checkable
+class CuratorService(Protocol):
+    """The curator's active view (which screens the schedule rules select now);
+    ``next_change_ms()`` is when the view may next change with the clock alone (None when
+    only edits change it)."""
+
+    def active_view(self) -> dict: ...
+    def next_change_ms(self) -> int | None: ...
+
+
+@runtime_checkable
+class CategoriesService(Protocol):
+    """The content category vocabulary (curator categories, spec 2.10), inside the caller's ``db_session``."""
+
+    def exists(self, category_id: str) -> bool: ...
+
+
+@runtime_checkable
+class CuratorRuntime(Protocol):
+    """Runtime state predicates read (``motion_detected`` ...): fed by plugins with ``set``, and
+    overridden by the boolean runtime signal of the same id when one is set; ``signals()`` is
+    every live runtime signal (the ``runtime_signal`` predicate reads it)."""
+
+    def set(self, name: str, value: bool) -> None: ...
+    def snapshot(self, db: Any) -> dict[str, bool]: ...
+    def signals(self) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class SearchService(Protocol):
+    """The RSS article word index; ``sync_terms()`` after writing articles."""
+
+    def sync_terms(self) -> None: ...
+
+
+@runtime_checkable
+class AccountsService(Protocol):
+    """Linked integration accounts and their tokens (encrypted at rest)."""
+
+    def access_token(self, account_id: str) -> dict[str, Any]: ...
+    def bearer(self, account_id: str) -> dict[str, str]: ...
+    def save_token(self, account_id: str, token: dict[str, Any]) -> None: ...
+    def load_token(self, account_id: str) -> dict[str, Any] | None: ...
+    def unlink(self, account_id: str) -> bool: ...
+
+
+@runtime_checkable
+class AdoptionService(Protocol):
+    """Pending adoption challenges (``[{identifier, role, challenge, expires_at_ms}]``, for the
+    adoption plugin's own layer; nothing else draws them)."""
+
+    def pending_challenges(self) -> list[dict]: ...
+    def pending_count(self) -> int: ...
+    def oldest_expiry_ms(self) -> int | None: ...
+
+
+@runtime_checkable
+class ChangeEvents(Protocol):
+    """The host's change events: a write path publishes a topic (``"screens"``, ``"alerts"`` ...)
+    once its change is committed; subscribers (the canvas) react. Thread-safe. Inside a
+    request, or a ``batch()``, events wait until it ends without an error (after its
+    transaction committed) and are dropped when it fails. Handlers run on the publishing
+    thread and must not block."""
+
+    def publish(self, topic: str) -> None: ...
+    def subscribe(self, handler: Callable[[str], None]) -> Callable[[], None]: ...
+    def batch(self) -> ContextManager[None]: ...
+
+
+@runtime_checkable
+class ProgramTelemetry(Protocol):
+    """The canvas's program telemetry (spec 4.8): a line per slide change and per marquee cycle."""
+
+    def record_program(self, reason: str, slides: list[dict[str, Any]]) -> None: ...
+    def record_ticker(self, items: list[dict[str, Any]]) -> None: ...
+
+
+@runtime_checkable
+class TelemetryLog(Protocol):
+    """Integration telemetry lines (``channel``, message, type)."""
+
+    def add(self, channel: str, message: str, integration_type: str | None = None) -> dict[str, Any]: ...
+    def lines(self, limit: int = 200, since_ms: int | None = None) -> list[dict[str, Any]]: ...
+    def clear(self) -> None: ...
+
+
+@runtime_checkable
+class IntegrationsEngine(Protocol):
+    """The collector engine: ``run_now(integration_id)`` runs one collection synchronously;
+    ``ensure_row`` adds an integration row of a registered type under an id of its own (a
+    folder plugin's ``plugin_http.<id>``) and never changes an existing one; ``run_soon``
+    queues a run of an enabled integration as its schedule would (nothing when the engine
+    does not run, e.g. in SaaS mode)."""
+
+    def run_now(self, integration_id: str, force: bool = True) -> Any: ...
+    def ensure_row(self, integration_id: str, integration_type: str, config: dict[str, Any],
+                   enabled: bool = False) -> bool: ...
+    def run_soon(self, integration_id: str) -> None: ...
+
+
+@runtime_checkable
+class OriginStore(Protocol):
+    """Allowed browser origins for CORS."""
+
+    def is_allowed(self, origin: str) -> bool: ...
+    def list(self) -> list[dict]: ...
+    def remember(self, origin: str | None, source: str) -> str | None: ...
+
+
+RUNTIME_SIGNAL_ID = re.compile(r"^[a-z][a-z0-9_.-]{0,63}$")
+"""What a runtime signal id looks like (CONTRACT "Runtime signals")."""
+
+
+@runtime_checkable
+class RuntimeSignals(Protocol):
+    """Runtime signals (CONTRACT "Runtime signals"): values by id, in memory, gone once expired.
+    ``put`` raises ``ValueError`` for a bad id, value or TTL; ``values()`` maps every live id to
+    its value (the curator's runtime inputs read it)."""
+
+    def put(self, signal_id: str, value: Any, ttl_seconds: int | None = None) -> dict[str, Any]: ...
+    def get(self, signal_id: str) -> dict[str, Any] | None: ...
+    def delete(self, signal_id: str) -> bool: ...
+    def items(self) -> list[dict[str, Any]]: ...
+    def values(self) -> dict[str, Any]: ...
+    def next_expiry_ms(self) -> int | None: ...
+
+
+@runtime_checkable
+class FolderPlugins(Protocol):
+    """The folder plugins of ``SVC_DISPLAY_PLUGINS_DIR`` and their sidecars: ``rows()`` as
+    ``GET /v1/plugins`` lists them (``row(plugin_id)`` one folder plugin's, the accepted one
+    when a refused folder claimed the same id); ``sidecar_url(plugin_id)`` is a running
+    sidecar's loopback base URL (None when it has none or it is not running)."""
+
+    def rows(self) -> list[dict[str, Any]]: ...
+    def row(self, plugin_id: str) -> dict[str, Any] | None: ...
+    def sidecar_url(self, plugin_id: str) -> str | None: ...
+
+
+# -- Keys ---------------------------------------------------------------------------------------
+
+SETTINGS: ServiceKey[SettingsService] = ServiceKey("settings", "settings", "display settings and preferences")
+CLIENT_KEYS: ServiceKey[ClientKeys] = ServiceKey("client_keys", "clients", "issues API keys (hashed)")
+DISPLAY_PREFERENCES: ServiceKey[DisplayPreferences] = ServiceKey(
+    "display_preferences", "settings", "theme, text scales and formats of the display")
+THEMES: ServiceKey[ThemesService] = ServiceKey("themes", "settings", "theme previews")
+SCREENS: ServiceKey[ScreensService] = ServiceKey("screens", "screens", "the enabled slides")
+ALERTS: ServiceKey[AlertsService] = ServiceKey("alerts", "alerts", "alerts shown on screen")
+OVERLAYS: ServiceKey[OverlaysService] = ServiceKey("overlays", "overlays", "active overlays")
+TICKER: ServiceKey[TickerService] = ServiceKey("ticker", "ticker", "the tapes and the marquee cycle")
+CURATOR: ServiceKey[CuratorService] = ServiceKey("curator", "curator", "the curator's active view")
+CURATOR_RUNTIME: ServiceKey[CuratorRuntime] = ServiceKey("curator_runtime", "curator", "runtime predicate state")
+CATEGORIES: ServiceKey[CategoriesService] = ServiceKey("categories", "curator", "content category vocabulary")
+SEARCH: ServiceKey[SearchService] = ServiceKey("rss_search", "news", "article word index")
+ACCOUNTS: ServiceKey[AccountsService] = ServiceKey("integration_accounts", "integrations", "linked accounts")
+ADOPTION: ServiceKey[AdoptionService] = ServiceKey("adoption", "adoption", "adoption challenges")
+ADOPTION_BASE_URL: ServiceKey[str] = ServiceKey("adoption_base_url", "adoption", "URL the adoption QR code names")
+INTEGRATIONS: ServiceKey[IntegrationsEngine] = ServiceKey("integrations", "integrations", "the collector engine")
+INTEGRATION_TELEMETRY: ServiceKey[TelemetryLog] = ServiceKey("integration_telemetry", "integrations",
+                                                              "collector telemetry")
+CORS: ServiceKey[OriginStore] = ServiceKey("cors", "cors", "allowed origins")
+CORS_POLICY: ServiceKey[Any] = ServiceKey("cors_policy", "cors", "private-network origin policy")
+ORIGIN_ALLOWED: ServiceKey[Callable[[str], bool]] = ServiceKey("origin_allowed", "cors",
+                                                               "origin check for WebSocket handshakes")
+EVENTS: ServiceKey[ChangeEvents] = ServiceKey("events", "host", "change events of the write paths")
+DISPLAY: ServiceKey[Any] = ServiceKey("display", "host", "the display runtime (when a canvas runs)")
+PROGRAM_TELEMETRY: ServiceKey[ProgramTelemetry] = ServiceKey("program_telemetry", "display_program",
+                                                             "slide and marquee program lines")
+DISPLAY_CAPTURE: ServiceKey[Any] = ServiceKey("display_capture", "live_preview", "live-preview frame capture")
+LIVE_PREVIEW_TICKETS: ServiceKey[Any] = ServiceKey("live_preview_tickets", "live_preview", "WebSocket tickets")
+HTTP_SERVER_STOP: ServiceKey[Callable[[], None]] = ServiceKey("http_server_stop", "host", "stops the HTTP server")
+HEALTH_SECTIONS: ServiceKey[dict[str, Callable[[], dict[str, Any]]]] = ServiceKey(
+    "health_sections", "host", "extra GET /v1/health blocks: name -> callable returning a JSON object")
+CLOUD_FEED: ServiceKey[Any] = ServiceKey("cloud_feed", "cloud_feed", "the SaaS feed consumer (SVC_SAAS_MODE=1)")
+RUNTIME_SIGNALS: ServiceKey[RuntimeSignals] = ServiceKey(
+    "runtime_signals", "runtime_signals", "runtime signals (curator inputs)")
+FOLDER_PLUGINS: ServiceKey[FolderPlugins] = ServiceKey(
+    "folder_plugins", "folder_plugins", "folder plugins and their sidecars")
+
+SERVICE_KEYS: tuple[ServiceKey[Any], ...] = (
+    SETTINGS, CLIENT_KEYS, DISPLAY_PREFERENCES, THEMES, SCREENS, ALERTS, OVERLAYS, TICKER, CURATOR,
+    CURATOR_RUNTIME, SEARCH, ACCOUNTS, ADOPTION, ADOPTION_BASE_URL, INTEGRATIONS, INTEGRATION_TELEMETRY,
+    CORS, CORS_POLICY, ORIGIN_ALLOWED, EVENTS, DISPLAY, PROGRAM_TELEMETRY,
+    DISPLAY_CAPTURE, LIVE_PREVIEW_TICKETS, HTTP_SERVER_STOP, HEALTH_SECTIONS, CLOUD_FEED, CATEGORIES,
+    RUNTIME_SIGNALS, FOLDER_PLUGINS,
+)
+"""Every shared service key, each with its owning plugin (``key.owner``)."""
+
+
+def display_zone(host: Any) -> "ZoneInfo":
+    """The display's time zone: the settings service's ``display_zone()``, UTC without it.
+
+    The one reader of ``display_timezone``: the ticker, the curator, manual entries, the
+    calendar collector and the canvas all call this.
+    """
+    settings = service(host, SETTINGS)
+    if settings is None:
+        return zone_or_utc(DEFAULT_TIMEZONE)
+    return settings.display_zone()
+
+
+MARQUEE_PREFIX = "ticker.marquee."
+"""Plugin marquee lines live in key-value ``ticker.marquee.<plugin id>`` (one line per item): a
+``plugin`` ticker tape shows one plugin's, and the ticker lists those no tape claims."""
+
+
+def marquee_lines(value: str | None) -> list[str]:
+    """The non-blank lines of a plugin marquee key-value, stripped."""
+    return [line.strip() for line in (value or "").splitlines() if line.strip()]
+
+
+def category_exists(host: Any, category_id: Any) -> bool:
+    """True when ``category_id`` names a content category (False without the curator plugin)."""
+    categories = service(host, CATEGORIES)
+    return categories is not None and isinstance(category_id, str) and categories.exists(category_id)
+
+
+def today(host: Any, now_ms: int) -> dt.date:
+    """The date at ``now_ms`` in the display's time zone."""
+    return dt.datetime.fromtimestamp(now_ms / 1000, display_zone(host)).date()
+
+
+def preferences(host: Any) -> "Preferences":
+    """The display preferences: the settings plugin's ``DisplayPreferences.current()``, or the
+    defaults of :class:`hookspecs.render.Preferences` without it."""
+    from hookspecs.render import Preferences
+
+    prefs = service(host, DISPLAY_PREFERENCES)
+    return prefs.current() if prefs is not None else Preferences()
+
+
+def publish(host: Any, *topics: str) -> None:
+    """Publish change events through the host's :class:`ChangeEvents` (nothing without one).
+
+    Inside a request (or a ``batch()``) they are delivered once it succeeded, after its
+    commit; elsewhere call this after your ``db_session`` ended. A write route usually
+    names its topics on its ``Operation(publishes=...)`` instead.
+    """
+    events = service(host, EVENTS)
+    if events is not None:
+        for topic in topics:
+            events.publish(topic)
+
+
+def events_batch(host: Any) -> ContextManager[None]:
+    """The host's :meth:`ChangeEvents.batch` (a no-op without change events): wrap a background
+    job's ``db_session`` in it so what it publishes is delivered after the commit."""
+    events = service(host, EVENTS)
+    return events.batch() if events is not None else contextlib.nullcontext()
+
+
+def curated(host: Any, kind: str,
+            rows: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], dict[str, bool]]:
+    """``rows`` narrowed to the curator's effective members of ``kind`` (``screens``, ``tickers``,
+    ``overlays``) and the program controls (``screens_enabled``, ``ticker_enabled``).
+
+    Without the curator (or when it fails: logged) every row stays and every control is on.
+    The curator decides; this only reads its :meth:`CuratorService.active_view`.
+    """
+    controls = {"screens_enabled": True, "ticker_enabled": True}
+    curator = service(host, CURATOR)
+    if curator is None:
+        return list(rows), controls
+    try:
+        view = curator.active_view()
+    except Exception:  # noqa: BLE001  the curator's bug must not blank the screen
+        log.exception("curator active view failed; showing every row")
+        return list(rows), controls
+    members = (view or {}).get("effective_members") or {}
+    if kind in members:
+        ids = {m["id"] if isinstance(m, dict) else m for m in members[kind]}
+        rows = [row for row in rows if row.get("id") in ids]
+    controls.update({key: bool(value) for key, value in ((view or {}).get("program_controls") or {}).items()})
+    return list(rows), controls

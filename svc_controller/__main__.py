@@ -1,0 +1,5 @@
+import sys
+
+from svc_controller.cli import main
+
+sys.exit(main())

@@ -1,0 +1,172 @@
+"""The controller process: storage, gate, backups, scheduler, and its ASGI app.
+
+Built on the display's host kit: the Falcon app factory (``svc_host.http.app``: error
+shape, body validation, OpenAPI), the TLS certificate helper and the uvicorn runner.
+
+::
+
+    uvicorn (TLS)
+      └─ ControllerDispatcher
+           ├─ /bff/v1/proxy/*  (HTTP and WebSocket) → ProxyApp (ASGI, streaming)
+           └─ everything else (HTTP)                 → a2wsgi → falcon.App: /bff/v1 routes, then
+                                                        the web app's static files at /
+"""
+from __future__ import annotations
+
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import falcon
+from a2wsgi import WSGIMiddleware
+from pony import orm
+
+from svc_controller.auth import COOKIE_NAME, CSRF_HEADER, Gate
+from svc_controller.backups import Backups, Scheduler
+from svc_controller.config import ControllerSettings
+from svc_controller.proxy import PREFIX as PROXY_PREFIX
+from svc_controller.proxy import ProxyApp
+from svc_controller.releases import Releases
+from svc_controller.routes import routes
+from svc_controller.storage import open_database
+from svc_controller.targets import TargetPolicy
+from svc_host.clock import Clock
+from svc_host.http.app import create_app
+from svc_host.http.errors import ApiError
+from svc_host.server import WSGI_WORKERS
+
+log = logging.getLogger("svc_controller")
+
+# The controller web app (docs/webapp.md): static files shipped as package data; `/` serves them.
+WEB_DIR = Path(__file__).resolve().parent / "web"
+OPENAPI_INFO = {
+    "title": "svc-controller",
+    "description": "The controller BFF: proxy to displays, backup targets and snapshots, releases.",
+    "security_scheme": ("sessionCookie", {"type": "apiKey", "in": "cookie", "name": COOKIE_NAME}),
+}
+
+
+@dataclass
+class Controller:
+    """What the host kit's app factory needs (``routes``, ``middleware``) plus the services."""
+
+    settings: ControllerSettings
+    db: orm.Database
+    clock: Clock
+    gate: Gate
+    backups: Backups
+    releases: Releases
+    policy: TargetPolicy
+    schema_version: int
+    started_at: float = field(default_factory=time.monotonic)
+    routes: list = field(default_factory=list)  # the factory's plugin routes: none, all are core routes
+    middleware: list = field(default_factory=list)
+    operations: dict = field(default_factory=dict)
+    openapi: dict | None = None
+    scheduler: Scheduler | None = None
+
+    def authenticate(self, token: str) -> None:  # the factory's Bearer default; the controller has none
+        return None
+
+    def principal_of(self, req: falcon.Request) -> Any:
+        return self.gate.principal_for_cookie(req.cookies.get(COOKIE_NAME))
+
+    def close(self) -> None:
+        if self.scheduler is not None:
+            self.scheduler.stop()
+        self.db.disconnect()
+        if self.db.provider is not None:
+            self.db.provider.disconnect()
+
+
+class CsrfMiddleware:
+    """With auth on, a state-changing request needs ``X-Requested-With: svc-controller``."""
+
+    def __init__(self, gate: Gate):
+        self.gate = gate
+
+    def process_resource(self, req: falcon.Request, resp: falcon.Response, resource: Any, params: dict) -> None:
+        if resource is not None and not self.gate.csrf_ok(req.method, req.get_header(CSRF_HEADER)):
+            raise ApiError(403, "csrf_required", "state-changing requests need X-Requested-With: svc-controller")
+
+
+def build_controller(settings: ControllerSettings) -> Controller:
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    os.chmod(settings.data_dir, 0o700)
+    clock = Clock(settings.test_clock_file)
+    db, applied = open_database(settings, clock.now_ms())
+    policy = TargetPolicy(settings.proxy_allowed_hosts)
+    gate = Gate(settings, db, clock)
+    ctl = Controller(settings=settings, db=db, clock=clock, gate=gate, policy=policy,
+                     backups=Backups(settings, db, clock, policy),
+                     releases=Releases(settings.releases_url, clock.now_ms), schema_version=applied)
+    ctl.middleware = [("svc_controller", CsrfMiddleware(gate))]
+    return ctl
+
+
+def create_wsgi_app(ctl: Controller) -> falcon.App:
+    app = create_app(ctl, core_routes=routes(ctl), principal_of=ctl.principal_of,
+                     unauthorized_message="sign in first (POST /bff/v1/auth/login)", openapi_info=OPENAPI_INFO)
+    _document_proxy(ctl.openapi)
+    if (WEB_DIR / "index.html").is_file():
+        # Sinks run before static routes: unknown /bff paths stay JSON 404s, never the app's page.
+        app.add_sink(_no_such_route, r"/bff(/|$)")
+        app.add_static_route("/", str(WEB_DIR), fallback_filename="index.html")
+    return app
+
+
+def _document_proxy(doc: dict) -> None:
+    """The proxy is served on the ASGI side, outside the Falcon app: describe it by hand."""
+    error = {"description": "error in the CONTRACT shape", "content": {"application/json": {"schema": {
+        "$ref": "#/components/schemas/Error"}}}}
+    header = {"in": "header", "name": "X-Svc-Display-Url", "required": True,
+              "schema": {"type": "string", "format": "uri"},
+              "description": "the display's base URL (a WebSocket upgrade may use the query parameter "
+                             "svc_display_url instead)"}
+    path = {"in": "path", "name": "path", "required": True, "schema": {"type": "string"},
+            "description": "the display's path, e.g. v1/screens"}
+    responses = {"default": {"description": "the display's answer, streamed"},
+                 "403": {**error, "description": "proxy_target_forbidden or csrf_required"},
+                 "502": {**error, "description": "upstream_unreachable"},
+                 "504": {**error, "description": "upstream_timeout"}}
+    doc["paths"]["/bff/v1/proxy/{path}"] = {
+        method: {"summary": "forward to the display (bodies streamed, Authorization passed through)",
+                 "operationId": f"{method}_bff_v1_proxy", "tags": ["controller"], "parameters": [path, header],
+                 "responses": responses, "security": [{"sessionCookie": []}]}
+        for method in ("get", "post", "put", "patch", "delete")
+    }
+
+
+def _no_such_route(req: falcon.Request, resp: falcon.Response, **_: Any) -> None:
+    raise ApiError(404, "not_found", "no such resource")
+
+
+class ControllerDispatcher:
+    def __init__(self, ctl: Controller):
+        self.proxy = ProxyApp(ctl.settings, ctl.gate, ctl.policy)
+        self.http = WSGIMiddleware(create_wsgi_app(ctl), workers=WSGI_WORKERS)
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        kind = scope["type"]
+        path = scope.get("path", "")
+        proxied = path == PROXY_PREFIX or path.startswith(PROXY_PREFIX + "/")
+        if kind == "http":
+            await (self.proxy if proxied else self.http)(scope, receive, send)
+        elif kind == "websocket":
+            if proxied:
+                await self.proxy(scope, receive, send)
+            else:
+                await receive()
+                await send({"type": "websocket.close", "code": 4404})
+        elif kind == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await self.proxy.aclose()
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return

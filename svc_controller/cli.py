@@ -1,0 +1,97 @@
+"""``svc-controller``: ``serve`` the BFF, ``users create`` for sign-in, ``migrate``."""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from typing import Sequence
+
+from svc_controller.config import ConfigError, ControllerSettings, load_controller_settings
+
+log = logging.getLogger("svc_controller")
+
+
+def cmd_serve(settings: ControllerSettings, args: argparse.Namespace) -> int:
+    from svc_controller.app import ControllerDispatcher, build_controller
+    from svc_controller.backups import Scheduler
+    from svc_host.server import run_uvicorn
+    from svc_host.tls import ensure_certificate
+
+    ctl = build_controller(settings)
+    try:
+        dispatcher = ControllerDispatcher(ctl)
+        ctl.scheduler = Scheduler(ctl.backups, settings.scheduler_tick_ms, ctl.clock.now_ms)
+        ctl.scheduler.start()
+        tls_files = ensure_certificate(settings, name="controller") if settings.tls else None
+        log.info("auth %s; backups in %s; zone %s", "on" if settings.auth_enabled else "off",
+                 settings.backups_dir, settings.timezone)
+        run_uvicorn(dispatcher, settings.bind, settings.port, tls_files, {})
+    finally:
+        ctl.close()
+        log.info("stopped")
+    return 0
+
+
+def cmd_migrate(settings: ControllerSettings, args: argparse.Namespace) -> int:
+    from svc_controller.app import build_controller
+
+    ctl = build_controller(settings)
+    try:
+        print(json.dumps({"schema_version": ctl.schema_version}))
+    finally:
+        ctl.close()
+    return 0
+
+
+def cmd_users_create(settings: ControllerSettings, args: argparse.Namespace) -> int:
+    from builtin_plugins.sessions import read_password
+    from builtin_plugins.sessions.passwords import PasswordError
+    from svc_controller.app import build_controller
+    from svc_controller.auth import UserError, create_user
+
+    ctl = build_controller(settings)
+    try:
+        password = read_password()
+        if password.endswith("\r"):
+            password = password[:-1]
+        out = create_user(ctl.db, args.username, password, ctl.clock.now_ms())
+    except (UserError, PasswordError) as exc:
+        print(f"svc-controller: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        ctl.close()
+    print(json.dumps(out))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="svc-controller", description="the svc-display controller (BFF)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("serve", help="serve /bff/v1 and the controller web app").set_defaults(handler=cmd_serve)
+    sub.add_parser("migrate", help="apply pending migrations, print the schema version").set_defaults(
+        handler=cmd_migrate)
+    users = sub.add_parser("users", help="users who sign in (SVC_CONTROLLER_AUTH_ENABLED=1)").add_subparsers(
+        dest="users_command", required=True)
+    create = users.add_parser("create", help="create a user; the password is read from stdin or a prompt")
+    create.add_argument("--username", required=True)
+    create.set_defaults(handler=cmd_users_create)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = load_controller_settings()
+    except ConfigError as exc:
+        print(f"svc-controller: configuration error: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=settings.log_level, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # httpx logs every request URL at INFO: proxied query strings are the callers' business
+    logging.getLogger("httpx").setLevel(max(logging.WARNING, logging.getLevelName(settings.log_level)))
+    return args.handler(settings, args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,149 @@
+"""The controller's environment (spec 1.1 "Controller BFF variables", CONTRACT "The controller").
+
+``load_controller_settings()`` returns one frozen :class:`ControllerSettings`; a bad value
+raises :class:`svc_host.config.ConfigError` (one line naming the variable), exactly as the
+display's settings do, with the same parsers.
+"""
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+from zoneinfo import ZoneInfo
+
+from svc_host.config import LOG_LEVELS, ConfigError, _bool, _int, _path, _text, _url
+
+SESSION_SECRET_MIN = 32
+_HOST_NAME = re.compile(r"^(?=.{1,253}$)([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?$")
+
+
+@dataclass(frozen=True)
+class ControllerSettings:
+    data_dir: Path
+    auth_enabled: bool = False
+    session_secret: str | None = field(default=None, repr=False)
+    database_url: str | None = None
+    bind: str = "127.0.0.1"
+    port: int = 5199
+    tls: bool = True
+    proxy_upstream_timeout_ms: int = 180_000
+    proxy_allowed_hosts: frozenset[str] = frozenset()
+    releases_url: str | None = None
+    timezone: str = "UTC"
+    log_level: str = "INFO"
+    login_rate_per_min: int = 10
+    scheduler_tick_ms: int = 1000
+    test_clock_file: Path | None = None
+    # what svc_host.tls.ensure_certificate reads
+    http_tls_cert: Path | None = None
+    http_tls_key: Path | None = None
+
+    @property
+    def tls_dir(self) -> Path:
+        return self.data_dir / "tls"
+
+    @property
+    def sqlite_path(self) -> Path:
+        return self.data_dir / "svc_controller.sqlite3"
+
+    @property
+    def backups_dir(self) -> Path:
+        return self.data_dir / "backups"
+
+
+def local_zone_name(env: Mapping[str, str]) -> str:
+    """The machine's IANA zone: ``TZ``, ``/etc/timezone``, the ``/etc/localtime`` link; else UTC."""
+    candidates = [env.get("TZ", "").lstrip(":")]
+    try:
+        candidates.append(Path("/etc/timezone").read_text().strip())
+    except OSError:
+        pass
+    try:
+        target = os.path.realpath("/etc/localtime")
+        if "zoneinfo/" in target:
+            candidates.append(target.split("zoneinfo/", 1)[1])
+    except OSError:
+        pass
+    for name in candidates:
+        if name and valid_zone(name):
+            return name
+    return "UTC"
+
+
+def valid_zone(name: str) -> bool:
+    try:
+        ZoneInfo(name)
+        return True
+    except (ValueError, OSError, KeyError):
+        return False
+
+
+def _host(name: str, value: str) -> str:
+    value = value.strip().lower().rstrip(".")
+    try:
+        ipaddress.ip_address(value)
+        return value
+    except ValueError:
+        pass
+    if not _HOST_NAME.match(value):
+        raise ConfigError(name, "comma-separated host names or IP addresses", value)
+    return value
+
+
+def load_controller_settings(environ: Mapping[str, str] | None = None) -> ControllerSettings:
+    env = os.environ if environ is None else environ
+
+    bind = _text(env, "SVC_CONTROLLER_BIND") or "127.0.0.1"
+    if bind != "localhost":
+        try:
+            ipaddress.ip_address(bind)
+        except ValueError:
+            raise ConfigError("SVC_CONTROLLER_BIND", "an IPv4 or IPv6 address (or localhost)", bind) from None
+
+    auth = _bool(env, "SVC_CONTROLLER_AUTH_ENABLED", False)
+    secret = _text(env, "SVC_CONTROLLER_SESSION_SECRET")
+    if auth and not secret:
+        raise ConfigError("SVC_CONTROLLER_SESSION_SECRET", "a secret because SVC_CONTROLLER_AUTH_ENABLED=1")
+    if secret and len(secret) < SESSION_SECRET_MIN:
+        raise ConfigError("SVC_CONTROLLER_SESSION_SECRET", f"at least {SESSION_SECRET_MIN} characters")
+
+    log_level = (_text(env, "SVC_CONTROLLER_LOG_LEVEL") or "INFO").upper()
+    if log_level not in LOG_LEVELS:
+        raise ConfigError("SVC_CONTROLLER_LOG_LEVEL", "one of " + ", ".join(LOG_LEVELS), log_level)
+
+    zone = _text(env, "SVC_CONTROLLER_TIMEZONE")
+    if zone is not None and not valid_zone(zone):
+        raise ConfigError("SVC_CONTROLLER_TIMEZONE", "an IANA time zone such as Europe/Paris", zone)
+
+    cert, key = _path(env, "SVC_CONTROLLER_TLS_CERT"), _path(env, "SVC_CONTROLLER_TLS_KEY")
+    if bool(cert) != bool(key):
+        missing = "SVC_CONTROLLER_TLS_KEY" if cert else "SVC_CONTROLLER_TLS_CERT"
+        raise ConfigError(missing, "to be set together with its certificate/key counterpart")
+
+    allowed = frozenset(
+        _host("SVC_CONTROLLER_PROXY_ALLOWED_HOSTS", part)
+        for part in (_text(env, "SVC_CONTROLLER_PROXY_ALLOWED_HOSTS") or "").split(",") if part.strip()
+    )
+
+    return ControllerSettings(
+        data_dir=(_path(env, "SVC_CONTROLLER_DATA_DIR") or Path("data")).absolute(),
+        auth_enabled=auth,
+        session_secret=secret,
+        database_url=_url(env, "SVC_CONTROLLER_DATABASE_URL", ("postgres", "postgresql")),
+        bind=bind,
+        port=_int(env, "SVC_CONTROLLER_PORT", 5199, 1, 65535),
+        tls=_bool(env, "SVC_CONTROLLER_TLS", True),
+        proxy_upstream_timeout_ms=_int(env, "SVC_CONTROLLER_PROXY_UPSTREAM_TIMEOUT_MS", 180_000, 1, 86_400_000),
+        proxy_allowed_hosts=allowed,
+        releases_url=_url(env, "SVC_CONTROLLER_RELEASES_URL", ("http", "https")),
+        timezone=zone or local_zone_name(env),
+        log_level=log_level,
+        login_rate_per_min=_int(env, "SVC_CONTROLLER_LOGIN_RATE_PER_MIN", 10, 0, 100_000),
+        scheduler_tick_ms=_int(env, "SVC_CONTROLLER_SCHEDULER_TICK_MS", 1000, 50, 3_600_000),
+        test_clock_file=_path(env, "SVC_CONTROLLER_TEST_CLOCK_FILE"),
+        http_tls_cert=cert,
+        http_tls_key=key,
+    )

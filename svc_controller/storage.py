@@ -1,0 +1,88 @@
+"""The controller's own database: users, sessions, backup targets and snapshots.
+
+One Pony database bound by the host kit (``svc_host.storage``): SQLite
+``svc_controller.sqlite3`` in ``SVC_CONTROLLER_DATA_DIR``, or PostgreSQL at
+``SVC_CONTROLLER_DATABASE_URL``. Tables come from the mapping; the ordered migrations
+below are recorded in ``svc_applied_migration`` like the display's.
+"""
+from __future__ import annotations
+
+import logging
+
+from pony import orm
+
+from hookspecs import Migration
+from svc_host.storage import apply_migrations, bind_database, new_database
+
+log = logging.getLogger(__name__)
+
+MIGRATION_OWNER = "svc_controller"
+
+
+def define_entities(db: orm.Database) -> None:
+    class ControllerUser(db.Entity):
+        _table_ = "ctl_user"
+        id = orm.PrimaryKey(int, auto=True)
+        username = orm.Required(str, 64, unique=True)
+        password_hash = orm.Required(str, 300)
+        created_at_ms = orm.Required(int, size=64)
+        sessions = orm.Set("ControllerSession")
+
+    class ControllerSession(db.Entity):
+        _table_ = "ctl_session"
+        token_hash = orm.PrimaryKey(str, 64)
+        user = orm.Required(ControllerUser)
+        created_at_ms = orm.Required(int, size=64)
+        expires_at_ms = orm.Required(int, size=64)
+
+    class BackupTarget(db.Entity):
+        _table_ = "ctl_backup_target"
+        id = orm.PrimaryKey(str, 32)
+        scope = orm.Optional(str, 64, default="")  # "" when auth is off, else "user:<id>"
+        display_id = orm.Required(str, 200)
+        base_url = orm.Required(str, 2000)
+        api_key_encrypted = orm.Optional(orm.LongStr, lazy=False, nullable=True)
+        cron_expr = orm.Required(str, 200)
+        timezone = orm.Required(str, 64)
+        retention_count = orm.Required(int)
+        enabled = orm.Required(bool, default=True)
+        next_run_at_ms = orm.Optional(int, size=64, nullable=True)
+        last_run_json = orm.Optional(orm.LongStr, lazy=False, nullable=True)
+        created_at_ms = orm.Required(int, size=64)
+        snapshots = orm.Set("BackupSnapshot", cascade_delete=True)
+        orm.composite_key(scope, display_id)
+
+    class BackupSnapshot(db.Entity):
+        _table_ = "ctl_backup_snapshot"
+        id = orm.PrimaryKey(str, 32)
+        target = orm.Required(BackupTarget)
+        created_at_ms = orm.Required(int, size=64)
+        bytes = orm.Required(int, size=64)
+        sha256 = orm.Required(str, 64)
+        source = orm.Required(str, 16)
+        schema_version = orm.Optional(int, nullable=True)
+        file_name = orm.Required(str, 200)
+
+
+def _index(statement: str) -> Migration:
+    def apply(db: orm.Database) -> None:
+        db.execute(statement)
+    return Migration(statement.split()[5], apply, statement)
+
+
+MIGRATIONS = [
+    Migration("0001_baseline", lambda db: None, "tables created from the mapping"),
+    _index("CREATE INDEX IF NOT EXISTS ctl_snapshot_target_created ON ctl_backup_snapshot (target, created_at_ms)"),
+    _index("CREATE INDEX IF NOT EXISTS ctl_target_due ON ctl_backup_target (enabled, next_run_at_ms)"),
+]
+
+
+def open_database(settings, now_ms: int) -> tuple[orm.Database, int]:  # noqa: ANN001
+    """Bind, map and migrate; returns the database and the number of applied migrations."""
+    db = new_database()
+    define_entities(db)
+    provider = bind_database(db, settings.database_url, settings.sqlite_path)
+    db.generate_mapping(create_tables=True)
+    applied = apply_migrations(db, [(MIGRATION_OWNER, m) for m in MIGRATIONS], now_ms)
+    log.info("storage: %s, %d migrations applied", provider, applied)
+    return db, applied

@@ -1,0 +1,264 @@
+// Content: interests, integrations (secrets entered, never shown back), the catalog with
+// search and moderation, manual entries with photo upload.
+import { displayApi, describeError, ApiError } from "../api.js";
+import { h, replace, field, setFieldError, button, notify, confirmDialog, formatTime } from "../dom.js";
+import { schemaFields } from "../schemaform.js";
+import { needDisplay, section, toggle, table } from "./common.js";
+
+const SLUG = { type: "string", pattern: "^[a-z0-9][a-z0-9_-]{0,63}$", title: "Id", description: "Lowercase letters, digits, - and _." };
+const INTERESTS = [
+  { path: "/v1/interests/weather-locations", title: "Weather locations", one: "location",
+    show: (r) => [r.name, `${r.latitude}, ${r.longitude}`],
+    schema: { type: "object", required: ["id", "name", "latitude", "longitude"], properties: {
+      id: SLUG, name: { type: "string", maxLength: 200, title: "Name" },
+      latitude: { type: "number", minimum: -90, maximum: 90, title: "Latitude" },
+      longitude: { type: "number", minimum: -180, maximum: 180, title: "Longitude" },
+      include_active_weather_alerts: { type: "boolean", title: "Include weather alerts" } } } },
+  { path: "/v1/interests/rss-feeds", title: "News feeds", one: "feed",
+    show: (r) => [r.title || r.url, r.category || ""],
+    schema: { type: "object", required: ["id", "url"], properties: {
+      id: SLUG, url: { type: "string", maxLength: 2000, title: "Feed address (URL)" },
+      category: { type: "string", maxLength: 64, title: "Category" },
+      poll_seconds: { type: "integer", minimum: 60, maximum: 86400, title: "Check every (seconds)" },
+      max_articles: { type: "integer", minimum: 1, maximum: 500, title: "Keep at most (articles)" } } } },
+  { path: "/v1/interests/stock-symbols", title: "Stock symbols", one: "symbol",
+    show: (r) => [r.symbol, r.display_name || ""],
+    schema: { type: "object", required: ["id", "symbol"], properties: {
+      id: SLUG, symbol: { type: "string", maxLength: 32, title: "Symbol" },
+      display_name: { type: "string", maxLength: 200, title: "Name shown" },
+      category: { type: "string", maxLength: 64, title: "Category" } } } },
+  { path: "/v1/interests/joke-categories", title: "Joke categories", one: "category",
+    show: (r) => [r.label || ""],
+    schema: { type: "object", required: ["id"], properties: { id: { ...SLUG, description: "A curator category id." } } } },
+  { path: "/v1/interests/trivia-categories", title: "Trivia categories", one: "category",
+    show: (r) => [r.label || ""],
+    schema: { type: "object", required: ["id"], properties: { id: { ...SLUG, description: "A curator category id." } } } },
+];
+
+function showServerErrors(err, form) {
+  if (err instanceof ApiError && err.code === "validation_failed" && err.details) {
+    form.showErrors(Object.fromEntries(Object.entries(err.details).map(([k, v]) => [`/${k}`, v])));
+  }
+  notify(describeError(err), "error");
+}
+
+async function interestSection(api, spec, holder) {
+  const reload = () => interestSection(api, spec, holder);
+  let rows;
+  try { rows = (await api.get(spec.path)).items; }
+  catch (err) { replace(holder, section(spec.title, h("p", { class: "note error" }, describeError(err)))); return; }
+  const form = schemaFields(spec.schema, {}, { legend: `New ${spec.one}` });
+  const el = h("form", { class: "stack", novalidate: true }, form.element,
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, `Add ${spec.one}`)));
+  el.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const { value, ok } = form.collect();
+    if (!ok) return form.focusFirstError();
+    try { await api.post(spec.path, { enabled: true, ...value }); notify(`${spec.title}: ${value.id} added.`); reload(); }
+    catch (err) { showServerErrors(err, form); }
+  });
+  replace(holder, section(spec.title,
+    rows.length ? table(["Id", "", "On", "Actions"], rows.map((r) => h("tr", {},
+      h("th", { scope: "row" }, r.id), h("td", {}, spec.show(r).filter(Boolean).join(" · ")),
+      h("td", {}, "enabled" in r ? toggle(`${r.id} enabled`, r.enabled, (on) => api.patch(`${spec.path}/${encodeURIComponent(r.id)}`, { enabled: on })) : ""),
+      h("td", {}, button("Delete", async () => {
+        if (!(await confirmDialog(`Delete ${r.id}?`, "Rows still used by content cannot be deleted; the display will say so.", "Delete"))) return;
+        try { await api.del(`${spec.path}/${encodeURIComponent(r.id)}`); notify(`${r.id} deleted.`); reload(); }
+        catch (err) { notify(describeError(err), "error"); }
+      }, { kind: "danger", "aria-label": `Delete ${r.id}` })))), spec.title) : h("p", {}, "None yet."),
+    h("details", {}, h("summary", {}, `Add a ${spec.one}`), el)));
+}
+
+function integrationRow(api, row, reload) {
+  const poll = h("input", { type: "number", min: "30", step: "1", value: String(row.poll_seconds), "aria-label": `${row.id} poll interval in seconds`, class: "narrow" });
+  const secretInputs = (row.secret_fields || []).map((s) => {
+    const f = field(`${s.name}${s.configured ? " (set; type to replace)" : ""}`,
+      h("input", { type: "password", autocomplete: "new-password", spellcheck: "false", placeholder: s.configured ? "••••••••" : "" }));
+    return { name: s.name, f };
+  });
+  const schema = row.config_json_schema;
+  const config = schema && Object.keys(schema.properties || {}).length
+    ? schemaFields(schema, row.config_json || {}, { legend: `${row.label || row.integration_type} settings` }) : null;
+  const save = async () => {
+    const body = {};
+    if (Number(poll.value) !== row.poll_seconds) body.poll_seconds = Number(poll.value);
+    if (config) {
+      const { value, ok } = config.collect();
+      if (!ok) { config.focusFirstError(); return; }
+      if (JSON.stringify(value) !== JSON.stringify(row.config_json || {})) body.config_json = value;
+    }
+    const secrets = Object.fromEntries(secretInputs.filter((s) => s.f.input.value).map((s) => [s.name, s.f.input.value]));
+    if (Object.keys(secrets).length) body.secrets = secrets;
+    if (!Object.keys(body).length) { notify("Nothing changed."); return; }
+    try {
+      await api.patch(`/v1/integrations/${encodeURIComponent(row.id)}`, body);
+      secretInputs.forEach((s) => { s.f.input.value = ""; }); // never kept on the page
+      notify(`${row.id} saved.`);
+      reload();
+    } catch (err) {
+      const details = err instanceof ApiError ? err.details : null;
+      if (details && details.secrets && secretInputs[0]) setFieldError(secretInputs[0].f, details.secrets);
+      if (details && details.config_json && config) config.showErrors(Array.isArray(details.config_json) ? { "/": details.config_json } : details.config_json);
+      notify(describeError(err), "error");
+    }
+  };
+  return h("li", { class: "card integration" },
+    h("h3", {}, row.id, " ", h("span", { class: `badge ${row.secrets_configured ? "ok" : "warn"}` }, row.secrets_configured ? "secrets set" : "secrets missing")),
+    h("div", { class: "row" }, h("label", { class: "check" }, toggle(`${row.id} enabled`, row.enabled,
+      (on) => api.patch(`/v1/integrations/${encodeURIComponent(row.id)}`, { enabled: on })), " Enabled"),
+      h("label", {}, "Poll every ", poll, " s")),
+    config ? h("details", {}, h("summary", {}, "Settings"), config.element) : null,
+    secretInputs.length ? h("details", {}, h("summary", {}, "Secrets"), secretInputs.map((s) => s.f.wrap)) : null,
+    h("div", { class: "actions" }, button("Save", save, { "aria-label": `Save ${row.id}` })));
+}
+
+async function integrationsSection(api, holder) {
+  const query = h("input", { type: "search", id: "integration-q", placeholder: "weather, news…" });
+  const list = h("ul", { class: "cards" });
+  const load = async () => {
+    try {
+      const q = query.value.trim();
+      // The display strips "_" and "%" from q (spec 4.12): "home assistant" finds home_assistant.
+      const params = new URLSearchParams({ limit: "100", include_config_schema: "true" });
+      if (enabledOnly.checked) params.set("enabled", "true");
+      for (const word of q.split(/[\s_%]+/).filter(Boolean).slice(0, 1)) params.set("q", word);
+      const page = await api.get(`/v1/integrations?${params}`);
+      // The display sends each type's schema once, on the first row of that type.
+      const schemas = {};
+      for (const r of page.items) if (r.config_json_schema) schemas[r.integration_type] = r.config_json_schema;
+      replace(list, page.items.length ? page.items.map((r) => integrationRow(api, { ...r, config_json_schema: schemas[r.integration_type] }, load))
+        : h("li", {}, "No integration matches."));
+    } catch (err) { replace(list, h("li", { class: "note error" }, describeError(err))); }
+  };
+  const enabledOnly = h("input", { type: "checkbox", id: "integration-enabled", checked: true, onchange: load });
+  const form = h("form", { class: "row", role: "search", onsubmit: (e) => { e.preventDefault(); load(); } },
+    h("label", { for: "integration-q" }, "Find"), query, h("label", { class: "check", for: "integration-enabled" }, enabledOnly, " enabled only"),
+    h("button", { type: "submit" }, "Search"));
+  replace(holder, section("Integrations", form, list));
+  await load();
+}
+
+const CATALOGS = {
+  jokes: { filter: "setup", text: (r) => `${r.setup} — ${r.punchline}` },
+  trivia: { filter: "question", text: (r) => r.question },
+  "rss-articles": { filter: "title", text: (r) => r.title },
+  photos: { filter: "alt_text", text: (r) => r.alt_text || r.media_blob_key },
+  videos: { filter: "alt_text", text: (r) => r.alt_text || r.media_blob_key },
+};
+
+function catalogSection(api) {
+  const kind = h("select", { id: "catalog-kind" }, Object.keys(CATALOGS).map((k) => h("option", { value: k }, k.replace("-", " "))));
+  const text = h("input", { type: "search", id: "catalog-q" });
+  const which = h("select", { id: "catalog-state" }, h("option", { value: "" }, "all"), h("option", { value: "false" }, "shown"), h("option", { value: "true" }, "suppressed"));
+  const results = h("div", { "aria-live": "polite" });
+  let offset = 0;
+  const load = async () => {
+    const spec = CATALOGS[kind.value];
+    const params = new URLSearchParams({ limit: "25", offset: String(offset) });
+    if (text.value.trim()) params.set(spec.filter, text.value.trim());
+    if (which.value) params.set("suppressed", which.value);
+    try {
+      const page = await api.get(`/v1/catalog/${kind.value}?${params}`);
+      const moderate = (row, suppressed) => async () => {
+        try { await api.patch(`/v1/content/${kind.value}/${encodeURIComponent(row.id)}`, { suppressed }); notify(suppressed ? "Hidden from the display." : "Shown again."); load(); }
+        catch (err) { notify(describeError(err), "error"); }
+      };
+      replace(results, h("p", {}, `${page.total} found.`), page.items.length ? table(["Item", "Source", "Actions"], page.items.map((row) => h("tr", {},
+        h("td", {}, spec.text(row), row.suppressed ? h("span", { class: "badge warn" }, " hidden") : null),
+        h("td", {}, row.integration_type || ""),
+        h("td", { class: "actions" },
+          "suppressed" in row ? (row.suppressed ? button("Restore", moderate(row, false)) : button("Suppress", moderate(row, true))) : null,
+          button("Delete", async () => {
+            if (!(await confirmDialog("Delete this item?", "It is removed from the display's catalog for good.", "Delete"))) return;
+            try { await api.del(`/v1/content/${kind.value}/${encodeURIComponent(row.id)}`); notify("Deleted."); load(); }
+            catch (err) { notify(describeError(err), "error"); }
+          }, { kind: "danger" })))), "Catalog items") : null,
+        h("div", { class: "actions" },
+          offset > 0 ? button("Previous page", () => { offset = Math.max(0, offset - 25); load(); }) : null,
+          offset + 25 < page.total ? button("Next page", () => { offset += 25; load(); }) : null));
+    } catch (err) { replace(results, h("p", { class: "note error" }, describeError(err))); }
+  };
+  const form = h("form", { class: "row", role: "search", onsubmit: (e) => { e.preventDefault(); offset = 0; load(); } },
+    h("label", { for: "catalog-kind" }, "Catalog"), kind, h("label", { for: "catalog-q" }, "Search"), text,
+    h("label", { for: "catalog-state" }, "Show"), which, h("button", { type: "submit" }, "Search"));
+  load();
+  return section("Catalog", form, results);
+}
+
+function fileToBase64(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).split(",")[1]);
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+}
+
+function manualSection(api) {
+  const category = field("Category", h("input", { type: "text", name: "category", value: "general" }), { hint: "A content category id." });
+  const photo = field("Photo", h("input", { type: "file", name: "photo", accept: "image/jpeg,image/png,image/webp" }), { hint: "JPEG, PNG or WebP, at most 8 MiB." });
+  const alt = field("Description (alt text)", h("input", { type: "text", name: "alt_text" }));
+  const by = field("Photographer", h("input", { type: "text", name: "photographer_name" }));
+  const photoForm = h("form", { class: "stack", novalidate: true, "aria-label": "Upload a photo" }, photo.wrap, category.wrap, alt.wrap, by.wrap,
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Upload photo")));
+  photoForm.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    [photo, category].forEach((f) => setFieldError(f, []));
+    const file = photo.input.files[0];
+    if (!file) { setFieldError(photo, "Choose a photo."); photo.input.focus(); return; }
+    if (file.size > 8 * 1024 * 1024) { setFieldError(photo, "This photo is larger than 8 MiB."); return; }
+    try {
+      const body = { category: category.input.value.trim(), content_type: file.type, bytes_base64: await fileToBase64(file) };
+      if (alt.input.value.trim()) body.alt_text = alt.input.value.trim();
+      if (by.input.value.trim()) body.photographer_name = by.input.value.trim();
+      await api.post("/v1/curator/manual/photos", body);
+      photoForm.reset();
+      notify("Photo uploaded.");
+    } catch (err) {
+      if (err instanceof ApiError && err.details) { setFieldError(category, err.details.category); setFieldError(photo, err.details.bytes_base64 || err.details.content_type); }
+      notify(describeError(err), "error");
+    }
+  });
+  const text = (title, maxLength = 1000) => ({ type: "string", minLength: 1, maxLength, title });
+  const MANUAL = [
+    { one: "joke", path: "/v1/curator/manual/jokes", schema: { type: "object", required: ["category_id", "setup", "punchline"],
+      properties: { category_id: text("Category", 64), setup: text("Setup"), punchline: text("Punchline") } } },
+    { one: "trivia question", path: "/v1/curator/manual/trivia", schema: { type: "object",
+      required: ["category_id", "question", "option_a", "option_b", "option_c", "option_d", "correct_option"],
+      properties: { category_id: text("Category", 64), question: text("Question"), option_a: text("Answer A", 300),
+        option_b: text("Answer B", 300), option_c: text("Answer C", 300), option_d: text("Answer D", 300),
+        correct_option: { enum: ["A", "B", "C", "D"], title: "Right answer" } } } },
+    { one: "calendar event", path: "/v1/curator/manual/calendar-events", schema: { type: "object",
+      required: ["title", "start", "end", "category_id"],
+      properties: { title: text("Title", 300), start: { type: "string", format: "date-time", title: "Starts" },
+        end: { type: "string", format: "date-time", title: "Ends" }, all_day: { type: "boolean", title: "All day" },
+        category_id: text("Category", 64), location: { type: "string", maxLength: 300, title: "Place" } } },
+      // datetime-local values are the browser's local time: sent as epoch milliseconds
+      body: ({ start, end, ...rest }) => ({ ...rest, all_day: Boolean(rest.all_day), start_ms: new Date(start).getTime(), end_ms: new Date(end).getTime() }) },
+  ];
+  const manualForms = MANUAL.map((spec) => {
+    const fields = schemaFields(spec.schema, { category_id: "general" }, { legend: `A ${spec.one}` });
+    const form = h("form", { class: "stack", novalidate: true, "aria-label": `Add a ${spec.one}` }, fields.element,
+      h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, `Add ${spec.one}`)));
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const { value, ok } = fields.collect();
+      if (!ok) return fields.focusFirstError();
+      try { await api.post(spec.path, spec.body ? spec.body(value) : value); notify(`${spec.one.charAt(0).toUpperCase()}${spec.one.slice(1)} added.`); }
+      catch (err) { showServerErrors(err, fields); }
+    });
+    return form;
+  });
+  return section("Add your own content", h("div", { class: "grid2" }, photoForm, ...manualForms));
+}
+
+export async function render(main, { display }) {
+  if (!display) return needDisplay(main, "Content");
+  const api = displayApi(display);
+  const interestHolders = INTERESTS.map(() => h("div", {}));
+  const integrations = h("div", {});
+  replace(main, h("h1", {}, `Content of ${display.name}`),
+    h("h2", { class: "group" }, "Interests"), h("div", { class: "grid-sections" }, interestHolders),
+    integrations, catalogSection(api), manualSection(api));
+  await Promise.all([...INTERESTS.map((spec, i) => interestSection(api, spec, interestHolders[i])), integrationsSection(api, integrations)]);
+}

@@ -1,0 +1,176 @@
+// Displays: add by address, pair (code shown on the screen) or paste a key, health, remove.
+import { displayApi, describeError, ApiError } from "../api.js";
+import { h, replace, field, setFieldError, button, notify, confirmDialog } from "../dom.js";
+import { listDisplays, saveDisplay, removeDisplay, setCurrent, currentDisplay, slug } from "../store.js";
+import { section } from "./common.js";
+
+const ROLES = ["admin", "operator", "power_viewer", "viewer"];
+
+function normaliseUrl(text) {
+  let value = text.trim();
+  if (!value) return null;
+  if (!/^https?:\/\//i.test(value)) value = `https://${value}`;
+  try {
+    const url = new URL(value);
+    if (!url.port && !/:\d+$/.test(url.host)) url.port = "8787";
+    return url.origin;
+  } catch { return null; }
+}
+
+async function healthLine(display, cell) {
+  try {
+    const health = await displayApi(display).get("/v1/health", { anonymous: true });
+    replace(cell, h("span", { class: "badge ok" }, "Reachable"), " ",
+      `version ${health.version} · schema ${health.schema_version}`,
+      health.hostname ? ` · ${health.hostname}` : "",
+      health.uptime_seconds !== undefined ? ` · up ${Math.round(health.uptime_seconds / 60)} min` : "");
+  } catch (err) {
+    replace(cell, h("span", { class: "badge bad" }, "Unreachable"), " ", describeError(err));
+  }
+}
+
+/** A key this app was given by pairing (not one a person pasted), which it may revoke. */
+function ownKey(display) {
+  return display.role === "admin" && typeof display.identifier === "string" && display.identifier.startsWith("svc-controller-");
+}
+
+async function revoke(display) {
+  const api = displayApi(display);
+  const mine = (await api.get("/v1/adoption/clients")).items.find((c) => c.identifier === display.identifier);
+  if (mine) await api.del(`/v1/adoption/clients/${encodeURIComponent(mine.id)}`);
+}
+
+function displayCard(display, ctx) {
+  const healthCell = h("p", { class: "health" }, "Checking…");
+  healthLine(display, healthCell);
+  const isCurrent = currentDisplay() && currentDisplay().id === display.id;
+  return h("li", { class: "card display", dataset: { display: display.id } },
+    h("h3", {}, display.name, isCurrent ? h("span", { class: "badge" }, " current") : null),
+    h("p", { class: "mono" }, display.url),
+    h("p", {}, `Role: ${display.role || "unknown"}`, display.pairedWith ? ` · ${display.pairedWith}` : ""),
+    healthCell,
+    h("div", { class: "actions" },
+      isCurrent ? null : button("Use this display", () => { setCurrent(display.id); ctx.refresh(); }),
+      button(`Remove ${display.name}`, async () => {
+        const own = ownKey(display);
+        const ok = await confirmDialog(`Remove ${display.name}?`,
+          own ? "This controller forgets the display and revokes the key it was given when paired here. The display keeps its program."
+            : "This controller forgets the display and its key. The display keeps its program; the key stays valid until an admin revokes it on the display.",
+          "Remove");
+        if (!ok) return;
+        let note = `${display.name} removed.`;
+        let kind = "ok";
+        if (own) {
+          try { await revoke(display); note = `${display.name} removed and its key revoked.`; }
+          catch (err) { note = `${display.name} removed here, but its key could not be revoked: ${describeError(err)}`; kind = "warn"; }
+        }
+        removeDisplay(display.id);
+        await ctx.refresh();
+        notify(note, kind);
+      }, { kind: "danger" })));
+}
+
+function addForm(ctx) {
+  const name = field("Name", h("input", { type: "text", name: "name", required: true, autocomplete: "off" }),
+    { hint: "How you call this screen, for example Lobby." });
+  const address = field("Address", h("input", { type: "text", name: "url", required: true, inputmode: "url", autocomplete: "off",
+    placeholder: "https://192.168.1.20:8787" }), { hint: "The display's address on your network; port 8787 when none is given." });
+  const methodPair = h("input", { type: "radio", name: "method", value: "pair", checked: true, id: "method-pair" });
+  const methodKey = h("input", { type: "radio", name: "method", value: "key", id: "method-key" });
+  const role = field("Role to request", h("select", { name: "role" }, ROLES.map((r) => h("option", { value: r }, r))),
+    { hint: "admin is needed for backups and restores; operator can change the program." });
+  const key = field("API key", h("input", { type: "password", name: "apiKey", autocomplete: "off", spellcheck: "false" }),
+    { hint: "A key made on the display, for example with svc-display keys create. It starts with svc_." });
+  key.wrap.hidden = true;
+  const code = field("Code shown on the display", h("input", { type: "text", name: "code", autocomplete: "one-time-code",
+    inputmode: "text", spellcheck: "false", placeholder: "XXXX-XXXX", maxlength: "12" }),
+    { hint: "The display shows an 8-character code for 5 minutes." });
+  code.wrap.hidden = true;
+  const submit = h("button", { type: "submit", class: "primary" }, "Request a code");
+  let pending = null; // {display, identifier} while waiting for the code
+
+  const onMethod = () => {
+    const pair = methodPair.checked;
+    role.wrap.hidden = !pair;
+    key.wrap.hidden = pair;
+    code.wrap.hidden = true;
+    pending = null;
+    submit.textContent = pair ? "Request a code" : "Add display";
+  };
+  methodPair.addEventListener("change", onMethod);
+  methodKey.addEventListener("change", onMethod);
+
+  const form = h("form", { class: "stack", novalidate: true, "aria-label": "Add a display" },
+    name.wrap, address.wrap,
+    h("fieldset", { class: "choices" }, h("legend", {}, "How to pair"),
+      h("label", { class: "check", for: "method-pair" }, methodPair, " Show a code on the display"),
+      h("label", { class: "check", for: "method-key" }, methodKey, " Paste an API key")),
+    role.wrap, key.wrap, code.wrap, h("div", { class: "actions" }, submit));
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    for (const f of [name, address, key, code]) setFieldError(f, []);
+    submit.disabled = true;
+    try {
+      if (pending) {
+        const text = code.input.value.trim();
+        if (!text) { setFieldError(code, "Type the code shown on the display."); return; }
+        const grant = await displayApi(pending.display).post("/v1/adoption/confirm",
+          { identifier: pending.identifier, challenge_code: text }, { anonymous: true });
+        finish({ ...pending.display, apiKey: grant.api_key, role: grant.role, identifier: grant.identifier, pairedWith: "paired with a code" });
+        return;
+      }
+      const label = name.input.value.trim();
+      const url = normaliseUrl(address.input.value);
+      let bad = false;
+      if (!label) { setFieldError(name, "Give the display a name."); bad = true; }
+      if (!url) { setFieldError(address, "Enter an address such as https://192.168.1.20:8787."); bad = true; }
+      if (listDisplays().some((d) => d.id === slug(label))) { setFieldError(name, "A display with this name exists already."); bad = true; }
+      if (bad) { form.querySelector("[aria-invalid=true]").focus(); return; }
+      const display = { id: slug(label), name: label, url };
+      const api = displayApi(display);
+      await api.get("/v1/health", { anonymous: true }); // reachable at all?
+      if (methodKey.checked) {
+        const apiKey = key.input.value.trim();
+        if (!apiKey) { setFieldError(key, "Paste the display's API key."); key.input.focus(); return; }
+        try {
+          const who = await displayApi({ ...display, apiKey }).get("/v1/adoption/session");
+          finish({ ...display, apiKey, role: who.role, identifier: who.identifier, pairedWith: "key pasted" });
+        } catch (err) {
+          if (err instanceof ApiError && err.code === "unauthorized") { setFieldError(key, "The display does not accept this key."); key.input.focus(); return; }
+          throw err;
+        }
+        return;
+      }
+      const identifier = `svc-controller-${display.id}-${Math.random().toString(36).slice(2, 8)}`;
+      await api.post("/v1/adoption/request", { identifier, role: role.input.value }, { anonymous: true });
+      pending = { display, identifier };
+      code.wrap.hidden = false;
+      submit.textContent = "Pair";
+      code.input.focus();
+      notify("A code is now shown on the display. Type it below.");
+    } catch (err) {
+      if (err instanceof ApiError && err.code === "invalid_challenge") { setFieldError(code, describeError(err)); code.input.focus(); }
+      else notify(describeError(err), "error");
+    } finally {
+      submit.disabled = false;
+    }
+  });
+
+  function finish(display) {
+    saveDisplay(display);
+    setCurrent(display.id);
+    notify(`${display.name} is paired (role ${display.role}).`);
+    ctx.refresh();
+  }
+  return form;
+}
+
+export function render(main, ctx) {
+  const list = listDisplays();
+  replace(main, h("h1", {}, "Displays"),
+    list.length ? h("ul", { class: "cards", "aria-label": "Your displays" }, list.map((d) => displayCard(d, ctx)))
+      : h("p", {}, "No display yet. Add one below: you need its address and either access to its screen or an API key."),
+    section("Add a display", addForm(ctx)),
+    h("p", { class: "hint" }, "Keys are kept in this browser only (localStorage); see docs/webapp.md."));
+}

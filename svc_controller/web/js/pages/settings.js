@@ -1,0 +1,126 @@
+// Settings: theme picker with previews, time and date formats, timezone, temperature unit.
+import { displayApi, describeError, ApiError } from "../api.js";
+import { h, replace, field, setFieldError, notify, button, confirmDialog } from "../dom.js";
+import { needDisplay, section } from "./common.js";
+
+function gradient(stops) {
+  const list = (stops || []).filter((s) => /^#[0-9a-fA-F]{3,8}$/.test(s));
+  return list.length > 1 ? `linear-gradient(135deg, ${list.join(", ")})` : list[0] || "#888";
+}
+
+function themePreview(theme) {
+  const p = theme.preview || {};
+  const screen = h("span", { class: "theme-screen" });
+  screen.style.background = gradient(p.display);
+  const primary = h("span", { class: "theme-box" }, "Aa");
+  primary.style.background = gradient((p.primaryContainer || []).slice(1));
+  primary.style.color = (p.primaryContainer || [])[0] || "#fff";
+  const secondary = h("span", { class: "theme-box" }, "Aa");
+  secondary.style.background = gradient((p.secondaryContainer || []).slice(1));
+  secondary.style.color = (p.secondaryContainer || [])[0] || "#fff";
+  const accents = (p.accents || []).map((c) => { const dot = h("span", { class: "theme-dot" }); dot.style.background = c; return dot; });
+  screen.append(primary, secondary, h("span", { class: "theme-accents" }, accents));
+  return screen;
+}
+
+/** A form for a custom theme: colour pickers with a live preview (POST /v1/display/themes). */
+function themeEditor(api, done) {
+  const picker = (label, value) => h("label", { class: "swatch" }, h("input", { type: "color", value }), " ", label);
+  const groups = {
+    display: [picker("Background top", "#102040"), picker("Background bottom", "#2a6f97")],
+    primaryContainer: [picker("Panel text", "#ffffff"), picker("Panel", "#e76f51")],
+    secondaryContainer: [picker("Second panel text", "#102040"), picker("Second panel", "#f4a261")],
+    accents: [picker("Accent 1", "#e9c46a"), picker("Accent 2", "#2a9d8f"), picker("Accent 3", "#e76f51"), picker("Accent 4", "#8ab17d")],
+  };
+  const label = field("Theme name", h("input", { type: "text", name: "label", maxlength: "60" }));
+  const holder = h("div", { class: "theme-live", "aria-hidden": "true" });
+  const preview = () => Object.fromEntries(Object.entries(groups).map(([k, list]) => [k, list.map((l) => l.querySelector("input").value)]));
+  const redraw = () => replace(holder, themePreview({ preview: preview() }));
+  Object.values(groups).flat().forEach((l) => l.querySelector("input").addEventListener("input", redraw));
+  redraw();
+  const form = h("form", { class: "stack", novalidate: true, "aria-label": "New theme" }, label.wrap,
+    h("div", { class: "row" }, Object.entries(groups).map(([k, list]) => h("fieldset", { class: "choices" },
+      h("legend", {}, { display: "Screen", primaryContainer: "Panel", secondaryContainer: "Second panel", accents: "Accents" }[k]), list))),
+    holder, h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Create theme")));
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    setFieldError(label, []);
+    if (!label.input.value.trim()) { setFieldError(label, "Give the theme a name."); label.input.focus(); return; }
+    try {
+      const theme = await api.post("/v1/display/themes", { label: label.input.value.trim(), preview: preview() });
+      notify(`Theme ${theme.label || label.input.value.trim()} created.`);
+      done();
+    } catch (err) {
+      if (err instanceof ApiError && err.details && err.details.label) setFieldError(label, err.details.label);
+      notify(describeError(err), "error");
+    }
+  });
+  return form;
+}
+
+const zones = () => (typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : []);
+
+export async function render(main, { display }) {
+  if (!display) return needDisplay(main, "Settings");
+  const api = displayApi(display);
+  const [settings, themes] = await Promise.all([api.get("/v1/display/settings"), api.get("/v1/display/themes")]);
+  const themeChoices = h("fieldset", { class: "themes" }, h("legend", {}, "Theme"),
+    themes.items.map((t) => h("div", { class: "theme-cell" }, h("label", { class: "theme" },
+      h("input", { type: "radio", name: "display_theme_id", value: t.id, checked: t.id === settings.display_theme_id }),
+      themePreview(t), h("span", { class: "theme-label" }, t.label)),
+      t.builtin === false ? button(`Delete theme ${t.label}`, async () => {
+        if (!(await confirmDialog(`Delete the theme ${t.label}?`, "A display using it goes back to the default theme.", "Delete"))) return;
+        try { await api.del(`/v1/display/themes/${encodeURIComponent(t.id)}`); notify(`Theme ${t.label} deleted.`); rerender(); }
+        catch (err) { notify(describeError(err), "error"); }
+      }, { kind: "danger small" }) : null)));
+  const select = (name, label, options) => {
+    const f = field(label, h("select", { name }, options.map(([v, text]) => h("option", { value: v }, text))), { name });
+    f.input.value = settings[name];
+    return f;
+  };
+  const time = select("controller_time_format", "Time format", [["24h", "24-hour (14:30)"], ["12h", "12-hour (2:30 PM)"]]);
+  const date = select("controller_date_order", "Date order", [["dmy", "day month year"], ["mdy", "month day year"], ["ymd", "year month day"]]);
+  const unit = select("display_weather_temperature_unit", "Temperature unit", [["c", "Celsius (°C)"], ["f", "Fahrenheit (°F)"]]);
+  const zone = field("Timezone", h("input", { type: "text", name: "display_timezone", list: "zones", autocomplete: "off",
+    value: settings.display_timezone || "", placeholder: "Europe/Paris" }), { hint: "An IANA zone; empty uses the display's default.", name: "display_timezone" });
+  const scaleScreen = field("Text size on slides", h("input", { type: "number", name: "display_text_scale_screen", step: "0.05", min: "0.5", max: "3",
+    value: String(settings.display_text_scale_screen) }), { name: "display_text_scale_screen" });
+  const scaleTicker = field("Text size in the ticker", h("input", { type: "number", name: "display_text_scale_ticker", step: "0.05", min: "0.5", max: "3",
+    value: String(settings.display_text_scale_ticker) }), { name: "display_text_scale_ticker" });
+  const all = { controller_time_format: time, controller_date_order: date, display_weather_temperature_unit: unit,
+    display_timezone: zone, display_text_scale_screen: scaleScreen, display_text_scale_ticker: scaleTicker };
+  const themeError = h("p", { class: "field-error", hidden: true });
+  const form = h("form", { class: "stack", novalidate: true, "aria-label": "Display settings" },
+    themeChoices, themeError,
+    h("div", { class: "row" }, time.wrap, date.wrap, unit.wrap), zone.wrap,
+    h("datalist", { id: "zones" }, zones().map((z) => h("option", { value: z }))),
+    h("div", { class: "row" }, scaleScreen.wrap, scaleTicker.wrap),
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Save settings")));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    Object.values(all).forEach((f) => setFieldError(f, []));
+    themeError.hidden = true;
+    const body = {};
+    const theme = form.querySelector("input[name=display_theme_id]:checked");
+    if (theme && theme.value !== settings.display_theme_id) body.display_theme_id = theme.value;
+    for (const [name, f] of Object.entries(all)) {
+      let value = f.input.value.trim();
+      if (name.startsWith("display_text_scale")) value = Number(value);
+      if (value !== settings[name]) body[name] = value;
+    }
+    if (!Object.keys(body).length) { notify("Nothing changed."); return; }
+    try {
+      Object.assign(settings, await api.put("/v1/display/settings", body));
+      notify("Settings saved.");
+    } catch (err) {
+      if (err instanceof ApiError && err.details) {
+        for (const [k, v] of Object.entries(err.details)) if (all[k]) setFieldError(all[k], v);
+      }
+      if (err instanceof ApiError && err.code === "unknown_display_theme_id") { themeError.hidden = false; themeError.textContent = err.message; }
+      notify(describeError(err), "error");
+    }
+  });
+  const rerender = () => render(main, { display });
+  replace(main, h("h1", {}, `Settings of ${display.name}`), section("Look and formats", form),
+    section("Your own theme", h("details", {}, h("summary", {}, "Make a theme"), themeEditor(api, rerender))));
+}

@@ -1,0 +1,214 @@
+"""The pytest plugin for svc-display plugin authors (``pytest11`` entry point ``svc_display``).
+
+Installed with svc-display, so a plugin's own tests get these fixtures without a conftest
+(datasette's ``_pytest_plugin`` and devpi's ``pytest_devpi_server`` do the same)::
+
+    import hello_plugin
+
+    def test_hello(svc_display_host, svc_display_api, svc_display_frame):
+        host = svc_display_host(plugins=[hello_plugin])
+        api = svc_display_api(host, role="viewer")
+        assert api.get("/v1/hello").status_code == 200
+        assert svc_display_frame(host, "screen", "hello").fraction((255, 204, 0)) > 0.5
+
+Fixtures (``docs/plugins.md`` walks through each):
+
+- ``svc_display_env``: the environment of a throwaway host (data dir under ``tmp_path``,
+  headless, a test clock file); add ``SVC_DISPLAY_*`` keys to it before building.
+- ``svc_display_host``: ``factory(plugins=(), disable=(), env=None)`` builds an in-process
+  host with the installed plugins plus ``plugins`` (modules or objects with ``@hookimpl``
+  functions, or ``(name, plugin)`` pairs; one that is also installed replaces the
+  installed copy) minus ``disable``. A given plugin that fails to load fails the test with
+  the host's reason (instead of being skipped). Hosts are closed after the test.
+- ``svc_display_plugin``: ``register(plugin, name=None)`` adds a throwaway plugin (a class
+  or object with ``@hookimpl`` methods) to every host built afterwards in this test, and
+  to none after it; usable as a class decorator.
+- ``svc_display_api``: ``factory(host, role="admin", identifier=None)`` is a
+  ``falcon.testing`` client of the host's REST app whose requests carry a fresh API key of
+  ``role`` (``viewer``, ``power_viewer``, ``operator`` or ``admin``); ``key=""`` on a call
+  sends none.
+- ``svc_display_server``: ``factory(env=None, pythonpath=())`` starts a real
+  ``svc-display serve`` process over HTTPS on a free loopback port, with the data dir of
+  ``svc_display_env`` (so data a test host wrote is served) unless ``env`` names another;
+  ``server.key(role)`` issues a key, ``server.get(path, key=...)`` calls it. Stopped after
+  the test.
+- ``svc_display_upstream``: a loopback HTTP server for collectors
+  (:class:`svc_display.testing.upstream.Upstream`): ``upstream.json("/path", payload)``,
+  ``upstream.url``, ``upstream.requests``; stopped after the test.
+- ``svc_display_frame``: ``frame(host, kind, type_id, config=None, **options)`` draws one
+  screen, overlay or ticker renderer with the real Kivy canvas offscreen in a subprocess
+  and returns a :class:`svc_display.testing.canvas.Frame` (``png``, ``image``, ``pixels``,
+  ``fraction(rgb)``; ``items`` for a ticker). ``host`` is one built by ``svc_display_host``
+  (same data dir, same plugins) or None for the installed plugins.
+
+Imports are deferred to the fixtures, so loading the plugin costs nothing in test runs
+that do not use it.
+"""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import pytest
+
+from svc_display.testing.clients import ApiClient, issue_key
+from svc_display.testing.server import ServerProcess, free_port
+
+__all__ = ["ApiClient", "issue_key", "ServerProcess", "free_port", "PluginNotLoaded"]
+
+
+class PluginNotLoaded(RuntimeError):
+    """A plugin given to ``svc_display_host`` was skipped by the host; the message says why."""
+
+
+@pytest.fixture
+def svc_display_env(tmp_path: Path) -> dict[str, str]:
+    """The environment of a throwaway host: data dir under ``tmp_path``, headless, a test clock file."""
+    return {
+        "SVC_DISPLAY_DATA_DIR": str(tmp_path / "svc-display-data"),
+        "SVC_DISPLAY_HEADLESS": "1",
+        "SVC_DISPLAY_TEST_CLOCK_FILE": str(tmp_path / "svc-display-clock-offset-ms"),
+    }
+
+
+def _plugin_name(plugin: Any, installed: dict[str, str]) -> str:
+    """The installed entry point's name for a module that is also installed, else its own name."""
+    module = getattr(plugin, "__name__", None)
+    for name, value in installed.items():
+        if module is not None and value == module:
+            return name
+    return getattr(plugin, "__name__", type(plugin).__name__).rsplit(".", 1)[-1]
+
+
+class _Capture(logging.Handler):
+    """The host's warnings while it builds: the reason a given plugin was skipped."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+@pytest.fixture
+def svc_display_plugin() -> Any:
+    """``register(plugin, name=None)``: a throwaway plugin in every host this test builds afterwards."""
+    registered: list[Any] = []
+
+    def register(plugin: Any, name: str | None = None) -> Any:
+        registered.append(plugin if name is None else (name, plugin))
+        return plugin
+
+    register.registered = registered  # type: ignore[attr-defined]
+    yield register
+    registered.clear()
+
+
+@pytest.fixture
+def svc_display_host(svc_display_env: dict[str, str], svc_display_plugin: Any):
+    """``factory(plugins=(), disable=(), env=None)``: an in-process host, closed after the test."""
+    from importlib import metadata
+
+    from hookspecs import ENTRY_POINT_GROUP
+    from svc_host.config import load_settings
+    from svc_host.host import build_host
+
+    hosts: list[Any] = []
+
+    def factory(plugins: Iterable[Any] = (), disable: Iterable[str] = (),
+                env: dict[str, str] | None = None) -> Any:
+        installed = {ep.name: ep.value for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+        given = [item if isinstance(item, tuple) else (_plugin_name(item, installed), item)
+                 for item in [*svc_display_plugin.registered, *plugins]]
+        values = {**svc_display_env, **(env or {})}
+        disabled = [name for name in values.get("SVC_DISPLAY_DISABLE_PLUGINS", "").split(",") if name]
+        # a given plugin replaces its installed copy (the test's module object is the one registered)
+        disabled += [*disable, *(name for name, _ in given if name in installed)]
+        if disabled:
+            values["SVC_DISPLAY_DISABLE_PLUGINS"] = ",".join(dict.fromkeys(disabled))
+        capture = _Capture()
+        logger = logging.getLogger("svc_host")
+        logger.addHandler(capture)
+        try:
+            host = build_host(load_settings(values), extra_plugins=given)
+        finally:
+            logger.removeHandler(capture)
+        host.svc_display_testing = {"env": values, "plugins": given}
+        hosts.append(host)
+        skipped = [name for name, _ in given if name not in host.plugins.info]
+        if skipped:
+            raise PluginNotLoaded(f"plugin {skipped[0]!r} was skipped by the host: " + "; ".join(
+                line for line in capture.lines if repr(skipped[0]) in line))
+        return host
+
+    yield factory
+    for host in hosts:
+        host.close()
+
+
+@pytest.fixture
+def svc_display_api() -> Callable[..., ApiClient]:
+    """``factory(host, role="admin", identifier=None)``: a REST client sending a fresh key of ``role``."""
+
+    def factory(host: Any, role: str = "admin", identifier: str | None = None) -> ApiClient:
+        return ApiClient(host, issue_key(host, role, identifier))
+
+    return factory
+
+
+@pytest.fixture
+def svc_display_server(svc_display_env: dict[str, str]):
+    """``factory(env=None, pythonpath=())``: ``svc-display serve`` over HTTPS on loopback, stopped after."""
+    servers: list[ServerProcess] = []
+
+    def factory(env: dict[str, str] | None = None, pythonpath: Iterable[str] = ()) -> ServerProcess:
+        server = ServerProcess({**svc_display_env, **(env or {})}, list(pythonpath)).start()
+        servers.append(server)
+        return server
+
+    yield factory
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture
+def svc_display_upstream():
+    """A loopback HTTP server for collectors (``.json(path, payload)``, ``.url``), stopped after the test."""
+    from svc_display.testing.upstream import Upstream
+
+    server = Upstream().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def svc_display_frame(svc_display_env: dict[str, str], tmp_path: Path):
+    """``frame(host, kind, type_id, config=None, **options)``: one renderer drawn offscreen (a ``Frame``)."""
+    from svc_display.testing.canvas import KINDS, RenderError, plugin_reference, render_frame
+
+    def frame(host: Any, kind: str, type_id: str, config: dict | None = None, **options: Any) -> Any:
+        installed_only = {"env": svc_display_env, "plugins": []}
+        made = getattr(host, "svc_display_testing", None) if host is not None else installed_only
+        if made is None:
+            raise ValueError("svc_display_frame draws for a host built by svc_display_host (or None)")
+        owner = None
+        if host is not None and kind in KINDS:
+            registry = getattr(host.registries, f"{kind}_types")
+            if type_id not in registry:  # the common mistake, said before a process starts
+                raise RenderError(f"no {kind} type {type_id!r}; the plugins provide: "
+                                  f"{', '.join(sorted(registry.types)) or 'none'}")
+            owner = registry.owner.get(type_id)
+        plugins = []
+        for name, plugin in made["plugins"]:
+            reference = plugin_reference(plugin)
+            if reference is not None:
+                plugins.append((name, reference))
+            elif name == owner:
+                raise ValueError(f"plugin {name!r} provides {kind} type {type_id!r} but the renderer process "
+                                 "cannot import it: define it at module level (frames draw in a subprocess)")
+        return render_frame(made["env"], kind, type_id, config, plugins=plugins, out=tmp_path / "frames",
+                            **options)
+
+    return frame

@@ -1,0 +1,455 @@
+"""The compositor: the canvas as a stack of the layers plugins contribute.
+
+It knows no feature by name. At canvas start it makes every layer of
+``register_display_layers`` (bottom to top by ``z``) with a :class:`LayerStage`, puts each
+layer's widget in the rectangle its spec names (:class:`hookspecs.render.Layout`) and then:
+
+- **loads** layers on its one loader thread (a layer asks its owners' services there,
+  never the UI thread) and **applies** what they loaded on the UI thread, together with the
+  display preferences (``hookspecs.services.preferences``): when those change, every layer
+  is loaded again and applied with ``restyle=True``;
+- reloads a layer when a **change event** it follows (``LayerSpec.topics``) is published
+  on the host's :class:`~svc_host.events.ChangeBus`, when the time its state says it goes
+  stale (``Layer.due_ms``) comes, and every ``SVC_DISPLAY_REFRESH_SECONDS`` (default 10)
+  as a slow safety net;
+- **ticks** every layer each frame and routes **navigation** to the layer of the surface;
+- **contains** a layer that raises in apply, tick or navigation: logged with the plugin that
+  contributed it, its widget removed and disposed, the others keep drawing. A failed load
+  is logged and the layer keeps what it shows until the next load;
+- draws the theme **backdrop** under the layers while none covers its area (``opaque``).
+
+For the renderers the layers use, it resolves a type's renderer, runs its ``prepare`` in a
+``db_session`` and reports a renderer's failure naming the plugin that owns the type.
+
+Kivy is imported lazily: a compositor can be made and its layers loaded without a window
+(the one-owner tests do), only :meth:`Compositor.attach` needs one.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+from pony import orm
+
+from hookspecs.render import Layout, Preferences, Rect, RenderContext
+from hookspecs.services import EVENTS, preferences, service
+
+log = logging.getLogger("svc_host.display")
+
+TYPE_FIELDS = {"screen": "screen_type", "overlay": "overlay_type", "ticker": "ticker_type"}
+MAX_DUE_SECONDS = 86400.0
+Loaded = tuple["LayerEntry", Any, "BaseException | None"]  # (layer, its state, or the error its load raised)
+
+
+@dataclass
+class LayerEntry:
+    plugin: str
+    spec: Any
+    layer: Any = None
+    stage: "LayerStage | None" = None
+    state: Any = None
+    failed: bool = False
+    due_event: Any = None
+    mounted: bool = False
+
+
+class LayerStage:
+    """The :class:`hookspecs.render.Stage` of one layer: the compositor, seen from that layer."""
+
+    def __init__(self, compositor: "Compositor", entry: LayerEntry):
+        self._compositor = compositor
+        self._entry = entry
+        self.host = compositor.host
+        self.id = entry.spec.id
+
+    @property
+    def preferences(self) -> Preferences:
+        return self._compositor.preferences
+
+    @property
+    def layout(self) -> Layout:
+        return self._compositor.layout
+
+    @property
+    def area(self) -> Rect:
+        return self._compositor.layout.area(self._entry.spec.area) or self._compositor.layout.content
+
+    def context(self, kind: str, row: dict[str, Any], size: tuple[int, int] | None = None) -> RenderContext:
+        area = self.area
+        size = size or (int(area.width), int(area.height))
+        type_id = str(row.get(TYPE_FIELDS.get(kind, ""), ""))
+        return self.preferences.context(self.host, kind, type_id, row, size)
+
+    def renderer(self, kind: str, type_id: str) -> Any:
+        return self._compositor.renderer_for(kind, type_id)
+
+    def prepare(self, renderer: Any, context: RenderContext) -> Any:
+        """Loader thread: the renderer's ``prepare(context)`` in a ``db_session`` (``{}`` without one)."""
+        step = getattr(renderer, "prepare", None)
+        if step is None:
+            return {}
+        with orm.db_session:
+            return step(context)
+
+    def submit(self, job: Callable[[], Any], done: Callable[[Any, BaseException | None], None]) -> None:
+        self._compositor.submit(job, self._guarded(done, "loader callback"))
+
+    def report_failure(self, kind: str, type_id: str, row_id: Any, step: str, exc: BaseException) -> None:
+        self._compositor.report_failure(kind, type_id, row_id, step, exc)
+
+    def reload(self) -> None:
+        self._compositor.refresh([self.id])
+
+    def relayout(self) -> None:
+        self._compositor.relayout()
+
+    def after(self, seconds: float, callback: Callable[[], None]) -> Callable[[], None]:
+        from kivy.clock import Clock
+
+        guarded = self._guarded(lambda: callback(), "timer")
+        event = Clock.schedule_once(lambda _dt: guarded(), max(0.0, seconds))
+        return event.cancel
+
+    def _guarded(self, callback: Callable[..., Any], step: str) -> Callable[..., Any]:
+        """``callback`` with its failure contained: the layer is removed, the canvas keeps running."""
+
+        def run(*args: Any) -> None:
+            if self._entry.failed:
+                return
+            try:
+                callback(*args)
+            except Exception as exc:  # noqa: BLE001  contained, named
+                self._compositor.fail(self._entry, step, exc)
+
+        return run
+
+
+class Compositor:
+    """The layers of the canvas, their loading, drawing, events and failures (see the module doc)."""
+
+    def __init__(self, host: Any, layers: Iterable[tuple[str, Any, Any]] | None = None):
+        self.host = host
+        self._resolved = layers
+        self.preferences = Preferences()
+        self.layout = Layout.of(1920, 1080)
+        self.entries: list[LayerEntry] = []
+        self.root: Any = None
+        self.backdrop: Any = None
+        self._backdrop_theme: Any = None
+        self._loader: concurrent.futures.ThreadPoolExecutor | None = None
+        self._loading = False
+        self._wanted: set[str] = set()
+        self._pending = False
+        self._unsubscribe: Callable[[], None] | None = None
+        self._events: list[Any] = []
+
+    # ------------------------------------------------------------------ building
+    def create_layers(self) -> list[LayerEntry]:
+        """Make every layer with its stage (UI thread; no widget is touched here)."""
+        from svc_host.plugins import resolve_layers
+
+        resolved = self._resolved if self._resolved is not None else resolve_layers(self.host)
+        for plugin, spec, factory in resolved:
+            entry = LayerEntry(plugin=plugin, spec=spec)
+            entry.stage = LayerStage(self, entry)
+            try:
+                entry.layer = factory(entry.stage)
+            except Exception as exc:  # noqa: BLE001  a layer that cannot be made is left out
+                self.fail(entry, "create", exc)
+                continue
+            self.entries.append(entry)
+        return self.entries
+
+    def live(self) -> list[LayerEntry]:
+        return [entry for entry in self.entries if not entry.failed]
+
+    def entry(self, layer_id: str) -> LayerEntry | None:
+        return next((entry for entry in self.entries if entry.spec.id == layer_id), None)
+
+    def attach(self, root: Any) -> None:
+        """Build the canvas in ``root`` (UI thread) and start loading."""
+        from kivy.clock import Clock
+
+        from svc_host.display.backdrop import Backdrop
+
+        self.root = root
+        self._loader = concurrent.futures.ThreadPoolExecutor(max_workers=1,
+                                                             thread_name_prefix="display-loader")
+        self.create_layers()
+        self.backdrop = Backdrop(list(self.preferences.theme.background), size_hint=(None, None))
+        self._backdrop_theme = self.preferences.theme
+        root.add_widget(self.backdrop)
+        for entry in self.live():
+            try:
+                widget = entry.layer.widget
+                widget.size_hint = (None, None)
+                root.add_widget(widget)
+                entry.mounted = True
+            except Exception as exc:  # noqa: BLE001
+                self.fail(entry, "create", exc)
+        if not self.entries:
+            log.info("display: no layers; the canvas shows the theme backdrop")
+        root.bind(size=lambda *_args: self.relayout())
+        self.relayout()
+        bus = self.host.display_bus
+        if bus is not None:
+            bus.subscribe("navigate", self.navigate)
+            bus.subscribe("changed", self.changed)
+            events = service(self.host, EVENTS)
+            if events is not None:
+                self._unsubscribe = events.subscribe(lambda topic: bus.post("changed", topic=topic))
+        self._events.append(Clock.schedule_interval(self._frame, 0))
+        self._events.append(Clock.schedule_interval(lambda _dt: self.refresh(),
+                                                    float(self.host.settings.display_refresh_seconds)))
+        self.refresh()
+
+    def detach(self) -> None:
+        """Shutdown: stop loading and dispose of every layer (a decoder or a browser must not outlive it)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        for event in self._events:
+            event.cancel()
+        if self._loader is not None:
+            self._loader.shutdown(wait=False, cancel_futures=True)
+        for entry in self.entries:
+            if not entry.failed:
+                self._dispose(entry)
+
+    # ------------------------------------------------------------------ geometry
+    def relayout(self) -> None:
+        """Recompute the layout from the layers' claims and place every layer's widget."""
+        if self.root is None:
+            return
+        width, height = self.root.size
+        screen = Rect(0.0, 0.0, float(width), float(height))
+        claims: dict[str, float] = {}
+        for entry in self.live():
+            claim = getattr(entry.layer, "claims", None)
+            if claim is None:
+                continue
+            try:
+                for name, value in (claim(screen) or {}).items():
+                    claims[name] = max(claims.get(name, 0.0), float(value))
+            except Exception as exc:  # noqa: BLE001
+                self.fail(entry, "claims", exc)
+        self.layout = Layout.of(width, height, claims)
+        self.backdrop.pos, self.backdrop.size = (0, 0), (width, height)
+        for entry in self.live():
+            if not entry.mounted:
+                continue
+            rect = self.layout.area(entry.spec.area) or self.layout.content
+            widget = entry.layer.widget
+            widget.pos, widget.size = rect.pos, rect.size
+        self._restyle_backdrop()
+        self._cover_backdrop()
+
+    def _restyle_backdrop(self) -> None:
+        from svc_host.display.backdrop import Backdrop
+
+        theme = self.preferences.theme
+        if theme != self._backdrop_theme:
+            index = self.root.children.index(self.backdrop) if self.backdrop.parent is not None else None
+            if index is not None:
+                self.root.remove_widget(self.backdrop)
+            self.backdrop = Backdrop(list(theme.background), size_hint=(None, None), pos=(0, 0),
+                                     size=self.root.size)
+            self._backdrop_theme = theme
+            if index is not None:
+                self.root.add_widget(self.backdrop, index=index)
+
+    def _cover_backdrop(self) -> None:
+        covered = any(getattr(entry.layer, "opaque", False) for entry in self.live()
+                      if entry.spec.area in ("screen", "content"))
+        attached = self.backdrop.parent is not None
+        # a full-screen fill under an opaque slide costs a frame's worth of fill rate on llvmpipe
+        if covered and attached:
+            self.root.remove_widget(self.backdrop)
+        elif not covered and not attached:
+            self.root.add_widget(self.backdrop, index=len(self.root.children))
+
+    # ------------------------------------------------------------------ loading
+    def refresh(self, layer_ids: Iterable[str] | None = None) -> None:
+        """Load the preferences and the given layers (all when None) again, then apply them."""
+        self._pending = True
+        self._wanted |= {entry.spec.id for entry in self.live()} if layer_ids is None else set(layer_ids)
+        self._start_load()
+
+    def changed(self, topic: str) -> None:
+        """A change event (UI thread): reload the layers that follow ``topic`` (and the preferences)."""
+        self.refresh([entry.spec.id for entry in self.live() if topic in entry.spec.topics])
+
+    def load(self, layer_ids: Iterable[str] | None = None) -> tuple[Preferences, list[Loaded]]:
+        """One load (loader thread, or a test's thread): the preferences and ``(entry, state, error)``
+        of each wanted layer; every layer when the preferences changed."""
+        known = self.preferences
+        try:
+            prefs = preferences(self.host)
+        except Exception:  # noqa: BLE001  keep drawing with what we have
+            log.exception("display: reading the display preferences failed")
+            prefs = known
+        wanted = set(layer_ids) if layer_ids is not None else {entry.spec.id for entry in self.live()}
+        if prefs != known:
+            wanted = {entry.spec.id for entry in self.live()}
+        results = []
+        for entry in self.live():
+            if entry.spec.id not in wanted:
+                continue
+            try:
+                results.append((entry, entry.layer.load(), None))
+            except Exception as exc:  # noqa: BLE001  reported on the UI thread
+                results.append((entry, None, exc))
+        return prefs, results
+
+    def _start_load(self) -> None:
+        if self._loading or not self._pending or self._loader is None:
+            return
+        wanted, self._wanted, self._pending = self._wanted, set(), False
+        self._loading = True
+        self.submit(lambda: self.load(wanted), self._loaded)
+
+    def _loaded(self, result: Any, error: BaseException | None) -> None:
+        self._loading = False
+        try:
+            if error is not None or result is None:
+                log.warning("display: loading the layers failed: %s: %s", type(error).__name__, error)
+                return
+            prefs, results = result
+            restyle = prefs != self.preferences
+            self.preferences = prefs
+            for entry, state, exc in results:
+                if entry.failed:
+                    continue
+                if exc is not None:
+                    log.error("display: layer %r of plugin %r failed to load: %s: %s; it keeps what it shows",
+                              entry.spec.id, entry.plugin, type(exc).__name__, exc,
+                              exc_info=(type(exc), exc, exc.__traceback__))
+                    continue
+                self.apply(entry, state, restyle)
+            self.relayout()
+        finally:
+            self._start_load()  # what was asked for meanwhile
+
+    def apply(self, entry: LayerEntry, state: Any, restyle: bool) -> None:
+        """UI thread: hand ``state`` to the layer; schedule its reload when the state goes stale."""
+        try:
+            entry.layer.apply(state, restyle)
+        except Exception as exc:  # noqa: BLE001
+            self.fail(entry, "apply", exc)
+            return
+        entry.state = state
+        self._schedule_due(entry, state)
+
+    def _schedule_due(self, entry: LayerEntry, state: Any) -> None:
+        from kivy.clock import Clock
+
+        if entry.due_event is not None:
+            entry.due_event.cancel()
+            entry.due_event = None
+        due_ms = getattr(entry.layer, "due_ms", None)
+        try:
+            due = due_ms(state) if due_ms is not None else None
+        except Exception as exc:  # noqa: BLE001
+            self.fail(entry, "due_ms", exc)
+            return
+        if due is None:
+            return
+        delay = min(MAX_DUE_SECONDS, max(0.05, (due - self.host.clock.now_ms()) / 1000.0))
+        layer_id = entry.spec.id
+        entry.due_event = Clock.schedule_once(lambda _dt: self.refresh([layer_id]), delay)
+
+    def submit(self, job: Callable[[], Any], done: Callable[[Any, BaseException | None], None]) -> None:
+        """Run ``job`` on the loader thread, then ``done(result, error)`` on the UI thread."""
+        from kivy.clock import Clock
+
+        def run() -> None:
+            try:
+                result, error = job(), None
+            except Exception as exc:  # contained: handed back to the UI thread
+                result, error = None, exc
+            Clock.schedule_once(lambda _dt: done(result, error), 0)
+
+        if self._loader is None:
+            return
+        try:
+            self._loader.submit(run)
+        except RuntimeError:  # shut down
+            pass
+
+    # ------------------------------------------------------------------ per frame, navigation
+    def _frame(self, dt: float) -> None:
+        for entry in self.entries:
+            if entry.failed:
+                continue
+            tick = getattr(entry.layer, "tick", None)
+            if tick is None:
+                continue
+            try:
+                tick(dt)
+            except Exception as exc:  # noqa: BLE001
+                self.fail(entry, "tick", exc)
+        if self.backdrop is not None:
+            self._cover_backdrop()
+
+    def navigate(self, surface: str, direction: str) -> None:
+        for entry in self.live():
+            if entry.spec.surface != surface:
+                continue
+            navigate = getattr(entry.layer, "navigate", None)
+            if navigate is None:
+                continue
+            try:
+                navigate(direction)
+            except Exception as exc:  # noqa: BLE001
+                self.fail(entry, "navigate", exc)
+
+    # ------------------------------------------------------------------ failures
+    def fail(self, entry: LayerEntry, step: str, exc: BaseException) -> None:
+        """Contain a layer's failure: log it naming the plugin, remove and dispose the layer."""
+        log.error("display: layer %r of plugin %r failed (%s): %s: %s; removed, the others keep drawing",
+                  entry.spec.id, entry.plugin, step, type(exc).__name__, exc,
+                  exc_info=(type(exc), exc, exc.__traceback__))
+        entry.failed = True
+        if entry.due_event is not None:
+            entry.due_event.cancel()
+            entry.due_event = None
+        if entry.layer is not None:
+            self._dispose(entry)
+
+    def _dispose(self, entry: LayerEntry) -> None:
+        if entry.mounted:
+            widget = entry.layer.widget
+            if widget.parent is not None:
+                widget.parent.remove_widget(widget)
+            entry.mounted = False
+        dispose = getattr(entry.layer, "dispose", None)
+        if dispose is not None:
+            try:
+                dispose()
+            except Exception:  # noqa: BLE001
+                log.exception("display: layer %r of plugin %r failed to dispose", entry.spec.id, entry.plugin)
+
+    # ------------------------------------------------------------------ renderers
+    def registry(self, kind: str) -> Any:
+        registries = self.host.registries
+        return {"screen": registries.screen_types, "overlay": registries.overlay_types,
+                "ticker": registries.ticker_types}[kind]
+
+    def renderer_for(self, kind: str, type_id: str) -> Any:
+        """The type's renderer (resolved and checked at canvas start); None for an unknown type."""
+        registry = self.registry(kind)
+        if registry.get(type_id) is None:
+            return None
+        try:
+            return registry.renderer(type_id)
+        except Exception as exc:  # noqa: BLE001  a renderer that does not resolve: logged with its plugin
+            log.error("display: %s", exc)
+            registry.drop_renderer(type_id)
+            return None
+
+    def report_failure(self, kind: str, type_id: str, row_id: Any, step: str, exc: BaseException) -> None:
+        owner = self.registry(kind).owner.get(type_id, "unknown")
+        log.error("display: %s renderer %r of plugin %r failed (%s, row %r): %s: %s; skipped",
+                  kind, type_id, owner, step, row_id, type(exc).__name__, exc,
+                  exc_info=(type(exc), exc, exc.__traceback__))

@@ -1,0 +1,124 @@
+"""The renderer kit, pure part (no Kivy): what a renderer reads of its row and its content.
+
+For the display modules of any plugin (builtin or third party) next to the contract in
+:mod:`hookspecs.render`; the Kivy building blocks are :mod:`svc_host.display.widgets`, which
+:func:`widgets` imports on first use, so a display module's ``prepare`` steps run (and are
+tested) in a process that never imports Kivy.
+
+- config values with defaults and ranges: :func:`config_text`, :func:`config_number`,
+  :func:`config_flag`, :func:`config_list`, :func:`config_strings`, :func:`data_key`;
+- the overlay conventions (docs/display.md, "Builtin renderers"): :func:`opacity`,
+  :func:`density` (piece counts), :func:`speed`, :func:`colors`, :func:`position`,
+  :func:`panel_hint`;
+- content for ``prepare`` steps: :func:`newest_shuffled` (rows of a category),
+  :func:`blob_images` (image blobs by key).
+"""
+from __future__ import annotations
+
+import random
+from types import ModuleType
+from typing import Any
+
+from hookspecs.render import RenderContext, parse_colors
+
+POSITIONS: dict[str, dict[str, float]] = {
+    "top_right": {"right": 0.98, "top": 0.97}, "top_left": {"x": 0.02, "top": 0.97},
+    "bottom_right": {"right": 0.98, "y": 0.03}, "bottom_left": {"x": 0.02, "y": 0.03},
+    "center": {"center_x": 0.5, "center_y": 0.5},
+}
+"""An overlay's ``position`` (a corner or ``center``) as a Kivy ``pos_hint``."""
+
+
+def widgets() -> ModuleType:
+    """:mod:`svc_host.display.widgets` (Kivy), imported on first use (UI thread only)."""
+    from svc_host.display import widgets as kit
+
+    return kit
+
+
+# -- config values ------------------------------------------------------------------------------
+def config_text(context: RenderContext, key: str, default: str = "") -> str:
+    value = context.config.get(key)
+    return value if isinstance(value, str) else default
+
+
+def config_number(context: RenderContext, key: str, default: float, low: float, high: float) -> float:
+    """A number clamped to ``[low, high]``; ``default`` when missing or not a number (booleans are not)."""
+    value = context.config.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return default
+    return min(high, max(low, float(value)))
+
+
+def config_list(context: RenderContext, key: str) -> list:
+    value = context.config.get(key)
+    return value if isinstance(value, list) else []
+
+
+def config_flag(context: RenderContext, key: str, default: bool) -> bool:
+    value = context.config.get(key)
+    return value if isinstance(value, bool) else default
+
+
+def config_strings(context: RenderContext, key: str) -> list[str]:
+    """The non-empty strings of the list ``key``."""
+    return [v for v in config_list(context, key) if isinstance(v, str) and v]
+
+
+def data_key(context: RenderContext, config_key: str) -> str | None:
+    """The row's ``data_key`` (spec 2.6), else the config value ``config_key``; ``None`` when neither."""
+    value = context.row.get("data_key") or context.config.get(config_key)
+    return value if isinstance(value, str) and value else None
+
+
+# -- overlay conventions ------------------------------------------------------------------------
+def opacity(context: RenderContext) -> float:
+    """``opacity`` (0.05-1, default 1)."""
+    return config_number(context, "opacity", 1.0, 0.05, 1.0)
+
+
+def density(context: RenderContext, base: float) -> int:
+    """``base`` pieces times the ``density`` multiplier (0.1-5, default 1), at least one."""
+    return max(1, round(base * config_number(context, "density", 1.0, 0.1, 5)))
+
+
+def speed(context: RenderContext, key: str, base: float) -> float:
+    """``base`` times the speed multiplier ``key`` (0.1-5, default 1)."""
+    return base * config_number(context, key, 1.0, 0.1, 5)
+
+
+def colors(context: RenderContext, default: list) -> list:
+    """``colors`` (hex strings) as RGBA tuples; ``default`` when none parses."""
+    return parse_colors(context.config.get("colors"), default)
+
+
+def position(context: RenderContext, default: str = "top_right") -> dict[str, float]:
+    """The ``pos_hint`` of ``position`` (:data:`POSITIONS`), ``default`` when unknown."""
+    return dict(POSITIONS.get(config_text(context, "position", default), POSITIONS[default]))
+
+
+def panel_hint(size_hint: tuple[float, float], scale: float = 1.0) -> tuple[float, float]:
+    """``size_hint`` times ``scale``, shrunk (keeping its shape) to fit the screen with a margin."""
+    factor = min(scale, 0.96 / size_hint[0], 0.94 / size_hint[1])
+    return size_hint[0] * factor, size_hint[1] * factor
+
+
+# -- content for prepare steps (loader thread, inside a db_session) -----------------------------
+def newest_shuffled(context: RenderContext, entity: Any, config_key: str = "category",
+                    limit: int = 50) -> list:
+    """The newest ``limit`` unsuppressed rows of ``entity`` in the category :func:`data_key` names
+    (every category without one), shuffled."""
+    from pony.orm import desc
+
+    query = entity.select(lambda p: not p.suppressed)
+    category = data_key(context, config_key)
+    if category:
+        query = query.filter(lambda p: p.category_id == category)
+    rows = list(query.order_by(desc(entity.created_at_ms)).limit(limit))
+    random.shuffle(rows)
+    return rows
+
+
+def blob_images(context: RenderContext, keys: list[str], limit: int = 8) -> list[bytes]:
+    """The bytes of the first ``limit`` blobs of ``keys`` that exist (undecodable ones included)."""
+    return [data for data in (context.blob_bytes(key) for key in keys[:limit]) if data]

@@ -1,0 +1,295 @@
+"""The display runtime: the mode, Kivy on the main thread, HTTP next to it.
+
+- :func:`choose_mode`: ``headless`` (``SVC_DISPLAY_HEADLESS=1``: no canvas, no bus),
+  ``window`` (a display is available: fullscreen unless ``SVC_DISPLAY_WINDOW_SIZE`` is set)
+  or ``offscreen`` (``SDL_VIDEODRIVER=offscreen``);
+- :func:`run`: the HTTP server on a background thread while Kivy owns the main thread;
+  when the canvas cannot start it logs why in one line and keeps serving headless;
+- :class:`DisplayRuntime` (``host.services["display"]``): the Kivy app whose root the
+  :class:`~svc_host.display.compositor.Compositor` fills with the plugins' layers.
+
+Environment read here (besides spec 1.1 / CONTRACT): ``SVC_DISPLAY_WINDOW_SIZE``
+(``WIDTHxHEIGHT``; window mode: a window of that size instead of fullscreen; offscreen
+default ``1920x1080``), ``SVC_DISPLAY_MAX_FPS`` (default 60), ``SVC_DISPLAY_MULTISAMPLES``
+(default 0: llvmpipe halves its frame rate with MSAA).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from typing import Any, Callable
+
+from svc_host.display.bus import DisplayBus
+from svc_host.display.capture import FrameCapture
+
+log = logging.getLogger("svc_host.display")
+
+MODE_HEADLESS = "headless"
+MODE_WINDOW = "window"
+MODE_OFFSCREEN = "offscreen"
+DEFAULT_OFFSCREEN_SIZE = (1920, 1080)
+
+
+def choose_mode(headless: bool, environ: dict[str, str] | None = None, platform: str | None = None) -> str:
+    """``headless`` when asked; ``window`` when a display is available; else ``offscreen``."""
+    env = os.environ if environ is None else environ
+    platform = platform or sys.platform
+    if headless:
+        return MODE_HEADLESS
+    driver = env.get("SDL_VIDEODRIVER", "").strip().lower()
+    if driver == "offscreen":
+        return MODE_OFFSCREEN
+    if driver or not platform.startswith("linux"):
+        return MODE_WINDOW
+    if env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"):
+        return MODE_WINDOW
+    return MODE_OFFSCREEN
+
+
+def parse_size(value: str | None) -> tuple[int, int] | None:
+    """``"1280x720"`` -> ``(1280, 720)``; ``None`` for empty or malformed values."""
+    if not value:
+        return None
+    try:
+        width, height = (int(part) for part in value.lower().split("x", 1))
+    except ValueError:
+        return None
+    if not (16 <= width <= 8192 and 16 <= height <= 8192):
+        return None
+    return width, height
+
+
+# ---------------------------------------------------------------------------------------
+# Bootstrapping Kivy and running it next to the server
+# ---------------------------------------------------------------------------------------
+
+
+class CanvasUnavailable(RuntimeError):
+    """The canvas could not start; the message is the one-line reason."""
+
+
+class _QuietKivy(logging.Filter):
+    """Kivy probes optional input libraries at import and logs a traceback when absent."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "MTDev is not supported" not in str(record.msg)
+
+
+def _prepare_kivy_environment(host: Any, mode: str) -> tuple[int, int] | None:
+    data_dir = host.settings.data_dir
+    kivy_log = logging.getLogger("kivy")
+    kivy_log.addFilter(_QuietKivy())
+    os.environ.setdefault("KIVY_NO_ARGS", "1")
+    os.environ.setdefault("KIVY_NO_FILELOG", "1")
+    os.environ.setdefault("KIVY_LOG_MODE", "PYTHON")
+    os.environ.setdefault("KIVY_NO_CONFIG", "1")
+    os.environ.setdefault("KIVY_HOME", str(data_dir / "kivy"))
+    os.environ.setdefault("KIVY_WINDOW", "sdl2")  # other providers (x11) exit the process on failure
+    if mode == MODE_OFFSCREEN:
+        os.environ["SDL_VIDEODRIVER"] = "offscreen"
+    size = parse_size(os.environ.get("SVC_DISPLAY_WINDOW_SIZE"))
+    if mode == MODE_OFFSCREEN and size is None:
+        size = DEFAULT_OFFSCREEN_SIZE
+    return size
+
+
+class _Collector(logging.Handler):
+    """Holds Kivy's records while the window starts, so a failure is reported in one line."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+    def reason(self) -> str:
+        errors = [r for r in self.records if r.levelno >= logging.ERROR]
+        return errors[0].getMessage().splitlines()[0] if errors else ""
+
+
+def start_kivy(host: Any, mode: str) -> Any:
+    """Import Kivy with our settings and create the Window (main thread). Raises CanvasUnavailable."""
+    size = _prepare_kivy_environment(host, mode)
+    kivy_log = logging.getLogger("kivy")
+    collector = _Collector()
+    kivy_log.addHandler(collector)
+    kivy_log.propagate = False
+    try:
+        return _create_window(size)
+    except CanvasUnavailable as exc:
+        detail = collector.reason()
+        raise CanvasUnavailable(f"{exc}{': ' + detail if detail else ''}") from None
+    finally:
+        kivy_log.removeHandler(collector)
+        kivy_log.propagate = True
+        if logging.getLogger().getEffectiveLevel() > logging.DEBUG:
+            kivy_log.setLevel(logging.WARNING)  # Kivy resets its level on import
+        for record in collector.records:  # replay the startup lines that matter
+            if record.levelno >= kivy_log.getEffectiveLevel() and record.levelno < logging.ERROR:
+                kivy_log.handle(record)
+
+
+def _create_window(size: tuple[int, int] | None) -> Any:
+    try:
+        from kivy.config import Config
+
+        Config.set("graphics", "multisamples", os.environ.get("SVC_DISPLAY_MULTISAMPLES", "0"))
+        Config.set("graphics", "maxfps", os.environ.get("SVC_DISPLAY_MAX_FPS", "60"))
+        Config.set("kivy", "exit_on_escape", "0")
+        Config.set("input", "mouse", "mouse,disable_multitouch")
+        if size is not None:
+            Config.set("graphics", "width", str(size[0]))
+            Config.set("graphics", "height", str(size[1]))
+            Config.set("graphics", "fullscreen", "0")
+        else:
+            Config.set("graphics", "fullscreen", "auto")
+        from kivy.core.window import Window
+    except ImportError as exc:
+        raise CanvasUnavailable(f"Kivy is not installed ({exc})") from None
+    except SystemExit as exc:
+        raise CanvasUnavailable(f"Kivy exited while creating the window (code {exc.code})") from None
+    except Exception as exc:
+        raise CanvasUnavailable(f"{type(exc).__name__}: {exc}") from None
+    if Window is None:
+        raise CanvasUnavailable("no usable window provider (no display or no OpenGL)")
+    return Window
+
+
+class DisplayRuntime:
+    """What plugins see of the running canvas: ``host.services["display"]``."""
+
+    def __init__(self, host: Any, mode: str):
+        self.host = host
+        self.mode = mode
+        self.app: Any = None
+        self.root: Any = None
+        self.compositor: Any = None
+        self.layers: list[tuple[str, Any, Any]] | None = None  # resolved before the first frame
+        self.started = threading.Event()
+
+    @property
+    def size(self) -> tuple[int, int]:
+        from kivy.core.window import Window
+
+        return tuple(Window.size)
+
+    def build_app(self) -> Any:
+        from kivy.app import App
+        from kivy.clock import Clock
+        from kivy.uix.floatlayout import FloatLayout
+
+        from svc_host.display.compositor import Compositor
+
+        runtime = self
+
+        class DisplayApp(App):
+            title = "svc-display"
+
+            def build(self) -> Any:
+                root = FloatLayout()
+                runtime.root = root
+                bus = runtime.host.display_bus
+                bus.bind(Clock.create_trigger(bus.drain, 0))
+                runtime.compositor = Compositor(runtime.host, runtime.layers)
+                try:
+                    runtime.compositor.attach(root)
+                except Exception:
+                    log.exception("display: the compositor failed to start; the canvas stays empty")
+                Clock.schedule_once(lambda _dt: runtime.started.set(), 0)
+                return root
+
+            def on_stop(self) -> None:
+                if runtime.compositor is not None:
+                    try:
+                        runtime.compositor.detach()
+                    except Exception:
+                        log.exception("display: compositor detach failed")
+
+        self.app = DisplayApp()
+        return self.app
+
+    def stop(self) -> None:
+        """Stop the Kivy app (any thread)."""
+        if self.app is None:
+            return
+        from kivy.clock import Clock
+
+        Clock.schedule_once(lambda _dt: self.app.stop(), 0)
+
+
+def run(host: Any, serve: Callable[[], Any]) -> None:
+    """Serve HTTP and, unless headless or impossible, run the canvas on this (main) thread.
+
+    ``serve`` blocks until the server stops (it closes the host on the way out). With a
+    canvas it runs on a background thread; SIGTERM/SIGINT stop the canvas, then the server.
+    """
+    settings = host.settings
+    mode = choose_mode(settings.headless)
+    # What the screen shows: only a real window has people in front of it (the adoption
+    # code goes to the console otherwise).
+    host.services["display_mode"] = mode
+    if mode == MODE_HEADLESS:
+        log.info("display: headless (SVC_DISPLAY_HEADLESS=1): no canvas, no navigation bus")
+        host.display_bus = None
+        serve()
+        return
+
+    host.display_bus = DisplayBus()
+    try:
+        window = start_kivy(host, mode)
+    except CanvasUnavailable as exc:
+        log.warning("display: canvas unavailable, serving headless: %s", exc)
+        host.display_bus = None
+        host.services["display_mode"] = MODE_HEADLESS
+        serve()
+        return
+
+    runtime = DisplayRuntime(host, mode)
+    host.services["display"] = runtime
+    if settings.live_preview_enabled:
+        host.services["display_capture"] = FrameCapture(host.display_bus, settings.live_preview_width,
+                                                        settings.live_preview_fps,
+                                                        settings.live_preview_quality)
+    from svc_host.plugins import resolve_layers, resolve_renderers
+
+    resolve_renderers(host)  # every renderer and layer imported and checked before the first frame
+    runtime.layers = resolve_layers(host)
+    log.info("display: %s canvas %dx%d (multisamples %s)", mode, window.size[0], window.size[1],
+             os.environ.get("SVC_DISPLAY_MULTISAMPLES", "0"))
+
+    failure: list[BaseException] = []
+
+    def serve_thread() -> None:
+        try:
+            serve()
+        except BaseException as exc:  # noqa: BLE001 - re-raised on the main thread
+            failure.append(exc)
+        finally:
+            runtime.stop()
+
+    server = threading.Thread(target=serve_thread, name="http-server", daemon=True)
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        log.info("signal %d: stopping the display and the server", signum)
+        runtime.stop()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    app = runtime.build_app()
+    server.start()
+    try:
+        app.run()
+    finally:
+        stop_server = host.services.get("http_server_stop")
+        if stop_server is not None and server.is_alive():
+            stop_server()
+        deadline = time.monotonic() + 40
+        while server.is_alive() and time.monotonic() < deadline:
+            server.join(0.2)
+    if failure:
+        raise failure[0]

@@ -1,0 +1,423 @@
+"""The renderer kit, Kivy part: building blocks for the display modules of any plugin.
+
+Imported only on the UI side (a display module reaches it through
+:func:`svc_host.display.kit.widgets`, so its ``prepare`` steps never import Kivy):
+
+- roots and text: :class:`Slide` (a slide or overlay root with ``tick``/``dispose``
+  forwarding), :func:`themed_slide`, :func:`text_slide` (the title band and body of most
+  slides), :func:`label`, :class:`Backdrop` (a colour or gradient fill, the compositor's own);
+- pictures: :func:`texture_from_bytes`, :func:`decoded_texture`, :func:`texture_from_pil`,
+  :class:`ImageFill` (contain/cover), :class:`VideoFill`, :func:`qr_texture`;
+- overlay panels: :func:`boxed_layer`, :func:`panel`, :func:`add_backdrop`;
+- moving pieces: :class:`Shapes`, :func:`glyph_texture`, :func:`rain_layer` (confetti,
+  hearts, balloons), :func:`with_messages` and :class:`Messages` (cycled captions).
+"""
+from __future__ import annotations
+
+import io
+import math
+import random
+from typing import Any, Sequence
+
+from kivy.graphics import Color, Ellipse, Line, Rectangle
+from kivy.graphics.texture import Texture
+from kivy.uix.relativelayout import RelativeLayout
+from kivy.uix.label import Label
+from kivy.uix.widget import Widget
+
+from hookspecs.render import RenderContext
+# the compositor's own backdrop, re-exported for renderers
+from svc_host.display.backdrop import Backdrop, gradient_texture  # noqa: F401
+from svc_host.display.kit import config_number, config_strings, opacity, panel_hint, position
+
+RGBA = tuple[float, float, float, float]
+RED: RGBA = (0.9, 0.25, 0.25, 1.0)  # falling prices, the alerts slide's accent
+GREEN: RGBA = (0.2, 0.8, 0.4, 1.0)  # rising prices, a right answer
+CONFETTI: list[RGBA] = [(1, 0.3, 0.4, 1), (1, 0.8, 0.2, 1), (0.3, 0.8, 1, 1), (0.5, 1, 0.4, 1),
+                        (0.8, 0.4, 1, 1)]
+
+
+def texture_from_bytes(data: bytes | None) -> Texture | None:
+    """Decode image bytes (any Pillow format) into a texture; ``None`` when undecodable."""
+    if not data:
+        return None
+    from PIL import Image
+
+    try:
+        image = Image.open(io.BytesIO(data))
+        image = image.convert("RGBA").transpose(Image.Transpose.FLIP_TOP_BOTTOM)
+    except Exception:
+        return None
+    return texture_from_pil(image, flipped=True)
+
+
+def decoded_texture(data: bytes | None, what: str) -> Texture:
+    """:func:`texture_from_bytes`, raising ``ValueError`` naming ``what`` when the bytes do not decode
+    (a renderer that raises is reported and its slide or overlay skipped)."""
+    texture = texture_from_bytes(data)
+    if texture is None:
+        raise ValueError(f"{what} is not a decodable image")
+    return texture
+
+
+def texture_from_pil(image: Any, flipped: bool = False) -> Texture:
+    from PIL import Image
+
+    image = image.convert("RGBA")
+    if not flipped:
+        image = image.transpose(Image.Transpose.FLIP_TOP_BOTTOM)
+    texture = Texture.create(size=image.size, colorfmt="rgba")
+    texture.blit_buffer(image.tobytes(), colorfmt="rgba", bufferfmt="ubyte")
+    return texture
+
+
+class ImageFill(Widget):
+    """A texture drawn to fit (``contain``) or to fill (``cover``) its box."""
+
+    def __init__(self, texture: Texture | None, mode: str = "contain", **kwargs: Any):
+        super().__init__(**kwargs)
+        self.texture = texture
+        self.mode = mode
+        with self.canvas:
+            Color(1, 1, 1, 1)
+            self._rect = Rectangle(texture=texture)
+        self.bind(pos=self._sync, size=self._sync)
+        self._sync()
+
+    def set_texture(self, texture: Texture) -> None:
+        if texture is not self.texture:
+            self.texture = self._rect.texture = texture
+            self._sync()
+
+    def _sync(self, *_args: Any) -> None:
+        if self.texture is None:
+            return
+        tw, th = self.texture.size
+        w, h = self.size
+        if tw <= 0 or th <= 0 or w <= 0 or h <= 0:
+            return
+        scale = (max if self.mode == "cover" else min)(w / tw, h / th)
+        dw, dh = tw * scale, th * scale
+        if self.mode == "cover":
+            # crop through texture coordinates so nothing spills outside the box
+            u, v = w / dw, h / dh
+            u0, v0 = (1 - u) / 2, (1 - v) / 2
+            self._rect.tex_coords = (u0, v0, u0 + u, v0, u0 + u, v0 + v, u0, v0 + v)
+            self._rect.pos, self._rect.size = self.pos, self.size
+        else:
+            self._rect.pos = (self.x + (w - dw) / 2, self.y + (h - dh) / 2)
+            self._rect.size = (dw, dh)
+
+
+def video_playback_available() -> bool:
+    """Whether Kivy found a real video provider (ffpyplayer here), not its null one."""
+    try:
+        from kivy.core.video import Video as CoreVideo
+    except Exception:
+        return False
+    return CoreVideo is not None and CoreVideo.__name__ != "VideoNull"
+
+
+class VideoFill(ImageFill):
+    """A video file played into an :class:`ImageFill` (``contain``) through Kivy's core
+    video provider. It loops while shown, pauses on its last frame after ``max_seconds``
+    and releases the decoder in :meth:`dispose`."""
+
+    def __init__(self, path: str, muted: bool = True, max_seconds: float = 3600.0, **kwargs: Any):
+        super().__init__(None, mode="contain", **kwargs)
+        from kivy.core.video import Video as CoreVideo
+
+        self.played = 0.0
+        self.max_seconds = max_seconds
+        self.player = CoreVideo(filename=path, eos="loop")
+        self.player.volume = 0.0 if muted else 1.0
+        self.player.bind(on_frame=self._on_frame)
+        self.player.play()
+
+    def _on_frame(self, *_args: Any) -> None:
+        texture = self.player.texture
+        if texture is not None:
+            self.set_texture(texture)
+            self.canvas.ask_update()
+
+    def tick(self, dt: float) -> None:
+        if self.player is None:
+            return
+        self.played += dt
+        if self.played >= self.max_seconds and self.player.state == "playing":
+            self.player.pause()
+
+    def dispose(self) -> None:
+        player, self.player = self.player, None
+        if player is not None:
+            player.unbind(on_frame=self._on_frame)
+            player.stop()
+            player.unload()
+
+
+def label(text: str, font_size: float, color: RGBA, bold: bool = False, halign: str = "left",
+          valign: str = "middle", **kwargs: Any) -> Label:
+    """A label that wraps inside its box.
+
+    The texture is only as tall as the text (``text_size=(width, None)``): a box-sized,
+    mostly transparent texture would cost a full blend of the box on llvmpipe every
+    frame. ``valign="top"`` keeps the text at the top of its box; otherwise it is centred.
+    """
+    widget = Label(text=text, font_size=font_size, color=color, bold=bold, halign=halign, valign="middle",
+                   markup=False, shorten=False, **kwargs)
+    widget.bind(width=lambda w, width: setattr(w, "text_size", (width, None)))
+    if valign == "top":
+        # as tall as its text, anchored by its pos_hint "top": the text starts at the top
+        widget.size_hint_y = None
+        widget.bind(texture_size=lambda w, size: setattr(w, "height", size[1]))
+    return widget
+
+
+class Slide(RelativeLayout):
+    """A slide or overlay root: children and canvas use coordinates relative to its corner.
+
+    ``tick(dt)`` forwards to the helpers registered with :meth:`animate`.
+    """
+
+    def __init__(self, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.animated: list[Any] = []
+        self.disposers: list[Any] = []
+
+    def animate(self, widget: Any) -> Any:
+        self.animated.append(widget)
+        return widget
+
+    def on_dispose(self, callback: Any) -> None:
+        """Run ``callback`` when its layer removes this slide or overlay."""
+        self.disposers.append(callback)
+
+    def dispose(self) -> None:
+        callbacks, self.disposers = self.disposers, []
+        for callback in callbacks:
+            callback()
+
+    def tick(self, dt: float) -> None:
+        for widget in self.animated:
+            widget.tick(dt)
+
+
+def themed_slide(context: RenderContext, background: Sequence[RGBA] | None = None) -> Slide:
+    slide = Slide()
+    slide.add_widget(Backdrop(list(background or context.theme.background), size_hint=(1, 1),
+                              pos_hint={"x": 0, "y": 0}))
+    return slide
+
+
+def text_slide(context: RenderContext, title: str, lines: Sequence[str], subtitle: str = "",
+               accent: RGBA | None = None, body_size: float = 56, background: Sequence[RGBA] | None = None,
+               text_color: RGBA | None = None, halign: str = "left") -> Slide:
+    """The common slide: a title band and wrapped body text in theme colours."""
+    theme = context.theme
+    slide = themed_slide(context, background)
+    accent = accent or theme.accents[0]
+    fg = text_color or theme.text
+    slide.add_widget(Backdrop([accent], size_hint=(0.012, 0.16), pos_hint={"x": 0.05, "top": 0.92}))
+    slide.add_widget(label(title, context.font(80), fg, bold=True, halign=halign, size_hint=(0.86, 0.16),
+                           pos_hint={"x": 0.08, "top": 0.92}))
+    top = 0.74
+    if subtitle:
+        slide.add_widget(label(subtitle, context.font(40), accent, size_hint=(0.86, 0.08),
+                               pos_hint={"x": 0.08, "top": top}))
+        top -= 0.09
+    body = "\n".join(line for line in lines if line)
+    slide.add_widget(label(body, context.font(body_size), fg, valign="top", halign=halign,
+                           size_hint=(0.84, top - 0.06),
+                           pos_hint={"x": 0.08, "top": top}))
+    return slide
+
+
+class Shapes(Widget):
+    """Many moving shapes drawn as one instruction group (rain, confetti, balloons, clouds)."""
+
+    def __init__(self, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.items: list[dict] = []
+
+    def add_shape(self, kind: str, color: RGBA, x: float, y: float, w: float, h: float, vx: float, vy: float,
+                  spin: float = 0.0, texture: Texture | None = None) -> dict:
+        with self.canvas:
+            color_instruction = Color(*color)
+            if texture is not None:
+                shape = Rectangle(pos=(x, y), size=(w, h), texture=texture)
+            elif kind == "circle":
+                shape = Ellipse(pos=(x, y), size=(w, h))
+            elif kind == "line":
+                shape = Line(points=[x, y, x + w, y + h], width=max(1.0, w / 8))
+            else:
+                shape = Rectangle(pos=(x, y), size=(w, h))
+        item = {"kind": kind, "color": color_instruction, "shape": shape, "x": x, "y": y, "w": w, "h": h,
+                "vx": vx, "vy": vy, "spin": spin}
+        self.items.append(item)
+        return item
+
+    @staticmethod
+    def place(item: dict) -> None:
+        if item["kind"] == "line":
+            item["shape"].points = [item["x"], item["y"], item["x"] + item["w"], item["y"] + item["h"]]
+        else:
+            item["shape"].pos = (item["x"], item["y"])
+
+
+def glyph_texture(kind: str, px: int = 64) -> Texture:
+    """A white shape (heart, star, snowflake, leaf) on transparency, tinted by the drawing Color."""
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGBA", (px, px), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(image)
+    white = (255, 255, 255, 255)
+    c, r = px / 2, px / 2 - 2
+    if kind == "heart":
+        draw.ellipse((2, 6, c + 2, c + 6), fill=white)
+        draw.ellipse((c - 2, 6, px - 2, c + 6), fill=white)
+        draw.polygon([(4, c - 2), (px - 4, c - 2), (c, px - 2)], fill=white)
+    elif kind == "star":
+        points = [(c + (r if i % 2 == 0 else r * 0.45) * math.sin(i * math.pi / 5),
+                   c - (r if i % 2 == 0 else r * 0.45) * math.cos(i * math.pi / 5)) for i in range(10)]
+        draw.polygon(points, fill=white)
+    elif kind == "snowflake":
+        for i in range(6):
+            a = i * math.pi / 3
+            end = (c + r * math.cos(a), c + r * math.sin(a))
+            draw.line([(c, c), end], fill=white, width=max(2, px // 12))
+    else:  # leaf
+        draw.ellipse((px * 0.15, 2, px * 0.85, px - 2), fill=white)
+        draw.line([(c, px - 2), (c, 6)], fill=(0, 0, 0, 0), width=max(1, px // 20))
+    return texture_from_pil(image)
+
+
+def qr_texture(payload: str, fg: Any = (0, 0, 0, 1), bg: Any = (1, 1, 1, 1)) -> Texture:
+    """``payload`` as a QR code (qrcode, error correction M) in ``fg`` on ``bg``, drawn sharp."""
+    import qrcode
+
+    def rgb(color: Any) -> tuple[int, int, int]:
+        return tuple(int(c * 255) for c in color[:3])  # type: ignore[return-value]
+
+    code = qrcode.QRCode(border=2, box_size=8, error_correction=qrcode.constants.ERROR_CORRECT_M)
+    code.add_data(payload)
+    code.make(fit=True)
+    image = code.make_image(fill_color=rgb(fg), back_color=rgb(bg)).get_image()
+    texture = texture_from_pil(image)
+    texture.mag_filter = "nearest"
+    return texture
+
+
+# -- overlay panels -----------------------------------------------------------------------------
+def add_backdrop(context: RenderContext, box: Widget) -> None:
+    """A translucent (85 %) fill of the theme's primary background behind ``box``'s children."""
+    bg = context.theme.primary_bg
+    box.add_widget(Backdrop([(bg[0], bg[1], bg[2], 0.85)], size_hint=(1, 1), pos_hint={"x": 0, "y": 0}))
+
+
+def boxed_layer(context: RenderContext, size_hint: tuple[float, float], pos_hint: dict,
+                backdrop: bool = True) -> tuple[Slide, Slide]:
+    """An overlay layer (its ``opacity`` from the config) holding one box, with a translucent theme
+    backdrop unless ``backdrop`` is false. Returns ``(layer, box)``."""
+    layer = Slide()
+    layer.opacity = opacity(context)
+    box = Slide(size_hint=size_hint, pos_hint=pos_hint)
+    if backdrop:
+        add_backdrop(context, box)
+    layer.add_widget(box)
+    return layer, box
+
+
+def panel(context: RenderContext, size_hint: tuple[float, float], default_pos: str = "top_right",
+          scale: float = 1.0) -> tuple[Slide, Slide]:
+    """A translucent box in the configured ``position``, ``size_hint`` times ``scale`` (capped at
+    the screen)."""
+    return boxed_layer(context, panel_hint(size_hint, scale), position(context, default_pos))
+
+
+# -- moving pieces ------------------------------------------------------------------------------
+class Messages:
+    """Cycles ``messages`` in a label every ``interval`` seconds (``tick``)."""
+
+    def __init__(self, label: Any, messages: list[str], interval: float):
+        self.label, self.messages, self.interval, self.t, self.i = label, messages, interval, 0.0, 0
+        label.text = messages[0] if messages else ""
+
+    def tick(self, dt: float) -> None:
+        if len(self.messages) < 2:
+            return
+        self.t += dt
+        if self.t >= self.interval:
+            self.t = 0.0
+            self.i = (self.i + 1) % len(self.messages)
+            self.label.text = self.messages[self.i]
+
+
+def message_label(context: RenderContext, color: RGBA, size: float = 110) -> Label:
+    """A large outlined caption in the middle of an overlay."""
+    return label("", context.font(size), color, bold=True, halign="center", size_hint=(0.9, 0.3),
+                 pos_hint={"center_x": 0.5, "center_y": 0.55}, outline_width=max(1, int(context.font(4))),
+                 outline_color=(0, 0, 0, 1))
+
+
+def with_messages(context: RenderContext, layer: Slide, color: RGBA, size: float = 110,
+                  messages: list[str] | None = None, interval: float | None = None) -> Slide:
+    """Adds the ``messages`` caption (or ``messages`` given), cycled every ``message_interval_sec``
+    (or ``interval``), when there are any."""
+    messages = config_strings(context, "messages") if messages is None else messages
+    if messages:
+        caption = message_label(context, color, size)
+        layer.add_widget(caption)
+        every = config_number(context, "message_interval_sec", 6, 1, 3600) if interval is None else interval
+        layer.animate(Messages(caption, messages, every))
+    return layer
+
+
+class Rain:
+    """Shapes falling from the top (or rising, ``direction`` 1), wrapping around, swaying a little."""
+
+    def __init__(self, shapes: Shapes, width: float, height: float, direction: float = -1.0,
+                 sway: float = 20.0):
+        self.shapes, self.width, self.height, self.direction, self.sway, self.t = \
+            shapes, width, height, direction, sway, 0.0
+
+    def tick(self, dt: float) -> None:
+        self.t += dt
+        w, h = self.width, self.height
+        for item in self.shapes.items:
+            item["y"] += item["vy"] * dt
+            item["x"] += item["vx"] * dt + math.sin(self.t * 2 + item["spin"]) * self.sway * dt
+            if self.direction < 0 and item["y"] < -item["h"] * 2:
+                item["y"] = h + random.random() * h * 0.1
+                item["x"] = random.random() * w
+            elif self.direction > 0 and item["y"] > h + item["h"]:
+                item["y"] = -item["h"] - random.random() * h * 0.1
+                item["x"] = random.random() * w
+            if item["x"] < -item["w"] * 2:
+                item["x"] = w
+            elif item["x"] > w + item["w"]:
+                item["x"] = -item["w"]
+            self.shapes.place(item)
+
+
+def rain_layer(context: RenderContext, count: int, colors: list, kinds: list[str], size_px: float,
+               speed: float, direction: float = -1.0, drift: float = 0.0) -> Slide:
+    """An overlay layer of ``count`` pieces falling (``direction`` -1) or rising (1) at ``speed``
+    (tenths of the screen height per second); ``kinds``: ``rect``, ``circle`` or a
+    :func:`glyph_texture` shape name; ``size_px`` at 1080 px height."""
+    width, height = context.size
+    layer = Slide()
+    layer.opacity = opacity(context)
+    shapes = Shapes(size_hint=(None, None), size=(width, height), pos=(0, 0))
+    scale = height / 1080.0
+    textures = {k: glyph_texture(k) for k in kinds if k not in ("rect", "circle")}
+    for _ in range(count):
+        kind = random.choice(kinds)
+        s = size_px * scale * random.uniform(0.6, 1.4)
+        vy = direction * height * speed / 10.0 * random.uniform(0.7, 1.3)
+        shapes.add_shape(kind, random.choice(colors), random.random() * width, random.random() * height,
+                         s, s * (1.0 if kind != "rect" else random.uniform(0.4, 1.0)),
+                         drift * scale * random.uniform(0.5, 1.5), vy, random.random() * 6.28,
+                         textures.get(kind))
+    layer.add_widget(shapes)
+    layer.animate(Rain(shapes, width, height, direction))
+    return layer

@@ -1,0 +1,109 @@
+"""A loopback HTTP server that the proxy tests start, to watch what the proxy sends and when.
+
+- ``GET /v1/echo``: 200 JSON ``{method, path, headers}`` of what arrived, with hop-by-hop
+  headers of its own (``Connection: X-Resp-Drop``, ``X-Resp-Drop``, ``Keep-Alive``).
+- ``GET /v1/stream``: a chunked answer whose first chunk is sent at once and the rest only
+  after ``release_stream`` is set (so a buffering proxy would never show the first chunk).
+- ``POST /v1/upload``: reads a chunked request body; sets ``first_chunk_seen`` as soon as
+  :data:`FIRST_CHUNK` bytes have arrived, answers ``{bytes}`` at the end.
+- ``GET /v1/hang``: never answers (until the server stops).
+- ``POST /v1/display/backup/jobs``: counts itself in ``jobs_created``, sets ``job_waiting``
+  and holds the answer until ``release_jobs`` is set, then answers 503 (a pull that stays
+  busy for as long as the test wants).
+"""
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+FIRST_CHUNK = 64 * 1024
+
+
+class Upstream:
+    def __init__(self) -> None:
+        self.release_stream = threading.Event()
+        self.first_chunk_seen = threading.Event()
+        self.stopping = threading.Event()
+        self.job_waiting = threading.Event()
+        self.release_jobs = threading.Event()
+        self.jobs_created = 0
+        upstream = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args) -> None:  # noqa: ANN002
+                pass
+
+            def _json(self, status: int, body: dict, extra: dict | None = None) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for name, value in (extra or {}).items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:  # noqa: N802
+                if self.path.startswith("/v1/echo"):
+                    self._json(200, {"method": "GET", "path": self.path,
+                                     "headers": {k.lower(): v for k, v in self.headers.items()}},
+                               {"Connection": "X-Resp-Drop", "X-Resp-Drop": "1", "Keep-Alive": "timeout=5",
+                                "X-Kept": "yes"})
+                elif self.path == "/v1/stream":
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/octet-stream")
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    self._chunk(b"first-" + b"x" * 1000)
+                    # a proxy that buffers never shows the first chunk: the test then never
+                    # releases the rest, and the answer ends with "-late" instead of "-rest"
+                    self._chunk(b"-rest" if upstream.release_stream.wait(20) else b"-late")
+                    self.wfile.write(b"0\r\n\r\n")
+                elif self.path == "/v1/hang":
+                    upstream.stopping.wait(120)
+                else:
+                    self._json(404, {"code": "not_found", "message": "no such resource"})
+
+            def _chunk(self, data: bytes) -> None:
+                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                self.wfile.flush()
+
+            def do_POST(self) -> None:  # noqa: N802
+                if self.path.startswith("/v1/display/backup/jobs"):
+                    upstream.jobs_created += 1
+                    upstream.job_waiting.set()
+                    upstream.release_jobs.wait(60)
+                    self._json(503, {"code": "busy", "message": "held by the test"})
+                    return
+                total = 0
+                if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+                    while True:
+                        size = int(self.rfile.readline().split(b";")[0].strip(), 16)
+                        if size == 0:
+                            self.rfile.readline()
+                            break
+                        total += len(self.rfile.read(size))
+                        self.rfile.readline()
+                        if total >= FIRST_CHUNK:
+                            upstream.first_chunk_seen.set()
+                else:
+                    total = len(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+                self._json(200, {"bytes": total, "chunked": "Transfer-Encoding" in self.headers})
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> "Upstream":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
+        self.release_stream.set()
+        self.server.shutdown()
+        self.server.server_close()

@@ -1,0 +1,65 @@
+"""plugin_http: a sidecar's HTTP contract."""
+from __future__ import annotations
+
+from pony import orm
+
+from tests.integrations.fault_setups import configure
+
+
+def test_plugin_http_sidecar_contract(host, upstream):
+    from tests.integrations.upstream import Reply
+    import json
+
+    answers = [
+        {
+            "items": [
+                {
+                    "kind": "joke",
+                    "id": "j1",
+                    "setup": "Knock knock?",
+                    "punchline": "Plugin.",
+                    "category_id": "fun",
+                },
+                {"kind": "quote", "id": "q1", "text": "Be kind.", "author": "Sidecar"},
+                {
+                    "kind": "rss_article",
+                    "id": "a1",
+                    "feed_id": "side",
+                    "title": "Plugin news",
+                    "link": "https://x.test/1",
+                    "published_at_ms": 1717236000000,
+                },
+                {
+                    "kind": "trivia",
+                    "id": "t1",
+                    "question": "2+2?",
+                    "option_a": "3",
+                    "option_b": "4",
+                    "correct_option": "B",
+                },
+            ],
+            "ticker": "Hello from the sidecar",
+        },
+        {"items": [{"kind": "quote", "id": "q1", "text": "Be kinder."}]},
+    ]
+    seen = []
+
+    def collect(request):
+        seen.append(request.json())
+        return Reply(200, {"Content-Type": "application/json"}, json.dumps(answers[len(seen) - 1]).encode())
+
+    upstream.handle("/collect", collect)
+    configure(host, "plugin_http", baseUrl=upstream.url, pluginId="hello", options={"mood": "happy"})
+    engine = host.services["integrations"]
+    assert engine.run_now("plugin_http").status == "ok"
+    assert seen[0]["integration_type"] == "plugin_http" and seen[0]["plugin_id"] == "hello"
+    assert seen[0]["config"] == {"pluginId": "hello", "options": {"mood": "happy"}}
+    with orm.db_session:
+        assert host.db.Joke["plugin_http:hello:j1"].punchline == "Plugin."
+        assert host.db.RssArticle["plugin_http:hello:a1"].feed_id == "side"
+        assert host.db.TriviaQuestion["plugin_http:hello:t1"].correct_option == "B"
+        assert host.db.KeyValue["ticker.marquee.hello"].value == "Hello from the sidecar"
+    assert engine.run_now("plugin_http").status == "ok"
+    with orm.db_session:
+        assert [q.text for q in host.db.Quote.select()] == ["Be kinder."]
+        assert host.db.Joke.select().count() == 0 and host.db.RssArticle.select().count() == 0

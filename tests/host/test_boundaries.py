@@ -1,0 +1,166 @@
+"""Declared dependencies between builtin packages (Home Assistant's hassfest, with ``ast``).
+
+Every package under ``builtin_plugins/`` may import the contract (``hookspecs``), the host
+(``svc_host``), itself and what is left of the shared ``common`` (:data:`SHARED_KIT`); any
+other builtin package it imports must be listed in its ``REQUIRES`` tuple (read from the
+source, nothing imported), the declarations must name real packages and form no cycle, and
+nothing under ``builtin_plugins/``, ``svc_display/`` or ``examples/`` imports the test suite;
+``svc_display/`` (the plugin authors' kit) and ``examples/`` import no builtin plugin at all.
+"""
+import ast
+from pathlib import Path
+
+import pytest
+
+from svc_host.plugins import PluginError, load_plugins
+
+REPO = Path(__file__).resolve().parents[2]
+BUILTINS = REPO / "builtin_plugins"
+# What remains of builtin_plugins/common: the renderer references of the ticker types, whose
+# renderers still live in display_renderers/ticker.py (it goes when they join their types).
+SHARED_KIT = {"common": {"lazy_renderer"}}
+
+
+def packages() -> list[str]:
+    return sorted(p.name for p in BUILTINS.iterdir() if (p / "__init__.py").is_file())
+
+
+def declared(package: str) -> tuple[str, ...]:
+    tree = ast.parse((BUILTINS / package / "__init__.py").read_text())
+    for node in tree.body:
+        target = node.target if isinstance(node, ast.AnnAssign) else \
+            node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+        if isinstance(target, ast.Name) and target.id == "REQUIRES":
+            return tuple(ast.literal_eval(node.value))
+    return ()
+
+
+def imported_modules(path: Path) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.lineno, node.module))
+            found.extend((node.lineno, f"{node.module}.{alias.name}") for alias in node.names
+                         if node.module == "builtin_plugins")
+        elif isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name) for alias in node.names)
+    return found
+
+
+def cross_imports(package: str) -> dict[str, list[str]]:
+    """Other builtin package -> the places (file:line) that import it."""
+    uses: dict[str, list[str]] = {}
+    for path in sorted((BUILTINS / package).rglob("*.py")):
+        for line, module in imported_modules(path):
+            parts = module.split(".")
+            if parts[0] == "builtin_plugins" and len(parts) > 1 and parts[1] != package:
+                uses.setdefault(parts[1], []).append(f"{path.relative_to(REPO)}:{line}")
+    return uses
+
+
+def test_the_shared_kit_holds_only_what_remains():
+    for package, modules in SHARED_KIT.items():
+        present = {p.stem for p in (BUILTINS / package).glob("*.py")} - {"__init__"}
+        assert present == modules, f"builtin_plugins/{package} should hold only {sorted(modules)}"
+        for path in sorted(BUILTINS.rglob("*.py")):
+            for line, module in imported_modules(path):
+                parts = module.split(".")
+                if parts[:2] == ["builtin_plugins", package] and path.parent.name != package:
+                    where = f"{path.relative_to(REPO)}:{line}"
+                    assert len(parts) > 2 and parts[2] in modules, f"{where} imports {module}"
+
+
+@pytest.mark.parametrize("package", packages())
+def test_every_cross_package_import_is_declared(package):
+    allowed = set(declared(package)) | set(SHARED_KIT)
+    undeclared = {other: places for other, places in cross_imports(package).items() if other not in allowed}
+    assert not undeclared, f"builtin_plugins/{package} imports undeclared packages (add to REQUIRES): {undeclared}"
+
+
+@pytest.mark.parametrize("package", packages())
+def test_declarations_name_real_packages_and_are_used(package):
+    known = set(packages())
+    uses = cross_imports(package)
+    for requirement in declared(package):
+        assert requirement in known, f"{package} requires unknown package {requirement!r}"
+        assert requirement in uses, f"{package} declares {requirement!r} but never imports it"
+
+
+def find_cycle(graph: dict[str, tuple[str, ...]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in graph.get(node, ()):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if state.get(nxt) is None:
+                cycle = visit(nxt)
+                if cycle:
+                    return cycle
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if state.get(node) is None:
+            cycle = visit(node)
+            if cycle:
+                return cycle
+    return None
+
+
+def test_the_declared_dependencies_have_no_cycle():
+    graph = {package: declared(package) for package in packages()}
+    assert find_cycle(graph) is None, f"dependency cycle: {' -> '.join(find_cycle(graph))}"
+
+
+def test_the_cycle_check_finds_a_cycle():
+    assert find_cycle({"a": ("b",), "b": ("c",), "c": ("a",)}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": ("b",), "b": ()}) is None
+
+
+def imports_in(folder: str, prefix: str) -> list[str]:
+    return [f"{path.relative_to(REPO)}:{line}" for path in sorted((REPO / folder).rglob("*.py"))
+            for line, module in imported_modules(path) if module == prefix or module.startswith(prefix + ".")]
+
+
+@pytest.mark.parametrize("folder", ["builtin_plugins", "svc_display", "examples"])
+def test_no_plugin_imports_the_test_suite(folder):
+    assert imports_in(folder, "tests") == []
+
+
+@pytest.mark.parametrize("folder", ["svc_display", "examples"])
+def test_the_authors_kit_and_the_example_use_only_the_contract_and_the_host(folder):
+    assert imports_in(folder, "builtin_plugins") == []
+
+
+def test_a_builtin_whose_requirement_is_disabled_stops_startup_naming_both():
+    with pytest.raises(PluginError, match="'adoption': requires 'clients', which is disabled"):
+        load_plugins(disabled={"clients"})
+    assert "adoption" not in load_plugins(disabled={"clients", "adoption"}).info
+    assert "adoption" in load_plugins().info
+
+
+def test_a_third_party_plugin_whose_requirement_is_missing_is_skipped(tmp_path, env):
+    import os
+    import subprocess
+    import sys
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "needy_plugin.py").write_text("REQUIRES = ('clients',)\n")
+    dist = site / "svc_display_needy-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: svc-display-needy\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[svc_display.plugins]\nneedy = needy_plugin\n")
+    out = subprocess.run([sys.executable, "-m", "svc_host", "plugins", "list"], capture_output=True, text=True,
+                         timeout=120, cwd=REPO,
+                         env={**os.environ, **env, "PYTHONPATH": str(site),
+                              "SVC_DISPLAY_DISABLE_PLUGINS": "clients,adoption"})
+    assert out.returncode == 0, out.stderr
+    needy = [line for line in out.stdout.splitlines() if line.startswith("needy ")]
+    assert len(needy) == 1 and " failed " in needy[0] and "requires 'clients'" in needy[0]
+    assert "skipping plugin 'needy': requires 'clients', which is disabled" in out.stderr

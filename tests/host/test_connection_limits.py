@@ -1,0 +1,112 @@
+"""Connection counts of the connection layer over real sockets, WebSockets included.
+
+A real uvicorn (``svc_host.server.run_uvicorn``, the display's and the controller's server)
+on a thread, plain HTTP and HTTPS, serving a tiny ASGI app with an echo WebSocket: a
+WebSocket takes its HTTP connection over, and its close must give the connection's place
+back (plain HTTP: the WebSocket protocol owns the transport; HTTPS: the TlsGate does).
+"""
+from __future__ import annotations
+
+import contextlib
+import socket
+import ssl
+import threading
+import time
+
+import pytest
+from websockets.exceptions import WebSocketException
+from websockets.sync.client import connect
+
+from svc_host.http.connection import ConnectionLimits
+from svc_host.server import run_uvicorn
+from svc_host.tls import generate_self_signed
+from tests.conftest import free_port
+
+PER_ADDRESS = 3
+
+
+async def echo_app(scope, receive, send):
+    if scope["type"] == "websocket":
+        await receive()
+        await send({"type": "websocket.accept"})
+        while True:
+            message = await receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            await send({"type": "websocket.send", "text": message.get("text") or ""})
+    elif scope["type"] == "http":
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"text/plain")]})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+
+@pytest.fixture(params=["http", "https"])
+def served(request, tmp_path):
+    tls_files = None
+    context = None
+    if request.param == "https":
+        tls_files = (tmp_path / "cert.pem", tmp_path / "key.pem")
+        generate_self_signed(*tls_files, "localhost", ["127.0.0.1"])
+        context = ssl.create_default_context(cafile=str(tls_files[0]))
+    limits = ConnectionLimits(PER_ADDRESS, 100)
+    services: dict = {}
+    port = free_port()
+    thread = threading.Thread(target=run_uvicorn, args=(echo_app, "127.0.0.1", port, tls_files, services),
+                              kwargs={"limits": limits, "header_timeout": 10}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while "http_server_stop" not in services or not _listening(port):
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield f"{'wss' if context else 'ws'}://127.0.0.1:{port}/echo", context, limits
+    services["http_server_stop"]()
+    thread.join(15)
+
+
+def _listening(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
+def _open(url: str, context):
+    return connect(url, ssl=context, open_timeout=20) if context else connect(url, open_timeout=20)
+
+
+def _wait_for_no_connections(limits: ConnectionLimits) -> None:
+    deadline = time.monotonic() + 20  # a stall bound, generous for a loaded machine
+    while limits.open and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert limits.open == 0 and not limits.by_address, (limits.open, dict(limits.by_address))
+
+
+def test_closed_websockets_give_their_connection_back(served):
+    url, context, limits = served
+    _wait_for_no_connections(limits)  # the fixture's probe connections are gone
+    for index in range(3 * PER_ADDRESS):  # more than one address may hold: each gave its place back
+        with _open(url, context) as ws:
+            ws.send(f"hello {index}")
+            assert ws.recv(timeout=5) == f"hello {index}"
+    _wait_for_no_connections(limits)
+
+
+def test_an_address_holds_at_most_its_limit_of_websockets(served):
+    url, context, limits = served
+    _wait_for_no_connections(limits)
+    with contextlib.ExitStack() as held:
+        for _ in range(PER_ADDRESS - 1):
+            held.enter_context(_open(url, context))
+        with _open(url, context):
+            # plain HTTP: 429 before the upgrade; TLS: closed before the handshake
+            with pytest.raises((OSError, WebSocketException)):
+                with _open(url, context):
+                    pass
+        deadline = time.monotonic() + 20  # a stall bound, generous for a loaded machine
+        while limits.open >= PER_ADDRESS and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with _open(url, context) as ws:  # a place is free again
+            ws.send("again")
+            assert ws.recv(timeout=5) == "again"
+    _wait_for_no_connections(limits)

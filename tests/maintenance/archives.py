@@ -1,0 +1,143 @@
+"""Building archives by hand for restore tests: good ones, and every kind of hostile one."""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import sqlite3
+import stat
+import tarfile
+import time
+import zipfile
+from pathlib import Path
+from typing import Any
+
+
+def wait_for_job(server: Any, key: str, job_id: str, timeout: float = 120) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = server.get(f"/v1/display/backup/jobs/{job_id}", key=key).json()
+        if job["status"] in ("ready", "failed"):
+            return job
+        time.sleep(0.1)
+    raise AssertionError(f"backup job {job_id} did not finish: {job}")
+
+
+def backup(server: Any, key: str, fmt: str = "zip", **flags: bool) -> bytes:
+    query = "&".join([f"format={fmt}"] + [f"{k}={'true' if v else 'false'}" for k, v in flags.items()])
+    created = server.request("POST", f"/v1/display/backup/jobs?{query}", key=key)
+    assert created.status_code == 202, created.text
+    job = wait_for_job(server, key, created.json()["job_id"])
+    assert job["status"] == "ready", job
+    return server.get(f"/v1/display/backup/jobs/{job['job_id']}/download", key=key).content
+
+
+def members_of(archive: bytes) -> dict[str, bytes]:
+    """Every member of a zip or tgz archive, by name."""
+    if archive[:2] == b"PK":
+        with zipfile.ZipFile(io.BytesIO(archive)) as zf:
+            return {name: zf.read(name) for name in zf.namelist()}
+    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tf:
+        return {m.name: tf.extractfile(m).read() for m in tf.getmembers()}
+
+
+def manifest_for(files: dict[str, bytes], **overrides: Any) -> dict:
+    manifest = {
+        "format": "svc-display-backup", "format_version": 1, "app": "svc-display", "version": "0.1.0",
+        "schema_version": 1, "created_at_ms": 1, "includes": {"database": "db/svc_display.sqlite3" in files,
+                                                              "blobs": True},
+        "files": [{"path": name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+                  for name, data in files.items()],
+    }
+    manifest.update(overrides)
+    return manifest
+
+
+def build_zip(files: dict[str, bytes], manifest: dict | None = None, extra: list[tuple[zipfile.ZipInfo, bytes]] = (),
+              compression: int = zipfile.ZIP_DEFLATED) -> bytes:
+    """``files`` listed in the manifest (unless ``manifest`` is given), plus ``extra`` raw members."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=compression) as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+        for info, data in extra:
+            zf.writestr(info, data)
+        zf.writestr("manifest.json", json.dumps(manifest if manifest is not None else manifest_for(files)))
+    return buffer.getvalue()
+
+
+def zip_info(name: str, mode: int) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name)
+    info.external_attr = mode << 16
+    return info
+
+
+def build_tgz(files: dict[str, bytes], manifest: dict | None = None, extra: list[tarfile.TarInfo] = ()) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tf:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+        for info in extra:
+            tf.addfile(info, io.BytesIO(b"\0" * info.size) if info.isreg() else None)
+        raw = json.dumps(manifest if manifest is not None else manifest_for(files)).encode()
+        info = tarfile.TarInfo("manifest.json")
+        info.size = len(raw)
+        tf.addfile(info, io.BytesIO(raw))
+    return buffer.getvalue()
+
+
+def tar_info(name: str, kind: bytes, linkname: str = "", size: int = 0) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type = kind
+    info.linkname = linkname
+    info.size = size
+    return info
+
+
+def sqlite_bytes(tmp: Path, build: Any) -> bytes:
+    """A SQLite file made by ``build(connection)``, as bytes (rollback journal, no -wal)."""
+    path = tmp / f"db-{time.monotonic_ns()}.sqlite3"
+    conn = sqlite3.connect(path)
+    build(conn)
+    conn.commit()
+    conn.close()
+    return path.read_bytes()
+
+
+def corrupt_database(tmp: Path) -> bytes:
+    """A SQLite file that opens but fails ``PRAGMA integrity_check`` (an index page scrambled)."""
+    def build(conn: sqlite3.Connection) -> None:
+        conn.execute("CREATE TABLE svc_applied_migration (plugin TEXT, migration_id TEXT, applied_at_ms INTEGER)")
+        conn.execute("CREATE TABLE t (a TEXT)")
+        conn.execute("CREATE INDEX t_a ON t (a)")
+        conn.executemany("INSERT INTO t VALUES (?)", [(f"value-{i:05d}",) for i in range(3000)])
+
+    data = bytearray(sqlite_bytes(tmp, build))
+    path = tmp / "probe.sqlite3"
+    path.write_bytes(data)
+    conn = sqlite3.connect(path)
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 't_a'").fetchone()[0]
+    conn.close()
+    # the index root page is interior: scramble its cell content area (the end of the page)
+    start = root * page_size - 400
+    data[start:start + 300] = bytes((b * 7 + 13) % 256 for b in data[start:start + 300])
+    return bytes(data)
+
+
+def future_database(db: bytes, tmp: Path) -> bytes:
+    """The same database with one migration this build has never heard of."""
+    path = tmp / f"future-{time.monotonic_ns()}.sqlite3"
+    path.write_bytes(db)
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO svc_applied_migration (plugin, migration_id, applied_at_ms) "
+                 "VALUES ('maintenance', 'from_the_future', 1)")
+    conn.commit()
+    conn.close()
+    return path.read_bytes()
+
+
+SYMLINK = stat.S_IFLNK | 0o777
+CHAR_DEVICE = stat.S_IFCHR | 0o600

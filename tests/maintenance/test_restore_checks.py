@@ -1,0 +1,300 @@
+"""Hostile archives: each is refused with 400 invalid_backup_archive (or 409 backup_too_new) and the
+live database, media and data dir are exactly as before."""
+from __future__ import annotations
+
+import json
+import os
+import tarfile
+import zipfile
+
+import pytest
+
+from tests.maintenance.archives import (
+    CHAR_DEVICE,
+    SYMLINK,
+    backup,
+    build_tgz,
+    build_zip,
+    corrupt_database,
+    future_database,
+    manifest_for,
+    members_of,
+    sqlite_bytes,
+    tar_info,
+    zip_info,
+)
+from tests.conftest import ServerProcess
+from tests.maintenance.conftest import database_rows, server_env, tree_digest
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def good(shared_server):
+    """The files of a real backup of the shared server (a photo blob included)."""
+    media = shared_server.data_dir / "media" / "photos"
+    media.mkdir(parents=True, exist_ok=True)
+    (media / "a.jpg").write_bytes(b"\xff\xd8 not really a jpeg" * 100)
+    (media / "a.jpg.meta.json").write_text('{"content_type": "image/jpeg", "size": 2000}')
+    files = members_of(backup(shared_server, shared_server.admin, "zip"))
+    files.pop("manifest.json")
+    return files
+
+
+def _state(server) -> tuple:
+    data_dir = server.data_dir
+    return (database_rows(data_dir / "svc_display.sqlite3"), tree_digest(data_dir / "media"),
+            sorted(p.name for p in data_dir.iterdir() if p.name not in ("backup-jobs",)))
+
+
+def _with(files: dict, **changes: bytes) -> dict:
+    return {**files, **changes}
+
+
+def _cases(good: dict, tmp) -> dict:
+    zeros = b"\0" * (40 * 1024 * 1024)
+    truncated_zip = build_zip(good)
+    truncated_tgz = build_tgz(good)
+    listed = _with(good, **{"media/extra.bin": b"x"})
+    tampered = manifest_for(good)
+    tampered["files"][-1]["sha256"] = "0" * 64
+    other_app = sqlite_bytes(tmp, lambda c: c.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)"))
+    return {
+        "zip_slip_dotdot": (build_zip(good, extra=[(zipfile.ZipInfo("../evil.txt"), b"x")]), "unsafe_path"),
+        "zip_slip_media_dotdot": (build_zip(good, extra=[(zipfile.ZipInfo("media/../../evil"), b"x")]),
+                                  "unsafe_path"),
+        "zip_absolute": (build_zip(good, extra=[(zipfile.ZipInfo("/tmp/evil.txt"), b"x")]), "unsafe_path"),
+        "tgz_slip_dotdot": (build_tgz(good, extra=[tar_info("../evil.txt", tarfile.REGTYPE, size=1)]),
+                            "unsafe_path"),
+        "tgz_absolute": (build_tgz(good, extra=[tar_info("/tmp/evil.txt", tarfile.REGTYPE, size=1)]), "unsafe_path"),
+        "zip_symlink": (build_zip(good, extra=[(zip_info("media/link", SYMLINK), b"/etc/passwd")]), "link_member"),
+        "tgz_symlink": (build_tgz(good, extra=[tar_info("media/link", tarfile.SYMTYPE, "/etc/passwd")]),
+                        "link_member"),
+        "tgz_hardlink": (build_tgz(good, extra=[tar_info("media/hard", tarfile.LNKTYPE, "/etc/passwd")]),
+                         "link_member"),
+        "tgz_device": (build_tgz(good, extra=[tar_info("media/dev", tarfile.CHRTYPE)]), "device_member"),
+        "zip_device": (build_zip(good, extra=[(zip_info("media/dev", CHAR_DEVICE), b"")]), "device_member"),
+        "zip_unlisted": (build_zip(listed, manifest=manifest_for(good)), "unlisted_member"),
+        "tgz_unlisted": (build_tgz(listed, manifest=manifest_for(good)), "unlisted_member"),
+        "zip_missing": (build_zip(good, manifest=manifest_for(listed)), "missing_member"),
+        "zip_checksum": (build_zip(good, manifest=tampered), "checksum_mismatch"),
+        "tgz_checksum": (build_tgz(good, manifest=tampered), "checksum_mismatch"),
+        "zip_bomb": (build_zip(_with(good, **{"media/bomb.bin": zeros})), "expansion_limit"),
+        "tgz_bomb": (build_tgz(_with(good, **{"media/bomb.bin": zeros})), "expansion_limit"),
+        "zip_truncated": (truncated_zip[: len(truncated_zip) // 2], "corrupt_archive"),
+        "tgz_truncated": (truncated_tgz[: len(truncated_tgz) // 2], "corrupt_archive"),
+        "not_an_archive": (b"this is not an archive at all", "not_an_archive"),
+        "empty_body": (b"", "not_an_archive"),
+        "no_manifest": (_zip_without_manifest(good), "manifest_missing"),
+        "database_fails_integrity_check": (build_zip(_with(good, **{"db/svc_display.sqlite3": corrupt_database(tmp)})),
+                                           "database_integrity"),
+        "database_not_sqlite": (build_zip(_with(good, **{"db/svc_display.sqlite3": b"SQLite format 2\0" * 64})),
+                                "database_integrity"),
+        "database_of_another_application": (build_zip(_with(good, **{"db/svc_display.sqlite3": other_app})),
+                                             "not_svc_display_database"),
+        "unknown_manifest_version": (build_zip(good, manifest=manifest_for(good, format_version=2)),
+                                     "unknown_manifest_version"),
+        "foreign_manifest": (build_zip(good, manifest=manifest_for(good, format="other-backup")),
+                             "manifest_invalid"),
+        "unexpected_name": (build_zip(_with(good, **{"etc/passwd": b"root"})), "unsafe_path"),
+        "zip_file_then_folder": (build_zip(_with(good, **{"media/a": b"x", "media/a/b": b"y"})),
+                                 "path_conflict"),
+        "tgz_folder_then_file": (build_tgz(_with(good, **{"media/a/b": b"y", "media/a": b"x"})),
+                                 "path_conflict"),
+    }
+
+
+def _zip_without_manifest(files: dict) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    return buffer.getvalue()
+
+
+CASES = ["zip_slip_dotdot", "zip_slip_media_dotdot", "zip_absolute", "tgz_slip_dotdot", "tgz_absolute",
+         "zip_symlink", "tgz_symlink", "tgz_hardlink", "tgz_device", "zip_device", "zip_unlisted", "tgz_unlisted",
+         "zip_missing", "zip_checksum", "tgz_checksum", "zip_bomb", "tgz_bomb", "zip_truncated", "tgz_truncated",
+         "not_an_archive", "empty_body", "no_manifest", "database_fails_integrity_check", "database_not_sqlite",
+         "database_of_another_application", "unknown_manifest_version", "foreign_manifest", "unexpected_name",
+         "zip_file_then_folder", "tgz_folder_then_file"]
+
+
+@pytest.fixture(scope="module")
+def cases(good, tmp_path_factory):
+    return _cases(good, tmp_path_factory.mktemp("hostile"))
+
+
+def test_hostile_archives_are_refused_and_change_nothing(shared_server, cases):
+    server, key = shared_server, shared_server.admin
+    before = _state(server)
+    for name in CASES:
+        body, reason = cases[name]
+        answer = server.request("POST", "/v1/display/backup/restore?confirm=yes", key=key, data=body,
+                                headers={"Content-Type": "application/octet-stream"})
+        assert answer.status_code == 400, (name, answer.text)
+        assert answer.json()["code"] == "invalid_backup_archive", (name, answer.text)
+        assert answer.json()["details"]["reason"] == reason, (name, answer.text)
+        assert _state(server) == before, name
+    assert not (server.data_dir.parent / "evil.txt").exists() and not (server.data_dir / "evil.txt").exists()
+    assert server.process.poll() is None  # still serving
+
+
+def test_newer_schema_is_409_backup_too_new(shared_server, good, tmp_path):
+    server, key = shared_server, shared_server.admin
+    before = _state(server)
+    schema = server.get("/v1/health").json()["schema_version"]
+    future_row = _with(good, **{"db/svc_display.sqlite3": future_database(good["db/svc_display.sqlite3"], tmp_path)})
+    for body in (build_zip(future_row, manifest=manifest_for(future_row, schema_version=schema)),
+                 build_tgz(good, manifest=manifest_for(good, schema_version=schema + 1))):
+        answer = server.request("POST", "/v1/display/backup/restore?confirm=yes", key=key, data=body)
+        assert answer.status_code == 409 and answer.json()["code"] == "backup_too_new", answer.text
+        assert _state(server) == before
+
+
+def test_confirmation_is_required(shared_server, good):
+    server = shared_server
+    before = _state(server)
+    for query in ("", "?confirm=no", "?confirm=YES"):
+        answer = server.request("POST", "/v1/display/backup/restore" + query, key=server.admin,
+                                data=build_zip(good))
+        assert answer.status_code == 400 and answer.json()["code"] == "confirmation_required", answer.text
+    assert _state(server) == before
+
+
+def test_a_body_over_2_gib_is_413_before_it_is_read(shared_server):
+    import http.client
+    import ssl
+
+    server = shared_server
+    before = _state(server)
+    context = ssl.create_default_context(cafile=server.verify)
+    connection = http.client.HTTPSConnection("127.0.0.1", server.port, context=context, timeout=30)
+    connection.putrequest("POST", "/v1/display/backup/restore?confirm=yes")
+    connection.putheader("Authorization", f"Bearer {server.admin}")
+    connection.putheader("Content-Length", str(2 * 1024 ** 3 + 1))
+    connection.endheaders()
+    connection.send(b"PK\x03\x04")  # the rest never comes: the answer must not wait for it
+    answer = connection.getresponse()
+    assert answer.status == 413 and json.loads(answer.read())["code"] == "payload_too_large"
+    connection.close()
+    assert _state(server) == before
+
+
+def test_a_chunked_body_is_read_too(shared_server, cases):
+    """A proxy may stream the archive without Content-Length: the body is still read to its end."""
+    server = shared_server
+    body, reason = cases["zip_checksum"]
+    before = _state(server)
+
+    def chunks():
+        for start in range(0, len(body), 4096):
+            yield body[start:start + 4096]
+
+    answer = server.request("POST", "/v1/display/backup/restore?confirm=yes", key=server.admin, data=chunks())
+    assert answer.status_code == 400 and answer.json()["details"]["reason"] == reason, answer.text
+    assert _state(server) == before
+
+
+def test_a_sparse_tar_member_is_refused(shared_server, good):
+    """GNU sparse members expand holes that the decompressed stream never carries."""
+    import io
+
+    server = shared_server
+    before = _state(server)
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.GNU_FORMAT) as tf:
+        info = tarfile.TarInfo("media/sparse.bin")
+        info.type = tarfile.GNUTYPE_SPARSE
+        info.size = 0
+        tf.addfile(info)
+    answer = server.request("POST", "/v1/display/backup/restore?confirm=yes", key=server.admin,
+                            data=buffer.getvalue())
+    assert answer.status_code == 400 and answer.json()["details"]["reason"] == "unexpected_member", answer.text
+    assert _state(server) == before
+
+
+FILE_LIMIT = 8 * 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def small_disk(tmp_path_factory):
+    """A server that cannot write a file past 8 MiB (RLIMIT_FSIZE, set at its start by a
+    sitecustomize module): writes fail with EFBIG as they would with ENOSPC on a full disk."""
+    folder = tmp_path_factory.mktemp("small-disk")
+    hook = folder / "fsize-limit"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(
+        f"import resource\nresource.setrlimit(resource.RLIMIT_FSIZE, ({FILE_LIMIT}, {FILE_LIMIT}))\n")
+    server = ServerProcess(server_env(folder), extra_pythonpath=[str(hook)]).start(timeout=60)
+    server.admin = server.key("admin")
+    yield server
+    server.stop()
+
+
+def test_a_disk_that_fails_while_staging_is_507_and_changes_nothing(small_disk, good):
+    server, key = small_disk, small_disk.admin
+    before = _state(server)
+    # 10 MiB once expanded (past the file limit), far under the 200x expansion ratio
+    big = bytes(9 * 1024 * 1024) + os.urandom(1024 * 1024)
+    bodies = {"zip member": build_zip(_with(good, **{"media/big.bin": big})),
+              "tgz member": build_tgz(_with(good, **{"media/big.bin": big}))}
+    for what, body in bodies.items():
+        answer = server.request("POST", "/v1/display/backup/restore?confirm=yes", key=key, data=body)
+        assert answer.status_code == 507, (what, answer.text)
+        error = answer.json()
+        assert (error["code"], error["details"]) == ("insufficient_storage", {"errno": "EFBIG"}), what
+        assert "disk" in error["message"] and str(server.data_dir) not in error["message"]
+        assert _state(server) == before, what
+    # the upload cannot be saved: a file stands where its folder belongs
+    blocker = server.data_dir / "restore-upload"
+    blocker.write_bytes(b"not a folder")
+    try:
+        before = _state(server)
+        body = build_zip(good)
+        answer = server.request("POST", "/v1/display/backup/restore?confirm=yes", key=key, data=body)
+        assert answer.status_code == 507 and answer.json()["details"] == {"errno": "EEXIST"}, answer.text
+        assert _state(server) == before
+    finally:
+        blocker.unlink()
+    assert server.process.poll() is None
+
+
+def test_the_4_gib_expansion_cap_holds_on_its_own(shared_server, good):
+    """Archives large enough that 200 times their size is above 4 GiB, whose members declare
+    more than 4 GiB: refused by the 4 GiB cap alone, before anything that size is written."""
+    import io
+
+    server = shared_server
+    before = _state(server)
+    padding = os.urandom(26 * 1024 * 1024)  # 200 x 26 MiB > 4 GiB: the ratio allows what follows
+    declared = 1536 * 1024 * 1024  # three members of 1.5 GiB: 4.5 GiB declared
+    small = b"tiny"
+    files = _with(good, **{"media/pad.bin": padding}, **{f"media/big-{n}.bin": small for n in range(3)})
+    zipped = bytearray(build_zip(files, compression=zipfile.ZIP_STORED))
+    # the central directory's uncompressed sizes of the three members say 1.5 GiB each
+    for n in range(3):
+        name = f"media/big-{n}.bin".encode()
+        at = zipped.rfind(b"PK\x01\x02", 0, zipped.rfind(name))
+        assert at > 0 and zipped[at + 46:at + 46 + len(name)] == name
+        zipped[at + 24:at + 28] = declared.to_bytes(4, "little")
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=1) as tf:
+        info = tarfile.TarInfo("media/pad.bin")
+        info.size = len(padding)
+        tf.addfile(info, io.BytesIO(padding))
+        info = tarfile.TarInfo("media/big.bin")
+        info.size = 3 * declared  # the header says 4.5 GiB; the stream never gets that far
+        tf.addfile(info)
+    expanded = sum(len(data) for data in good.values()) + len(padding) + 3 * declared
+    for name, body in (("zip", bytes(zipped)), ("tgz", buffer.getvalue())):
+        assert 4 * 1024 ** 3 < expanded < 200 * len(body), name  # over 4 GiB, under the 200x ratio
+        answer = server.request("POST", "/v1/display/backup/restore?confirm=yes", key=server.admin, data=body,
+                                timeout=120)
+        assert answer.status_code == 400, (name, answer.text)
+        error = answer.json()
+        assert error["details"]["reason"] == "expansion_limit", (name, error)
+        assert str(4 * 1024 ** 3) in error["message"], (name, error)
+        assert _state(server) == before, name

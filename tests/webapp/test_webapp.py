@@ -1,0 +1,411 @@
+"""The web app end to end: pair a display through the code on its screen, program it,
+raise and dismiss an alert, back it up and restore it, all by clicking in Chromium.
+
+Real processes: ``svc-controller serve`` (HTTPS, self-signed) and a headless
+``svc-display serve`` (HTTPS, self-signed) whose stderr carries the adoption code.
+"""
+from __future__ import annotations
+
+import re
+import time
+import uuid
+
+import pytest
+
+from tests.conftest import free_port
+from tests.controller.conftest import ControllerProcess, running, start_display
+from tests.webapp.conftest import Page, challenge_code, shoot
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory):
+    root = tmp_path_factory.mktemp("webapp")
+    display = start_display(root / "lobby")
+    controller = ControllerProcess(root / "ctl" / "data")
+    with running(display, controller):
+        controller.start()
+        yield {"display": display, "ctl": controller, "admin": display.key("admin", "test-admin")}
+
+
+@pytest.fixture(scope="module")
+def app(browser, fleet):
+    """A page on the controller with the display paired through the on-screen code."""
+    page = Page(browser, fleet["ctl"].url)
+    p = page.page
+    p.goto("/")
+    p.get_by_role("heading", name="Displays").wait_for()
+    p.get_by_label("Name").fill("Lobby")
+    p.get_by_label("Address").fill(fleet["display"].url)
+    p.get_by_label("Role to request").select_option("admin")
+    p.get_by_role("button", name="Request a code").click()
+    code_box = p.get_by_label("Code shown on the display")
+    code_box.wait_for()
+    identifier, code = challenge_code(fleet["display"], "svc-controller-lobby-")
+    code_box.fill(code.lower())  # typed as a person might: lower case is fine
+    p.get_by_role("button", name="Pair").click()
+    p.get_by_text("Lobby is paired (role admin).").wait_for()
+    page.identifier = identifier
+    yield page
+    page.close()
+
+
+def test_pairing_stores_a_working_key_and_shows_health(app, fleet):
+    p = app.page
+    card = p.locator("li.display", has_text="Lobby")
+    card.get_by_text("Reachable").wait_for()
+    assert "schema" in card.inner_text()
+    # the key the browser holds was issued by the display to this identifier
+    stored = p.evaluate("JSON.parse(localStorage.getItem('svc-controller.displays')).displays[0]")
+    assert stored["identifier"] == app.identifier and stored["role"] == "admin"
+    r = fleet["display"].get("/v1/adoption/session", key=stored["apiKey"])
+    assert r.status_code == 200 and r.json()["identifier"] == app.identifier
+    # a wrong code is refused next to the field, and no display is added
+    p.get_by_label("Name").fill("Second")
+    p.get_by_label("Address").fill(fleet["display"].url)
+    p.get_by_role("button", name="Request a code").click()
+    p.get_by_label("Code shown on the display").fill("0000-0000")
+    p.get_by_role("button", name="Pair").click()
+    p.get_by_text("That code is wrong or has expired").first.wait_for()
+    assert p.evaluate("JSON.parse(localStorage.getItem('svc-controller.displays')).displays.length") == 1
+    # errors from the proxy read as sentences: a dead address, then a public one
+    for address, words in ((f"https://127.0.0.1:{free_port()}", "The display cannot be reached."),
+                           ("https://8.8.8.8:8787", "only talks to displays on the local network")):
+        p.goto("/#/displays")
+        p.get_by_label("Name").fill("Elsewhere")
+        p.get_by_label("Address").fill(address)
+        p.get_by_role("button", name="Request a code").click()
+        notice = p.locator("#status", has_text=words)
+        notice.wait_for()
+        assert "{" not in notice.inner_text()
+    assert p.evaluate("JSON.parse(localStorage.getItem('svc-controller.displays')).displays.length") == 1
+    p.goto("/#/displays")
+    p.locator("li.display", has_text="Lobby").get_by_text("Reachable").wait_for()
+    shoot(app, "displays")
+    assert not app.errors, app.errors
+
+
+def test_removing_a_display_paired_here_revokes_its_key(app, fleet):
+    p = app.page
+    p.goto("/#/displays")
+    p.get_by_label("Name").fill("Spare")
+    p.get_by_label("Address").fill(fleet["display"].url)
+    p.get_by_label("Role to request").select_option("admin")
+    p.get_by_role("button", name="Request a code").click()
+    _, code = challenge_code(fleet["display"], "svc-controller-spare-")
+    p.get_by_label("Code shown on the display").fill(code)
+    p.get_by_role("button", name="Pair").click()
+    p.get_by_text("Spare is paired (role admin).").wait_for()
+    key = p.evaluate("JSON.parse(localStorage.getItem('svc-controller.displays')).displays"
+                     ".find((d) => d.id === 'spare').apiKey")
+    assert fleet["display"].get("/v1/adoption/session", key=key).status_code == 200
+    p.get_by_role("button", name="Remove Spare").click()
+    p.get_by_role("dialog").get_by_role("button", name="Remove").click()
+    p.get_by_text("Spare removed and its key revoked.").wait_for()
+    assert fleet["display"].get("/v1/adoption/session", key=key).status_code == 401
+    names = p.evaluate("JSON.parse(localStorage.getItem('svc-controller.displays')).displays.map((d) => d.name)")
+    assert names == ["Lobby"]
+    assert p.locator("#display-picker").input_value() == "lobby"
+    assert not app.errors, app.errors
+
+
+def test_message_slide_created_through_the_generated_form(app, fleet):
+    p = app.page
+    p.goto("/#/program")
+    screens = p.locator("#program-screens")
+    screens.get_by_role("button", name="New screen").click()
+    form = p.get_by_role("form", name="New screen")
+    form.get_by_label("Type").select_option("message")
+    slide = f"hello-{uuid.uuid4().hex[:6]}"
+    form.get_by_label("Id").fill(slide)
+    form.get_by_label("Name").fill("Hello slide")
+    form.get_by_label("Title").fill("Hello")
+    form.get_by_label("Body (required)").fill("Welcome to the lobby")
+    # a bad colour: the message sits next to its field and nothing is sent
+    colour = form.get_by_label("Background Color")
+    colour.fill("red")
+    form.get_by_role("button", name="Create screen").click()
+    error = p.locator("[data-field=backgroundColor] .field-error")
+    error.wait_for()
+    assert "colour" in error.inner_text()
+    assert colour.get_attribute("aria-invalid") == "true"
+    shoot(app, "program-validation", focus=colour)
+    assert fleet["display"].get(f"/v1/screens/{slide}", key=fleet["admin"]).status_code == 404
+    colour.fill("#203040")
+    form.get_by_role("button", name="Create screen").click()
+    screens.get_by_role("row", name=re.compile("Hello slide")).wait_for()
+    rows = fleet["display"].get("/v1/screens", key=fleet["admin"]).json()["items"]
+    mine = [r for r in rows if r["id"] == slide]
+    assert mine and mine[0]["screen_type"] == "message"
+    assert mine[0]["config_json"] == {"title": "Hello", "body": "Welcome to the lobby", "textAlign": "center",
+                                      "backgroundColor": "#203040"}
+    shoot(app, "program")
+    assert not app.errors, app.errors
+
+
+def test_the_displays_own_validation_message_lands_next_to_the_field(app, fleet):
+    """A value the form cannot judge (a zone that does not exist) is refused by the display;
+    its message is shown next to the field, not as raw JSON."""
+    p = app.page
+    p.goto("/#/program")
+    p.locator("#program-screens").get_by_role("button", name="New screen").click()
+    form = p.get_by_role("form", name="New screen")
+    form.get_by_label("Type").select_option("clock")
+    form.get_by_label("Time Zone").fill("Mars/Olympus_Mons")
+    form.get_by_role("button", name="Create screen").click()
+    error = p.locator("[data-field=timeZone] .field-error")
+    error.wait_for()
+    assert error.inner_text().strip() and "{" not in error.inner_text()
+    assert "{" not in p.locator("#status").inner_text()
+    form.get_by_role("button", name="Cancel").click()
+    assert not app.errors, app.errors
+
+
+def test_ticker_tape_created_weighted_and_deleted(app, fleet):
+    p = app.page
+    p.goto("/#/program")
+    p.locator("#program-tickers").get_by_role("button", name="New ticker tape").click()
+    form = p.get_by_role("form", name="New ticker tape")
+    form.get_by_label("Type").select_option("time")
+    tape = f"clock-{uuid.uuid4().hex[:6]}"
+    form.get_by_label("Id").fill(tape)
+    form.get_by_label("Weight").fill("3")
+    form.get_by_label("Label Prefix").fill("Paris")
+    form.get_by_label("Time Zone").fill("Europe/Paris")
+    form.get_by_role("button", name="Create ticker tape").click()
+    row = p.locator(f"#program-tickers tr[data-id='{tape}']")
+    row.wait_for()
+    got = fleet["display"].get(f"/v1/ticker/tapes/{tape}", key=fleet["admin"]).json()
+    assert got["ticker_type"] == "time" and got["frequency_weight"] == 3
+    assert got["config_json"]["labelPrefix"] == "Paris" and got["config_json"]["timeZone"] == "Europe/Paris"
+    row.get_by_role("button", name=f"Delete {tape}").click()
+    p.get_by_role("dialog").get_by_role("button", name="Delete").click()
+    p.get_by_text(f"{tape} deleted.").wait_for()
+    assert fleet["display"].get(f"/v1/ticker/tapes/{tape}", key=fleet["admin"]).status_code == 404
+    assert not app.errors, app.errors
+
+
+def test_overlay_toggled_from_the_list(app, fleet):
+    p = app.page
+    p.goto("/#/program")
+    overlay = "default_birthday_example_may_13"
+    row = p.locator(f"#program-overlays tr[data-id='{overlay}']")
+    switch = row.get_by_role("switch")
+    switch.wait_for()
+    before = fleet["display"].get(f"/v1/display/overlays/{overlay}", key=fleet["admin"]).json()["enabled"]
+    assert switch.is_checked() == before
+    switch.click()
+    p.get_by_text("enabled." if not before else "disabled.").first.wait_for()
+    after = fleet["display"].get(f"/v1/display/overlays/{overlay}", key=fleet["admin"]).json()["enabled"]
+    assert after is (not before)
+    assert not app.errors, app.errors
+
+
+def test_overlay_window_and_nth_weekday_edited(app, fleet):
+    p = app.page
+    p.goto("/#/program")
+    overlay = "default_birthday_example_may_13"
+    p.locator(f"#program-overlays tr[data-id='{overlay}']").get_by_role("button", name="Edit").click()
+    form = p.get_by_role("form", name=f"Edit {overlay}")
+    form.get_by_label("End month").fill("5")
+    form.get_by_label("End day").fill("20")
+    form.get_by_label("Nth week of the month").fill("2")
+    form.get_by_label("Weekday (1 = Monday … 7 = Sunday)").fill("7")
+    form.get_by_label("Density").fill("0.5")
+    form.get_by_role("button", name="Save changes").click()
+    p.locator(f"#program-overlays tr[data-id='{overlay}']", has_text="May 13 – May 20").wait_for()
+    row = fleet["display"].get(f"/v1/display/overlays/{overlay}", key=fleet["admin"]).json()
+    assert (row["end_month"], row["end_day"], row["nth_week_of_month"], row["nth_weekday"]) == (5, 20, 2, 7)
+    assert row["config_json"]["density"] == 0.5 and row["config_json"]["messages"]  # the rest of the config kept
+    assert not app.errors, app.errors
+
+
+def test_photo_upload_and_moderation(app, fleet, tmp_path):
+    from PIL import Image
+
+    photo = tmp_path / "tree.png"
+    Image.new("RGB", (64, 48), (40, 160, 90)).save(photo)
+    p = app.page
+    p.goto("/#/content")
+    upload = p.get_by_role("form", name="Upload a photo")
+    upload.get_by_label("Photo", exact=True).set_input_files(str(photo))
+    upload.get_by_label("Description (alt text)").fill("A green tree")
+    upload.get_by_role("button", name="Upload photo").click()
+    p.get_by_text("Photo uploaded.").wait_for()
+    p.get_by_label("Catalog").select_option("photos")
+    p.get_by_label("Search").fill("green tree")
+    p.get_by_role("search").filter(has=p.get_by_label("Catalog")).get_by_role("button", name="Search").click()
+    row = p.get_by_role("row", name=re.compile("A green tree"))
+    row.get_by_role("button", name="Suppress").click()
+    p.get_by_text("Hidden from the display.").wait_for()
+    items = fleet["display"].get("/v1/catalog/photos?alt_text=green%20tree", key=fleet["admin"]).json()["items"]
+    assert len(items) == 1 and items[0]["suppressed"] is True and items[0]["integration_type"] == "manual_entry"
+    p.get_by_role("row", name=re.compile("A green tree")).get_by_role("button", name="Restore").click()
+    p.get_by_text("Shown again.").wait_for()
+    items = fleet["display"].get("/v1/catalog/photos?alt_text=green%20tree", key=fleet["admin"]).json()["items"]
+    assert items[0]["suppressed"] is False
+    # a trivia question and a calendar event of one's own
+    trivia = p.get_by_role("form", name="Add a trivia question")
+    trivia.get_by_label("Question (required)").fill("Which planet is red?")
+    for letter, answer in zip("ABCD", ("Venus", "Mars", "Earth", "Jupiter")):
+        trivia.get_by_label(f"Answer {letter} (required)").fill(answer)
+    trivia.get_by_label("Right answer (required)").select_option("B")
+    trivia.get_by_role("button", name="Add trivia question").click()
+    p.get_by_text("Trivia question added.").wait_for()
+    rows = fleet["display"].get("/v1/catalog/trivia?question=planet%20is%20red", key=fleet["admin"]).json()["items"]
+    assert [(r["option_b"], r["correct_option"]) for r in rows] == [("Mars", "B")]
+    event = p.get_by_role("form", name="Add a calendar event")
+    event.get_by_label("Title (required)").fill("Team lunch")
+    event.get_by_label("Starts (required)").fill("2030-05-13T12:00")
+    event.get_by_label("Ends (required)").fill("2030-05-13T13:30")
+    event.get_by_role("button", name="Add calendar event").click()
+    p.get_by_text("Calendar event added.").wait_for()
+    rows = fleet["display"].get("/v1/catalog/calendar-events?title=Team%20lunch", key=fleet["admin"]).json()["items"]
+    assert len(rows) == 1 and rows[0]["end_ms"] - rows[0]["start_ms"] == 90 * 60_000
+    assert not app.errors, app.errors
+
+
+def test_integration_secret_entered_and_never_shown_back(app, fleet):
+    secret = f"token-{uuid.uuid4().hex}"
+    p = app.page
+    p.goto("/#/content")
+    p.get_by_label("enabled only").uncheck()
+    p.get_by_label("Find").fill("home_assistant")  # the display strips "_" from q: the page searches "home"
+    p.get_by_role("search").filter(has=p.get_by_label("Find")).get_by_role("button", name="Search").click()
+    card = p.locator("li.integration", has=p.get_by_role("heading", name=re.compile("^home_assistant")))
+    card.get_by_text("secrets missing").wait_for()
+    card.get_by_text("Secrets", exact=True).click()
+    card.get_by_label("token").fill(secret)
+    card.get_by_text("Settings", exact=True).click()  # the form generated from the type's schema
+    card.get_by_label("Base Url").fill("http://192.168.1.50:8123")  # disabled: never contacted
+    card.get_by_role("button", name="Save home_assistant").click()
+    p.get_by_text("home_assistant saved.").wait_for()
+    card = p.locator("li.integration", has=p.get_by_role("heading", name=re.compile("^home_assistant")))
+    card.get_by_text("secrets set").wait_for()
+    assert secret not in p.content()
+    assert all(secret not in v for v in p.evaluate("Object.values(localStorage)"))
+    rows = fleet["display"].get("/v1/integrations?q=home", key=fleet["admin"])
+    assert secret not in rows.text
+    mine = [r for r in rows.json()["items"] if r["integration_type"] == "home_assistant"]
+    assert [r["secrets_configured"] for r in mine] == [True] and not mine[0]["enabled"]
+    assert mine[0]["config_json"]["baseUrl"] == "http://192.168.1.50:8123"
+    assert not app.errors, app.errors
+
+
+def test_weather_location_added_as_an_interest(app, fleet):
+    p = app.page
+    p.goto("/#/content")
+    box = p.locator("section", has=p.get_by_role("heading", name="Weather locations"))
+    box.get_by_text("Add a location").click()
+    box.get_by_label("Id (required)").fill("office")
+    box.get_by_label("Name (required)").fill("Office")
+    box.get_by_label("Latitude (required)").fill("91")
+    box.get_by_role("button", name="Add location").click()
+    box.get_by_text("Must be at most 90.").wait_for()
+    box.get_by_label("Latitude (required)").fill("48.85")
+    box.get_by_label("Longitude (required)").fill("2.35")
+    box.get_by_role("button", name="Add location").click()
+    p.get_by_text("Weather locations: office added.").wait_for()
+    items = fleet["display"].get("/v1/interests/weather-locations", key=fleet["admin"]).json()["items"]
+    assert [(i["id"], i["name"], i["latitude"]) for i in items] == [("office", "Office", 48.85)]
+    assert not app.errors, app.errors
+
+
+def test_alert_raised_and_dismissed(app, fleet):
+    p = app.page
+    p.goto("/#/alerts")
+    p.get_by_label("Title").fill("Fire drill at 3")
+    p.get_by_label("Text").fill("Please use the stairs")
+    p.get_by_label("Severity").select_option("warning")
+    p.get_by_label("Expires after").select_option(label="4 hours")
+    started = int(time.time() * 1000)
+    p.get_by_role("button", name="Raise alert").click()
+    row = p.get_by_role("row", name=re.compile("Fire drill at 3"))
+    row.wait_for()
+    alerts = fleet["display"].get("/v1/alerts", key=fleet["admin"]).json()["items"]
+    mine = [a for a in alerts if a["title"] == "Fire drill at 3"]
+    assert len(mine) == 1 and mine[0]["severity"] == "warning" and mine[0]["dismissed_at"] is None
+    assert abs(mine[0]["expires_at"] - (started + 4 * 3600_000)) < 120_000
+    shoot(app, "alerts")
+    row.get_by_role("button", name="Dismiss Fire drill at 3").click()
+    p.get_by_text('Alert "Fire drill at 3" dismissed.').wait_for()
+    gone = [a for a in fleet["display"].get("/v1/alerts", key=fleet["admin"]).json()["items"] if a["id"] == mine[0]["id"]]
+    assert gone and gone[0]["dismissed_at"] is not None
+    assert not app.errors, app.errors
+
+
+def test_settings_and_content_pages_work(app, fleet):
+    p = app.page
+    p.goto("/#/settings")
+    p.get_by_label("Temperature unit").select_option("f")
+    p.get_by_role("button", name="Save settings").click()
+    p.get_by_text("Settings saved.").wait_for()
+    assert fleet["display"].get("/v1/display/settings", key=fleet["admin"]).json()[
+        "display_weather_temperature_unit"] == "f"
+    # a theme of one's own: made with colour pickers, chosen, then deleted
+    p.get_by_text("Make a theme").click()
+    p.get_by_label("Theme name").fill("Ocean")
+    p.get_by_label("Accent 1").fill("#ff0000")
+    p.get_by_role("button", name="Create theme").click()
+    p.get_by_text("Theme Ocean created.").wait_for()
+    custom = [t for t in fleet["display"].get("/v1/display/themes", key=fleet["admin"]).json()["items"]
+              if t["label"] == "Ocean"]
+    assert len(custom) == 1 and custom[0]["preview"]["accents"][0] == "#ff0000"
+    p.get_by_role("radio", name="Ocean").check()
+    p.get_by_role("button", name="Save settings").click()
+    p.get_by_text("Settings saved.").wait_for()
+    assert fleet["display"].get("/v1/display/settings", key=fleet["admin"]).json()["display_theme_id"] == custom[0]["id"]
+    shoot(app, "settings")
+    p.get_by_role("button", name="Delete theme Ocean").click()
+    p.get_by_role("dialog").get_by_role("button", name="Delete").click()
+    p.get_by_text("Theme Ocean deleted.").wait_for()
+    assert fleet["display"].get("/v1/display/settings", key=fleet["admin"]).json()["display_theme_id"] == "navy_coral"
+    p.goto("/#/content")
+    p.get_by_role("heading", name="Integrations").wait_for()
+    p.get_by_role("heading", name="Catalog").wait_for()
+    shoot(app, "content")
+    assert not app.errors, app.errors
+
+
+def test_backup_target_pull_and_restore(app, fleet):
+    display, admin = fleet["display"], fleet["admin"]
+    p = app.page
+    keep = f"keep-{uuid.uuid4().hex[:6]}"
+    r = display.request("POST", "/v1/screens", key=admin,
+                        json={"id": keep, "screen_type": "message", "config_json": {"body": "in the backup"}})
+    assert r.status_code == 201, r.text
+    p.goto("/#/backups")
+    p.get_by_role("button", name="Save target").click()
+    target = p.locator("li.target", has_text="lobby")
+    target.wait_for()
+    assert "0 2 * * 0" in target.inner_text()
+    targets = fleet["ctl"].get("/bff/v1/backup-targets").json()["items"]
+    assert [t["displayId"] for t in targets] == ["lobby"] and targets[0]["apiKeyConfigured"]
+    target.get_by_role("button", name="Pull a backup now").click()
+    p.get_by_text("Backup of lobby stored.").wait_for(timeout=120_000)
+    snapshot_row = target.locator("tr[data-snapshot]")
+    snapshot_row.first.wait_for()
+    assert "manual" in snapshot_row.first.inner_text()
+    # download the stored archive, then upload it again as a snapshot of its own
+    with p.expect_download() as download:
+        snapshot_row.first.get_by_role("link", name="Download").click()
+    archive = download.value.path()
+    assert download.value.suggested_filename.startswith("svc-display-backup-lobby-")
+    target.locator("input[type=file]").set_input_files(str(archive))
+    p.get_by_text("Archive stored.").wait_for(timeout=60_000)
+    snaps = fleet["ctl"].get(f"/bff/v1/backup-targets/{targets[0]['id']}/snapshots").json()["items"]
+    assert sorted(s["source"] for s in snaps) == ["manual", "upload"]
+    assert snaps[0]["sha256"] == snaps[1]["sha256"]
+    shoot(app, "backups")
+    # the screen goes away, then the restore brings it back
+    assert display.request("DELETE", f"/v1/screens/{keep}", key=admin).status_code in (200, 204)
+    snapshot_row.first.get_by_role("button", name=re.compile("^Restore backup")).click()
+    dialog = p.get_by_role("dialog")
+    dialog.get_by_role("button", name="Restore now").click()
+    # the display exits with 75 for its supervisor (this test) to start it again
+    assert display.process.wait(60) == 75
+    display.start(timeout=60)
+    p.get_by_text("lobby restored.").wait_for(timeout=60_000)
+    assert display.get(f"/v1/screens/{keep}", key=admin).status_code == 200
+    assert not app.errors, app.errors

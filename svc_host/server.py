@@ -27,6 +27,7 @@ from falcon.routing import CompiledRouter
 
 from svc_host.http.bridge import WsgiBridge
 from svc_host.http.connection import BodyRules, CompleteRequests, ConnectionLimits, GuardedHttpToolsProtocol
+from svc_host.plugins import remove_state_file, write_state_file
 from svc_host.tls import certificate_fingerprint, ensure_certificate, first_non_loopback_ipv4, listening_urls
 
 log = logging.getLogger(__name__)
@@ -129,11 +130,19 @@ def serve(host: Any, wsgi_app: Any) -> None:
             _serve_uvicorn(host, wsgi_app)
     finally:
         host.close()
+        remove_state_file(settings.data_dir)
         log.info("stopped")
 
 
 def _serving(host: Any) -> None:
-    """The ``serving`` hook: the server accepts connections now (each plugin's failure is logged)."""
+    """The server accepts connections now: publish the entry points' states for
+    ``svc-display plugins list`` (another process; ``folder_plugins`` rewrites the file with
+    its sidecars' rows whenever they change), then the ``serving`` hook (each plugin's
+    failure is logged)."""
+    try:
+        write_state_file(host.settings.data_dir, host.plugins.states(loaded="running"))
+    except OSError as exc:
+        log.warning("plugins state file not written: %s", exc)
     host.plugins.call_quietly("serving", host=host)
 
 

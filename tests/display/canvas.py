@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import struct
 import subprocess
@@ -56,10 +57,11 @@ def only_plugins(*keep: str) -> dict[str, str]:
 
 
 def running_plugins(server: ServerProcess) -> set[str]:
-    """The plugins ``svc-display plugins list`` names with the server's environment."""
-    out = server.cli("plugins", "list")
+    """The plugins ``svc-display plugins list`` reports running with the server's environment
+    (the list also names the disabled ones, with their state)."""
+    out = server.cli("plugins", "list", "--json")
     assert out.returncode == 0, out.stderr
-    return {line.split()[0] for line in out.stdout.splitlines() if line.strip()}
+    return {row["id"] for row in json.loads(out.stdout) if row["state"] == "running"}
 
 
 class CanvasClient:

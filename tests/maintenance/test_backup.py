@@ -98,7 +98,9 @@ def test_one_job_at_a_time_others_pending_and_not_ready_downloads_409(shared_ser
         not_ready_answers = []
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline:
-            jobs = [server.get(f"/v1/display/backup/jobs/{i}", key=key).json() for i in ids]
+            # Read the latest job first: jobs run in creation order, so an earlier job still
+            # running after a later one was seen running is a real overlap, not a stale read.
+            jobs = [server.get(f"/v1/display/backup/jobs/{i}", key=key).json() for i in reversed(ids)][::-1]
             statuses = [j["status"] for j in jobs]
             assert statuses.count("running") <= 1, statuses
             seen_pending |= "pending" in statuses

@@ -54,6 +54,11 @@ DEFAULT_THEME_PREVIEW: dict[str, list[str]] = {
 themes, and the canvas uses it when no themes service answers. Defined once, here."""
 
 
+TITLE_BOX = (0.08, 0.08, 0.86, 0.16)
+"""The title band of the builtin slides (the renderer kit's ``text_slide`` and ``add_title``):
+``[x, y, width, height]`` as fractions of the slide from its top left corner."""
+
+
 def parse_color(value: Any, default: RGBA = (1.0, 1.0, 1.0, 1.0)) -> RGBA:
     """``#rgb``, ``#rgba``, ``#rrggbb`` or ``#rrggbbaa`` -> RGBA floats; anything else -> ``default``."""
     if not isinstance(value, str):
@@ -361,7 +366,7 @@ class Layer(Protocol):
     def dispose(self) -> None: ...
 
 
-__all__: Sequence[str] = ("RGBA", "DEFAULT_THEME_ID", "DEFAULT_THEME_PREVIEW", "Theme", "parse_color",
-                          "parse_colors", "theme_from_preview", "default_theme", "TickerContent",
+__all__: Sequence[str] = ("RGBA", "DEFAULT_THEME_ID", "DEFAULT_THEME_PREVIEW", "TITLE_BOX", "Theme",
+                          "parse_color", "parse_colors", "theme_from_preview", "default_theme", "TickerContent",
                           "RenderContext", "Widget", "Renderer", "renderer", "Preferences", "Rect", "Layout",
                           "Stage", "Layer")

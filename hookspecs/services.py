@@ -285,11 +285,14 @@ class FolderPlugins(Protocol):
     """The folder plugins of ``SVC_DISPLAY_PLUGINS_DIR`` and their sidecars: ``rows()`` as
     ``GET /v1/plugins`` lists them (``row(plugin_id)`` one folder plugin's, the accepted one
     when a refused folder claimed the same id); ``sidecar_url(plugin_id)`` is a running
-    sidecar's loopback base URL (None when it has none or it is not running)."""
+    sidecar's loopback base URL (None when it has none or it is not running);
+    ``template(plugin_id, name)`` is ``(the plugin's folder, its template name)``, validated at
+    startup, raising ``ValueError`` saying why there is none."""
 
     def rows(self) -> list[dict[str, Any]]: ...
     def row(self, plugin_id: str) -> dict[str, Any] | None: ...
     def sidecar_url(self, plugin_id: str) -> str | None: ...
+    def template(self, plugin_id: str, name: str) -> tuple[Any, dict[str, Any]]: ...
 
 
 # -- Keys ---------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Folder plugins (``SVC_DISPLAY_PLUGINS_DIR``): plugins outside Python, and what they reach the display with.
 
 - :mod:`.manifest`: discovery and the manifest's JSON Schema;
+- :mod:`.templates`: the template format (JSON Schema, placeholders), validated with the manifest;
 - :mod:`.supervisor`: each sidecar's process, health checks, restarts and stop;
 - :mod:`.keys`: each plugin's own key (principal ``plugin:<id>``);
 - :mod:`.registry`: the ``FOLDER_PLUGINS`` service, its rows and the state file;
@@ -30,7 +31,7 @@ SCREEN_TYPES: list[ScreenType] = [
     ScreenType(
         id="plugin_template",
         label="Plugin template",
-        description="A slide drawn from a plugin's template with data the plugin supplies.",
+        description="A slide drawn from a folder plugin's template (a JSON layout) filled with data.",
         renderer="builtin_plugins.folder_plugins.display:plugin_template",
         config_schema=obj("plugin_template", {
             "pluginId": SLUG,
@@ -38,7 +39,9 @@ SCREEN_TYPES: list[ScreenType] = [
             "data": {"type": "object", "maxProperties": 100},
             "backgroundBlobKey": BLOB_KEY,
         }, required=("pluginId", "template")),
-        example_config={"pluginId": "lunch-menu", "template": "menu_card", "data": {"dish": "Pasta"}},
+        example_config={"pluginId": "python-trivia", "template": "question",
+                        "data": {"question": "At which company was Unix first written?",
+                                 "options": ["IBM", "Xerox PARC", "Bell Labs", "DEC"]}},
     ),
 ]
 
@@ -46,7 +49,7 @@ OVERLAY_TYPES: list[OverlayType] = [
     OverlayType(
         id="plugin_template",
         label="Plugin celebration layer",
-        description="A plugin-drawn celebration layer from a template.",
+        description="A layer drawn from a folder plugin's template (a JSON layout) filled with data.",
         renderer="builtin_plugins.folder_plugins.display:plugin_template_overlay",
         config_schema=obj("plugin_template", {
             "plugin_id": SLUG,
@@ -54,7 +57,8 @@ OVERLAY_TYPES: list[OverlayType] = [
             "data": {"type": "object", "maxProperties": 100},
             "messages": MESSAGES,
         }, required=("plugin_id", "template")),
-        example_config={"plugin_id": "team-wins", "template": "trophy", "messages": ["We shipped it!"]},
+        example_config={"plugin_id": "python-trivia", "template": "cheer", "data": {"title": "Quiz champions"},
+                        "messages": ["Well played!"]},
     ),
     OverlayType(
         id="plugin_web",

@@ -1,59 +1,177 @@
 """The plugin types' drawing (Kivy-only, imported when a canvas starts): the ``plugin_template``
-slide and overlay and the ``plugin_web`` overlay (pictures of a page, :mod:`.web_snapshot`).
-Config keys: those of the types in :mod:`builtin_plugins.folder_plugins`."""
+slide and overlay (a plugin's template, :mod:`.templates`) and the ``plugin_web`` overlay
+(pictures of a page, :mod:`.web_snapshot`). Config keys: those of the types in
+:mod:`builtin_plugins.folder_plugins`."""
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+from builtin_plugins.folder_plugins.templates import TemplateError, fill_blocks
 from builtin_plugins.folder_plugins.web_snapshot import PeriodicSnapshot, shown_url
 from builtin_plugins.folder_plugins.web_snapshot import log as web_log
-from hookspecs.render import RenderContext, renderer
-from svc_host.display.kit import config_number, config_strings, config_text, panel_hint, position
+from hookspecs.render import RGBA, RenderContext, parse_color, renderer
+from hookspecs.services import FOLDER_PLUGINS, service
+from svc_host.display.kit import config_number, config_text, panel_hint, position
 from svc_host.display.kit import widgets as _w
 
-
-def template_lines(data: Any) -> tuple[str, list[str]]:
-    """(title, lines) of a plugin template's ``data``: ``title`` (or ``headline``) and
-    ``body``/``text``/``lines`` when present, else every scalar as ``key: value``."""
-    data = data if isinstance(data, dict) else {}
-    scalar = (str, int, float)
-    title = next((str(data[k]) for k in ("title", "headline") if isinstance(data.get(k), scalar)), "")
-    lines = [str(data[k]) for k in ("body", "text") if isinstance(data.get(k), scalar)]
-    if isinstance(data.get("lines"), list):
-        lines += [str(line) for line in data["lines"] if isinstance(line, scalar)]
-    if not lines:
-        lines = [f"{k}: {v}" for k, v in data.items()
-                 if k not in ("title", "headline") and isinstance(v, scalar) and not isinstance(v, bool)]
-    return title, lines[:20]
+log = logging.getLogger("builtin_plugins.folder_plugins.templates")
+_REPORTED: dict[tuple[str, Any], str] = {}
+MARKERS = {"bullet": lambda i: "\u2022 ", "number": lambda i: f"{i + 1}. ",
+           "letter": lambda i: f"{chr(65 + i % 26)}. ", "none": lambda i: ""}
 
 
-def _prepare_template(context: RenderContext) -> Any:
-    return {"background": context.blob_bytes(config_text(context, "backgroundBlobKey") or None)}
+def _prepare(context: RenderContext, plugin_key: str) -> dict[str, Any]:
+    """Loader thread: the template the row names (through the ``FOLDER_PLUGINS`` service, as
+    validated at startup), its blocks filled with the row's ``data`` and the bytes of their
+    images; ``error`` instead of ``blocks`` when any of that fails."""
+    prepared: dict[str, Any] = {"plugin": config_text(context, plugin_key),
+                                "template": config_text(context, "template")}
+    try:
+        folders = service(context.host, FOLDER_PLUGINS)
+        if folders is None:
+            raise TemplateError("the folder_plugins plugin is not running")
+        folder, template = folders.template(prepared["plugin"], prepared["template"])
+        data = context.config.get("data")
+        blocks = fill_blocks(template, data if isinstance(data, dict) else {})
+        for index, block in enumerate(blocks):
+            if "blob" in block:
+                block["bytes"] = context.blob_bytes(block["blob"])
+                if block["bytes"] is None:
+                    raise TemplateError(f"block {index}: there is no blob {block['blob']!r}")
+            elif "file" in block:
+                try:
+                    block["bytes"] = (folder / block["file"]).read_bytes()
+                except OSError as exc:
+                    raise TemplateError(f"block {index}: {block['file']!r} cannot be read: "
+                                        f"{exc.strerror or exc}") from None
+        prepared.update(blocks=blocks, background=template.get("background"))
+    except TemplateError as exc:
+        prepared["error"] = str(exc)
+    return prepared
 
 
-@renderer(prepare=_prepare_template)
-def plugin_template(context: RenderContext) -> Any:
-    """The template's ``data`` as a text slide over ``backgroundBlobKey`` (when it decodes).
-    A plugin that wants its own drawing registers its own screen type."""
+def _prepare_slide(context: RenderContext) -> dict[str, Any]:
+    return {**_prepare(context, "pluginId"),
+            "image": context.blob_bytes(config_text(context, "backgroundBlobKey") or None)}
+
+
+def _prepare_overlay(context: RenderContext) -> dict[str, Any]:
+    return _prepare(context, "plugin_id")
+
+
+def colour(context: RenderContext, value: Any, default: RGBA) -> RGBA:
+    """A template colour: a theme role (:data:`.templates.COLOR_ROLES`) or a hex value."""
+    theme = context.theme
+    roles = {"text": theme.text, "primary_bg": theme.primary_bg, "secondary_fg": theme.secondary_fg,
+             "secondary_bg": theme.secondary_bg,
+             **{f"accent{i + 1}": accent for i, accent in enumerate(theme.accents)}}
+    return roles[value] if value in roles else parse_color(value, default)
+
+
+def _draw(context: RenderContext, root: Any, blocks: list[dict[str, Any]]) -> None:
+    """The filled blocks on ``root`` (a slide or an overlay layer), each in its box; an image that
+    does not decode or a QR code that cannot hold its text raise :class:`TemplateError`."""
     w = _w()
-    title, lines = template_lines(context.config.get("data"))
-    slide = w.text_slide(context, title or context.row.get("name") or config_text(context, "template"), lines)
-    texture = w.texture_from_bytes((context.data or {}).get("background"))
-    if texture is not None:
-        slide.add_widget(w.ImageFill(texture, mode="cover", size_hint=(1, 1), pos_hint={"x": 0, "y": 0}),
-                         index=len(slide.children) - 1)
+    theme = context.theme
+    for index, block in enumerate(blocks):
+        kind, hints = block["type"], w.box_hints(block.get("box", (0, 0, 1, 1)))
+        fg = colour(context, block.get("color"), theme.text)
+        align = block.get("align", "left")
+        if kind == "title":
+            w.add_title(context, root, block["text"], theme.accents[0], fg, align, block["box"], block.get("size", 80))
+        elif kind in ("text", "list"):
+            text = block.get("text") or "\n".join(MARKERS[block.get("marker", "bullet")](i) + item
+                                                  for i, item in enumerate(block["items"]))
+            root.add_widget(w.label(text, context.font(block.get("size", 56)), fg, bold=block.get("bold", False),
+                                    halign=align, valign=block.get("valign", "top"), **hints))
+        elif kind == "image":
+            texture = w.texture_from_bytes(block["bytes"])
+            if texture is None:
+                what = block.get("blob") or block["file"]
+                raise TemplateError(f"block {index}: {what!r} is not a decodable image")
+            root.add_widget(w.ImageFill(texture, mode=block.get("fit", "contain"), **hints))
+        elif kind == "qr":
+            try:
+                texture = w.qr_texture(block["payload"], colour(context, block.get("color"), (0, 0, 0, 1)),
+                                       colour(context, block.get("background"), (1, 1, 1, 1)))
+            except Exception as exc:  # qrcode's DataOverflowError and kin: the text does not fit
+                raise TemplateError(f"block {index}: no QR code for its payload ({type(exc).__name__})") from None
+            root.add_widget(w.ImageFill(texture, **hints))
+        elif kind == "rect":
+            root.add_widget(w.Backdrop([fg], **hints))
+        elif kind == "confetti":
+            colors = [colour(context, c, theme.accents[0]) for c in block.get("colors", [])] or list(theme.accents)
+            layer = w.rain_layer(context, block.get("count", 80), colors, block.get("shapes", ["rect", "circle"]),
+                                 20, block.get("speed", 2.0))
+            root.add_widget(layer)
+            root.animate(layer)
+
+
+def _failed(context: RenderContext, prepared: dict[str, Any], reason: str) -> None:
+    """One log line per row and reason (the slide comes back every cycle: its line does not)."""
+    key = (context.kind, context.row.get("id"))
+    if _REPORTED.get(key) != reason:
+        if len(_REPORTED) > 1000:
+            _REPORTED.clear()
+        _REPORTED[key] = reason
+        log.warning("plugin_template %s %r: plugin %r, template %r: %s; showing the fallback panel",
+                    context.kind, context.row.get("id"), prepared["plugin"], prepared["template"], reason)
+
+
+def fallback_lines(prepared: dict[str, Any], reason: str) -> tuple[str, list[str]]:
+    """What the fallback panel says: (title, lines) naming the plugin, the template and why."""
+    return "Template not available", [f"Plugin: {prepared['plugin']}", f"Template: {prepared['template']}",
+                                      reason]
+
+
+@renderer(prepare=_prepare_slide)
+def plugin_template(context: RenderContext) -> Any:
+    """The template ``template`` of the folder plugin ``pluginId`` filled with ``data``, over the
+    template's ``background`` (default the theme's) and the ``backgroundBlobKey`` image (when it
+    decodes). A template or data error shows a panel naming the plugin and the template instead."""
+    w = _w()
+    prepared = context.data
+    texture = w.texture_from_bytes(prepared.get("image"))
+    try:
+        if "error" in prepared:
+            raise TemplateError(prepared["error"])
+        background = prepared.get("background") or []
+        background = background if isinstance(background, list) else [background]
+        slide = w.themed_slide(context, [colour(context, c, context.theme.background[0])
+                                         for c in background] or None)
+        if texture is not None:
+            slide.add_widget(w.ImageFill(texture, mode="cover", size_hint=(1, 1), pos_hint={"x": 0, "y": 0}))
+        _draw(context, slide, prepared["blocks"])
+    except TemplateError as exc:
+        _failed(context, prepared, str(exc))
+        title, lines = fallback_lines(prepared, str(exc))
+        slide = w.text_slide(context, title, lines, body_size=44)
+        if texture is not None:
+            slide.add_widget(w.ImageFill(texture, mode="cover", size_hint=(1, 1), pos_hint={"x": 0, "y": 0}),
+                             index=len(slide.children) - 1)
     return slide
 
 
+@renderer(prepare=_prepare_overlay)
 def plugin_template_overlay(context: RenderContext) -> Any:
-    """A celebration layer: confetti in the theme accents with the template ``data`` title
-    (see :func:`template_lines`) and ``messages`` cycled over it."""
+    """The template ``template`` of the folder plugin ``plugin_id`` filled with ``data`` over the
+    slide (a template's ``background`` is for slides only), with ``messages`` cycled over it. A
+    template or data error shows a panel naming the plugin and the template instead."""
     w = _w()
-    accents = list(context.theme.accents)
-    layer = w.rain_layer(context, 80, accents, ["rect", "circle"], 20, 2.0)
-    title, _lines = template_lines(context.config.get("data"))
-    messages = ([title] if title else []) + config_strings(context, "messages")
-    return w.with_messages(context, layer, accents[0], 90, messages=messages, interval=6)
+    prepared = context.data
+    layer = w.Slide()
+    try:
+        if "error" in prepared:
+            raise TemplateError(prepared["error"])
+        _draw(context, layer, prepared["blocks"])
+    except TemplateError as exc:
+        _failed(context, prepared, str(exc))
+        title, lines = fallback_lines(prepared, str(exc))
+        layer, box = w.boxed_layer(context, panel_hint((0.5, 0.3)), position(context, "center"))
+        box.add_widget(w.label("\n".join([title, *lines]), context.font(32), context.theme.text, halign="center",
+                               size_hint=(0.94, 0.9), pos_hint={"center_x": 0.5, "center_y": 0.5}))
+    return w.with_messages(context, layer, context.theme.accents[0], 90)
 
 
 def _web_box(context: RenderContext) -> tuple[tuple[float, float], dict]:

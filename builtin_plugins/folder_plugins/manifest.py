@@ -3,14 +3,14 @@
 Each sub-folder of ``SVC_DISPLAY_PLUGINS_DIR`` holding a ``manifest.json`` is a plugin;
 anything else is skipped with one log line. A manifest is checked against
 :data:`MANIFEST_SCHEMA` (JSON Schema draft 2020-12, unknown keys refused) with the
-``jsonschema`` library; template files must exist inside the plugin's folder. A refused
+``jsonschema`` library; template files must be inside the plugin's folder and valid templates
+(:func:`.templates.load_template`, checked here so a bad one refuses its plugin). A refused
 plugin (bad manifest, duplicate id, an id an entry-point plugin already has) is logged in
 one line naming it and the reason, listed as ``failed`` and never started; nothing here
 stops the host.
 """
 from __future__ import annotations
 
-import json
 import logging
 import re
 from dataclasses import dataclass, field
@@ -20,6 +20,8 @@ from typing import Any, Iterable
 
 import jsonschema
 
+from builtin_plugins.folder_plugins.jsonfile import error_text, first_error, read_json
+from builtin_plugins.folder_plugins.templates import TemplateError, load_template
 from hookspecs import ENTRY_POINT_GROUP
 
 log = logging.getLogger(__name__)
@@ -97,6 +99,8 @@ class FolderPlugin:
     description: str = ""
     sidecar: dict[str, Any] | None = None
     templates: dict[str, Path] = field(default_factory=dict)
+    layouts: dict[str, dict[str, Any]] = field(default_factory=dict, compare=False)
+    """Each template's content, validated (:mod:`.templates`), by name."""
 
     @property
     def health_path(self) -> str:
@@ -114,11 +118,6 @@ class Refused:
         return self.plugin_id or self.folder.name
 
 
-def _error_text(error: jsonschema.ValidationError) -> str:
-    where = "/" + "/".join(str(part) for part in error.absolute_path)
-    return f"{where}: {error.message}" if where != "/" else error.message
-
-
 def _check_line_ends(data: dict, plugin_id: str | None) -> None:
     """Python's ``$`` (which ``jsonschema`` uses) also matches before a final newline, where JSON
     Schema's ECMA ``$`` does not: refuse what only Python's reading lets through."""
@@ -133,25 +132,17 @@ def _check_line_ends(data: dict, plugin_id: str | None) -> None:
 
 def load_manifest(folder: Path) -> FolderPlugin:
     """The plugin in ``folder``; :class:`ManifestError` with the first reason it is refused."""
-    path = folder / MANIFEST
     try:
-        raw = path.read_bytes()[:MANIFEST_MAX_BYTES + 1]
-    except OSError as exc:
-        raise ManifestError(f"{MANIFEST} cannot be read: {exc.strerror or exc}") from None
-    if len(raw) > MANIFEST_MAX_BYTES:
-        raise ManifestError(f"{MANIFEST} is larger than {MANIFEST_MAX_BYTES // 1024} KiB")
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ManifestError(f"{MANIFEST} is not JSON: {exc}") from None
+        data = read_json(folder / MANIFEST, MANIFEST_MAX_BYTES)
+    except ValueError as exc:
+        raise ManifestError(f"{MANIFEST} {exc}") from None
     plugin_id = data.get("id") if isinstance(data, dict) else None
     plugin_id = plugin_id if isinstance(plugin_id, str) and _PLUGIN_ID.fullmatch(plugin_id) else None
-    errors = sorted(_VALIDATOR.iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message))
-    if errors:
-        best = jsonschema.exceptions.best_match(errors)
-        raise ManifestError(f"{MANIFEST} {_error_text(best)}", plugin_id)
+    error = first_error(_VALIDATOR, data)
+    if error is not None:
+        raise ManifestError(f"{MANIFEST} {error_text(error)}", plugin_id)
     _check_line_ends(data, plugin_id)
-    templates = {}
+    templates, layouts = {}, {}
     root = folder.resolve()
     for name, file in sorted(data.get("templates", {}).items()):
         target = (folder / file).resolve()
@@ -160,10 +151,14 @@ def load_manifest(folder: Path) -> FolderPlugin:
             raise ManifestError(f"{where} is outside the plugin's folder", plugin_id)
         if not target.is_file():
             raise ManifestError(f"{where} is not a file in the plugin's folder", plugin_id)
+        try:
+            layouts[name] = load_template(root, target)
+        except TemplateError as exc:
+            raise ManifestError(f"template {name!r} ({file}) {exc}", plugin_id) from None
         templates[name] = target
     return FolderPlugin(id=data["id"], name=data["name"], version=data["version"], folder=root,
                         description=data.get("description", ""), sidecar=data.get("sidecar"),
-                        templates=templates)
+                        templates=templates, layouts=layouts)
 
 
 def entry_point_names() -> set[str]:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import logging
 import threading
+from pathlib import Path
 from typing import Any
 
 from builtin_plugins.folder_plugins import plugin_http
 from builtin_plugins.folder_plugins.keys import PluginKeys
 from builtin_plugins.folder_plugins.manifest import FolderPlugin, Refused, discover, entry_point_names
 from builtin_plugins.folder_plugins.supervisor import STOP_GRACE_SECONDS, Sidecar
+from builtin_plugins.folder_plugins.templates import TemplateError
 from hookspecs.services import INTEGRATIONS, service
 from svc_host.plugins import remove_state_file, write_state_file
 from svc_host.tls import ensure_certificate
@@ -42,7 +44,8 @@ def folder_row(plugin: FolderPlugin, state: str, reason: str | None,
     return {"id": plugin.id, "name": plugin.name, "kind": "folder", "origin": "folder",
             "version": plugin.version, "description": plugin.description, "folder": str(plugin.folder),
             "state": state, "reason": reason,
-            "sidecar": sidecar, "templates": {name: path.name for name, path in plugin.templates.items()}}
+            "sidecar": sidecar, "templates": {name: str(path.relative_to(plugin.folder))
+                                                      for name, path in plugin.templates.items()}}
 
 
 def refused_row(item: Refused) -> dict[str, Any]:
@@ -144,6 +147,21 @@ class FolderPlugins:
         rows = [r for r in self.folder_rows() if r["id"] == plugin_id]
         accepted = [r for r in rows if r["state"] != "failed" or r["sidecar"] is not None]
         return (accepted or rows or [None])[0]
+
+    def template(self, plugin_id: str, name: str) -> tuple[Path, dict[str, Any]]:
+        """The folder of ``plugin_id`` and its template ``name`` as validated at startup;
+        :class:`.templates.TemplateError` saying why there is none."""
+        plugin = next((p for p in self.plugins if p.id == plugin_id), None)
+        if plugin is None:
+            refused = next((r for r in self.refused if r.plugin_id == plugin_id), None)
+            raise TemplateError(f"the folder plugin {plugin_id!r} was refused at startup: {refused.reason}"
+                                if refused is not None else f"no folder plugin {plugin_id!r} is installed")
+        if not self.enabled(plugin):
+            raise TemplateError(f"the folder plugin {plugin_id!r} is {DISABLED_REASON}")
+        if name not in plugin.layouts:
+            known = ", ".join(sorted(plugin.layouts)) or "none"
+            raise TemplateError(f"the folder plugin {plugin_id!r} has no template {name!r} (it has: {known})")
+        return plugin.folder, plugin.layouts[name]
 
     def sidecar_url(self, plugin_id: str) -> str | None:
         sidecar = self.sidecars.get(plugin_id)

@@ -5,7 +5,9 @@ Imported only on the UI side (a display module reaches it through
 
 - roots and text: :class:`Slide` (a slide or overlay root with ``tick``/``dispose``
   forwarding), :func:`themed_slide`, :func:`text_slide` (the title band and body of most
-  slides), :func:`label`, :class:`Backdrop` (a colour or gradient fill, the compositor's own);
+  slides), :func:`add_title` (that title band anywhere), :func:`box_hints` (a box from the top
+  left as Kivy hints), :func:`label`, :class:`Backdrop` (a colour or gradient fill, the
+  compositor's own);
 - pictures: :func:`texture_from_bytes`, :func:`decoded_texture`, :func:`texture_from_pil`,
   :class:`ImageFill` (contain/cover), :class:`VideoFill`, :func:`qr_texture`;
 - overlay panels: :func:`boxed_layer`, :func:`panel`, :func:`add_backdrop`;
@@ -25,7 +27,7 @@ from kivy.uix.relativelayout import RelativeLayout
 from kivy.uix.label import Label
 from kivy.uix.widget import Widget
 
-from hookspecs.render import RenderContext
+from hookspecs.render import TITLE_BOX, RenderContext
 # the compositor's own backdrop, re-exported for renderers
 from svc_host.display.backdrop import Backdrop, gradient_texture  # noqa: F401
 from svc_host.display.kit import config_number, config_strings, opacity, panel_hint, position
@@ -209,6 +211,23 @@ def themed_slide(context: RenderContext, background: Sequence[RGBA] | None = Non
     return slide
 
 
+def box_hints(box: Sequence[float]) -> dict[str, Any]:
+    """``size_hint`` and ``pos_hint`` of ``box`` (``[x, y, width, height]``, fractions from the top left)."""
+    x, y, width, height = box
+    return {"size_hint": (width, height), "pos_hint": {"x": x, "top": 1 - y}}
+
+
+def add_title(context: RenderContext, slide: Widget, title: str, accent: RGBA | None = None,
+              color: RGBA | None = None, halign: str = "left", box: Sequence[float] = TITLE_BOX,
+              size: float = 80) -> None:
+    """The title of the builtin slides: a bold label in ``box`` with an accent bar at its left."""
+    x, y, _width, height = box
+    slide.add_widget(Backdrop([accent or context.theme.accents[0]], size_hint=(0.012, height),
+                              pos_hint={"x": max(0.0, x - 0.03), "top": 1 - y}))
+    slide.add_widget(label(title, context.font(size), color or context.theme.text, bold=True, halign=halign,
+                           **box_hints(box)))
+
+
 def text_slide(context: RenderContext, title: str, lines: Sequence[str], subtitle: str = "",
                accent: RGBA | None = None, body_size: float = 56, background: Sequence[RGBA] | None = None,
                text_color: RGBA | None = None, halign: str = "left") -> Slide:
@@ -217,9 +236,7 @@ def text_slide(context: RenderContext, title: str, lines: Sequence[str], subtitl
     slide = themed_slide(context, background)
     accent = accent or theme.accents[0]
     fg = text_color or theme.text
-    slide.add_widget(Backdrop([accent], size_hint=(0.012, 0.16), pos_hint={"x": 0.05, "top": 0.92}))
-    slide.add_widget(label(title, context.font(80), fg, bold=True, halign=halign, size_hint=(0.86, 0.16),
-                           pos_hint={"x": 0.08, "top": 0.92}))
+    add_title(context, slide, title, accent, fg, halign)
     top = 0.74
     if subtitle:
         slide.add_widget(label(subtitle, context.font(40), accent, size_hint=(0.86, 0.08),

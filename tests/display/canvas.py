@@ -142,6 +142,15 @@ class ServeCanvas(CanvasClient, ServerProcess):
 class CanvasServer(CanvasClient, ServerProcess):
     """``python -m tests.display.harness``: serve + canvas + the display test plugin."""
 
+    admin: str
+
+    def seeded(self) -> "CanvasServer":
+        """An admin key as ``admin`` and the display test plugin's content (``/v1/test-display/seed``)."""
+        self.admin = self.key("admin")
+        r = self.request("POST", "/v1/test-display/seed", key=self.admin)
+        assert r.status_code == 200, r.text
+        return self
+
     def start(self, timeout: float = 60) -> "CanvasServer":
         self.data_dir.mkdir(parents=True, exist_ok=True)
         env = dict(self.env)

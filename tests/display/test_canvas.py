@@ -51,11 +51,8 @@ def canvas(tmp_path_factory: pytest.TempPathFactory):
     # so the tests can see which browsers it runs
     tmp = str(tmp_path_factory.mktemp("canvas-tmp"))
     server = CanvasServer(canvas_env(data_dir, SVC_DISPLAY_CONTROLLER_PUBLIC_URL="https://controller.invalid",
-                                     TMPDIR=tmp)).start()
+                                     TMPDIR=tmp)).start().seeded()
     server.tmp = tmp
-    server.admin = server.key("admin")
-    r = server.request("POST", "/v1/test-display/seed", key=server.admin)
-    assert r.status_code == 200, r.text
     yield server
     server.stop()
 

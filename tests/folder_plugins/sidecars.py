@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import sys
@@ -73,6 +74,14 @@ STUBBORN_GRANDCHILD = (
     "sh -c 'trap \"\" TERM; echo $$ > grandchild.pid; while :; do sleep 1; done' & "
     f"exec {PYTHON} -m http.server --bind 127.0.0.1 \"$SVC_PLUGIN_PORT\""
 )
+
+
+def documented_json(marker: str) -> Any:
+    """The JSON block of ``docs/folder-plugins.md`` between ``<!-- marker -->`` and ``<!-- /marker -->``."""
+    doc = (REPO / "docs" / "folder-plugins.md").read_text()
+    block = re.search(rf"<!-- {marker} -->\n```json\n(.*?)\n```\n<!-- /{marker} -->", doc, re.S)
+    assert block, f"docs/folder-plugins.md lost its {marker} block"
+    return json.loads(block.group(1))
 
 
 def write_plugin(plugins_dir: Path, folder: str, manifest: dict[str, Any] | str,

@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 
 import jsonschema
 import pytest
 
 from builtin_plugins.folder_plugins.manifest import MANIFEST_SCHEMA, ManifestError, discover, load_manifest
-from tests.folder_plugins.sidecars import EXAMPLES, REPO, write_plugin
+from tests.folder_plugins.sidecars import EXAMPLES, documented_json, write_plugin
 
 GOOD = {"id": "lobby-sensor", "name": "Lobby sensor", "version": "1.2.0", "description": "lobby motion",
         "sidecar": {"command": ["python3", "sensor.py"], "env": {"LEVEL": "3"}, "health_path": "/ping"},
@@ -17,10 +16,7 @@ GOOD = {"id": "lobby-sensor", "name": "Lobby sensor", "version": "1.2.0", "descr
 
 
 def test_the_documented_schema_is_the_one_the_code_uses():
-    doc = (REPO / "docs" / "folder-plugins.md").read_text()
-    block = re.search(r"<!-- manifest-schema -->\n```json\n(.*?)\n```\n<!-- /manifest-schema -->", doc, re.S)
-    assert block, "docs/folder-plugins.md lost its manifest schema block"
-    assert json.loads(block.group(1)) == MANIFEST_SCHEMA
+    assert documented_json("manifest-schema") == MANIFEST_SCHEMA
     jsonschema.Draft202012Validator.check_schema(MANIFEST_SCHEMA)
 
 
@@ -31,11 +27,12 @@ def test_the_examples_are_valid(tmp_path):
 
 
 def test_a_good_manifest(tmp_path):
-    folder = write_plugin(tmp_path, "sensor", GOOD, {"card.json": "{}"})
+    folder = write_plugin(tmp_path, "sensor", GOOD, {"card.json": '{"blocks": [{"type": "title", "text": "Hi"}]}'})
     plugin = load_manifest(folder)
     assert (plugin.id, plugin.name, plugin.version) == ("lobby-sensor", "Lobby sensor", "1.2.0")
     assert plugin.health_path == "/ping" and plugin.description == "lobby motion"
     assert plugin.templates == {"card": (folder / "card.json").resolve()}
+    assert plugin.layouts == {"card": {"blocks": [{"type": "title", "text": "Hi"}]}}
     bare = write_plugin(tmp_path, "bare", {"id": "b", "name": "B", "version": "1"})
     assert load_manifest(bare).sidecar is None and load_manifest(bare).health_path == "/health"
 

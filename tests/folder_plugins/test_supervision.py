@@ -194,15 +194,22 @@ def test_plugins_need_integrations_read(tmp_path, start_server):
     assert "cannot be read" in server.log
 
 
-def test_a_folder_with_a_template_outside_it_is_refused(tmp_path, start_server):
+def test_a_folder_with_a_template_outside_it_or_an_invalid_template_is_refused(tmp_path, start_server):
     root = tmp_path / "plugins"
     write_plugin(root, "escape", {"id": "escape", "name": "x", "version": "1",
                                   "templates": {"card": "../secret.txt"}})
     (tmp_path / "secret.txt").write_text("x")
+    write_plugin(root, "invalid", {"id": "invalid", "name": "x", "version": "1", "templates": {"card": "card.json"}},
+                 {"card.json": json.dumps({"blocks": [{"type": "pie"}]})})
     write_plugin(root, "shows", {"id": "shows", "name": "x", "version": "1",
-                                 "templates": {"card": "card.json"}}, {"card.json": "{}"})
+                                 "templates": {"card": "card.json"}},
+                 {"card.json": json.dumps({"blocks": [{"type": "title", "text": "{title}"}]})})
     server = start_server({"SVC_DISPLAY_PLUGINS_DIR": str(root)})
     rows = rows_by_id(server, server.key("admin"))
     assert rows["escape"]["state"] == "failed" and "outside the plugin's folder" in rows["escape"]["reason"]
+    reason = "template 'card' (card.json) /blocks/0/type: 'pie' is not one of"
+    assert rows["invalid"]["state"] == "failed" and rows["invalid"]["reason"].startswith(reason)
+    lines = [line for line in server.log.splitlines() if "skipping folder plugin 'invalid'" in line]
+    assert len(lines) == 1 and f"({root / 'invalid'}): {reason}" in lines[0], lines
     assert rows["shows"]["state"] == "running" and rows["shows"]["templates"] == {"card": "card.json"}
     assert rows["shows"]["sidecar"] is None

@@ -7,13 +7,14 @@ import hashlib
 import threading
 import time
 import uuid
+from contextlib import ExitStack
 from zoneinfo import ZoneInfo
 
 import psycopg2
 import pytest
 import requests
 
-from tests.conftest import ServerProcess, free_port
+from tests.conftest import ServerProcess, free_port, throwaway_pg_database
 from tests.controller.archives import make_archive
 from tests.controller.conftest import ControllerProcess, display_env, running, start_display
 from tests.controller.upstream import Upstream
@@ -65,29 +66,65 @@ def wait_for(predicate, timeout=60, what="condition"):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def test_new_targets_get_sunday_2am_staggered_by_5_minutes_and_keep_it_across_a_restart(tmp_path):
-    env = {"TZ": ZONE}  # the controller's zone, as the machine tells it
-    ctl = ControllerProcess(tmp_path / "data", env)
-    with running(ctl):
+@pytest.fixture
+def own_ctl(tmp_path, module_database_url):
+    """A controller of its own on the module's backend (on PostgreSQL a database of its own):
+    for tests that need an empty scope or stop and start the controller."""
+    with ExitStack() as stack:
+        env = {"TZ": ZONE}  # the controller's zone, as the machine tells it
+        if module_database_url:
+            env["SVC_CONTROLLER_DATABASE_URL"] = stack.enter_context(throwaway_pg_database("svc_c_"))
+        ctl = ControllerProcess(tmp_path / "data", env)
+        stack.enter_context(running(ctl))
         ctl.start()
-        first = put(ctl, displayId="lobby", baseUrl="https://192.168.1.20:8787")
-        second = put(ctl, displayId="cafeteria", baseUrl="https://192.168.1.21:8787")
-        assert (first.status_code, second.status_code) == (201, 201)
-        one, two = first.json(), second.json()
-        assert (one["cronExpr"], two["cronExpr"]) == ("0 2 * * 0", "5 2 * * 0")
-        assert one["timezone"] == two["timezone"] == ZONE
-        for item, minute in ((one, 0), (two, 5)):
-            at = dt.datetime.fromisoformat(item["nextRunAt"])
-            local = at.astimezone(ZoneInfo(ZONE))
-            assert (local.weekday(), local.hour, local.minute) == (6, 2, minute)
-            assert at.utcoffset() == local.utcoffset()  # written in the target's zone
-            assert dt.timedelta(0) < at - dt.datetime.now(dt.timezone.utc) <= dt.timedelta(days=7)
-            assert item["retentionCount"] == 7 and item["enabled"] is True and item["lastRun"] is None
-            assert item["apiKeyConfigured"] is False
-        ctl.stop()
-        ctl.start()
-        assert [t["nextRunAt"] for t in ctl.get("/bff/v1/backup-targets").json()["items"]] == [
-            one["nextRunAt"], two["nextRunAt"]]
+        yield ctl
+
+
+def test_new_targets_get_sunday_2am_staggered_by_5_minutes_and_keep_it_across_a_restart(own_ctl):
+    ctl = own_ctl
+    first = put(ctl, displayId="lobby", baseUrl="https://192.168.1.20:8787")
+    second = put(ctl, displayId="cafeteria", baseUrl="https://192.168.1.21:8787")
+    assert (first.status_code, second.status_code) == (201, 201)
+    one, two = first.json(), second.json()
+    assert (one["cronExpr"], two["cronExpr"]) == ("0 2 * * 0", "5 2 * * 0")
+    assert one["timezone"] == two["timezone"] == ZONE
+    for item, minute in ((one, 0), (two, 5)):
+        at = dt.datetime.fromisoformat(item["nextRunAt"])
+        local = at.astimezone(ZoneInfo(ZONE))
+        assert (local.weekday(), local.hour, local.minute) == (6, 2, minute)
+        assert at.utcoffset() == local.utcoffset()  # written in the target's zone
+        assert dt.timedelta(0) < at - dt.datetime.now(dt.timezone.utc) <= dt.timedelta(days=7)
+        assert item["retentionCount"] == 7 and item["enabled"] is True and item["lastRun"] is None
+        assert item["apiKeyConfigured"] is False
+    ctl.stop()
+    ctl.start()
+    assert [t["nextRunAt"] for t in ctl.get("/bff/v1/backup-targets").json()["items"]] == [
+        one["nextRunAt"], two["nextRunAt"]]
+
+
+def test_runs_missed_while_the_controller_was_down_are_pulled_once_after_it_restarts(setup, own_ctl):
+    ctl, display, key = own_ctl, setup["display"], setup["key"]
+    made = put(ctl, displayId="missed", baseUrl=display.url, apiKey=key, retentionCount=10).json()
+    first_due = dt.datetime.fromisoformat(made["nextRunAt"]).timestamp() * 1000
+    ctl.stop()
+    # three weekly runs go by while the controller is down (an hour past the third)
+    ctl.advance_clock(int(first_due - ctl.now_ms()) + 2 * WEEK_MS + 3600_000)
+    restarted = ctl.now_ms()
+    ctl.start()
+    last = wait_for(lambda: target(ctl, made["id"])["lastRun"], what="the missed run")
+    assert last["status"] == "succeeded" and last["source"] == "scheduled" and last["error"] is None, last
+    assert dt.datetime.fromisoformat(last["startedAt"]).timestamp() * 1000 >= restarted - 1000  # whole seconds
+    # the schedule goes on from now: the next run is the coming Sunday 02:00, none is left due
+    next_run = dt.datetime.fromisoformat(target(ctl, made["id"])["nextRunAt"])
+    assert 0 < next_run.timestamp() * 1000 - ctl.now_ms() <= WEEK_MS
+    local = next_run.astimezone(ZoneInfo(ZONE))
+    assert (local.weekday(), local.hour, local.minute) == (6, 2, 0)
+    time.sleep(1)  # room for a wrongly started second pull (scheduler ticks every 200 ms)
+    kept = snapshots(ctl, made["id"])
+    assert [(s["id"], s["source"]) for s in kept] == [(last["snapshotId"], "scheduled")]
+    assert ctl.log.count(f"backup pull of target {made['id']}") == 1
+    # nor was another missed run found due (and skipped) while this pull ran
+    assert f"backup of target {made['id']} still running" not in ctl.log
 
 
 @pytest.mark.parametrize("body, field", [

@@ -106,12 +106,98 @@ def unlabelled(page: Any) -> list[str]:
     return page.evaluate(UNLABELLED)
 
 
+# WCAG 2.x contrast of every piece of text on the page, from the computed styles: the text's
+# colour (and its ::before content, and the value of a form control) against the background it
+# is drawn on (the backgrounds of the element and its ancestors, composited). Hidden, clipped
+# (screen-reader only) and disabled elements are left out (WCAG exempts inactive controls), and so
+# is sample text inside a picture (``data-contrast="picture"``: the theme previews, drawn in the
+# display theme's own colours); text over a background image cannot be judged from styles and is
+# counted apart.
+LOW_CONTRAST = """(minimum) => {
+  const parse = (c) => {
+    const m = /rgba?\\(([^)]+)\\)/.exec(c || '');
+    if (!m) return null;
+    const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number);
+    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+  };
+  const over = (top, bottom) => {  // top composited over an opaque bottom
+    const a = top[3];
+    return [0, 1, 2].map((i) => top[i] * a + bottom[i] * (1 - a)).concat(1);
+  };
+  const luminance = (c) => {
+    const [r, g, b] = c.slice(0, 3).map((v) => { v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const ratio = (a, b) => { const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x); return (hi + 0.05) / (lo + 0.05); };
+  const background = (el) => {  // the opaque colour behind el, or null over an image
+    const layers = [];
+    for (let e = el; e; e = e.parentElement) {
+      const cs = getComputedStyle(e);
+      if (cs.backgroundImage !== 'none') return null;
+      const c = parse(cs.backgroundColor);
+      if (c && c[3] > 0) { layers.push(c); if (c[3] >= 1) break; }
+    }
+    const canvas = parse(getComputedStyle(document.documentElement).backgroundColor);
+    let out = canvas && canvas[3] >= 1 ? canvas : (matchMedia('(prefers-color-scheme: dark)').matches ? [18, 18, 18, 1] : [255, 255, 255, 1]);
+    for (const layer of layers.reverse()) out = over(layer, out);
+    return out;
+  };
+  const opacity = (el) => { let o = 1; for (let e = el; e; e = e.parentElement) o *= Number(getComputedStyle(e).opacity); return o; };
+  const shown = (el) => {
+    if (!el.getClientRects().length || el.closest(':disabled, [data-contrast=picture]')) return false;
+    for (let e = el; e; e = e.parentElement) {
+      const cs = getComputedStyle(e);
+      if (cs.visibility === 'hidden' || cs.clip !== 'auto' || cs.clipPath !== 'none') return false;
+    }
+    return true;
+  };
+  const found = { checked: 0, overImages: 0, low: [] };
+  const judge = (el, colour, text) => {
+    const fg = parse(colour), bg = background(el);
+    if (!bg) { found.overImages++; return; }
+    if (!fg) { found.low.push(`${text.trim().slice(0, 40)}: colour ${colour} not understood`); return; }
+    fg[3] *= opacity(el);
+    const r = ratio(over(fg, bg), bg);
+    found.checked++;
+    if (r < minimum) found.low.push(`${text.trim().slice(0, 40)} (${el.tagName.toLowerCase()}.${el.className}): ${colour} on rgb(${bg.slice(0, 3).map(Math.round)}) = ${r.toFixed(2)}`);
+  };
+  const elements = new Set();
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) if (n.data.trim() && n.parentElement) elements.add(n.parentElement);
+  for (const el of elements) {
+    if (['SCRIPT', 'STYLE', 'NOSCRIPT', 'OPTION', 'TEXTAREA'].includes(el.tagName) || !shown(el)) continue;
+    judge(el, getComputedStyle(el).color, el.textContent);
+  }
+  for (const el of document.querySelectorAll('input, select, textarea')) {
+    if (!shown(el) || ['checkbox', 'radio', 'color', 'file', 'hidden', 'range'].includes(el.type)) continue;
+    if (el.value) judge(el, getComputedStyle(el).color, el.value);
+    else if (el.placeholder) judge(el, getComputedStyle(el, '::placeholder').color, el.placeholder);
+  }
+  for (const el of document.querySelectorAll('body *')) {
+    const before = getComputedStyle(el, '::before');
+    if (!['none', 'normal', '""', "''"].includes(before.content) && shown(el)) judge(el, before.color, before.content);
+  }
+  return found;
+}"""
+
+
+def low_contrast(page: Any, minimum: float = 4.5) -> dict:
+    """{checked, overImages, low: [...]} for the page as it is (``low`` lists the text below ``minimum``:1)."""
+    return page.evaluate(LOW_CONTRAST, minimum)
+
+
 def shoot(page: Page, name: str, focus: Any = None) -> None:
     """``<name>-desktop.png`` and ``<name>-phone.png`` of the page as it is; every control
-    on it must have a name."""
+    on it must have a name, and its text must meet 4.5:1 contrast at both sizes in the light
+    and the dark colour scheme."""
     p = page.page
     assert unlabelled(p) == [], unlabelled(p)
     screenshot(p, f"{name}-desktop", focus)
-    p.set_viewport_size(PHONE)
-    screenshot(p, f"{name}-phone", focus)
-    p.set_viewport_size(DESKTOP)
+    for viewport in (PHONE, DESKTOP):
+        p.set_viewport_size(viewport)
+        for scheme in ("dark", "light"):
+            p.emulate_media(color_scheme=scheme)
+            found = low_contrast(p)
+            assert found["checked"] > 0 and found["low"] == [], (name, viewport, scheme, found)
+        if viewport is PHONE:
+            screenshot(p, f"{name}-phone", focus)

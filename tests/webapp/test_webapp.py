@@ -293,22 +293,120 @@ def test_integration_secret_entered_and_never_shown_back(app, fleet):
     assert not app.errors, app.errors
 
 
+def interest_form(p, title: str, one: str):
+    """The Content page's section of the interest list ``title``, its "Add a <one>" form opened."""
+    box = p.locator("section", has=p.get_by_role("heading", name=title))
+    box.get_by_text(f"Add a {one}").click()
+    return box
+
+
+def add_interest(box, one: str, values: dict[str, str]) -> None:
+    """Fill the opened form's fields by label and press "Add <one>"."""
+    for label, value in values.items():
+        box.get_by_label(label).fill(value)
+    box.get_by_role("button", name=f"Add {one}").click()
+
+
 def test_weather_location_added_as_an_interest(app, fleet):
     p = app.page
     p.goto("/#/content")
-    box = p.locator("section", has=p.get_by_role("heading", name="Weather locations"))
-    box.get_by_text("Add a location").click()
-    box.get_by_label("Id (required)").fill("office")
-    box.get_by_label("Name (required)").fill("Office")
-    box.get_by_label("Latitude (required)").fill("91")
-    box.get_by_role("button", name="Add location").click()
+    box = interest_form(p, "Weather locations", "location")
+    add_interest(box, "location", {"Id (required)": "office", "Name (required)": "Office", "Latitude (required)": "91"})
     box.get_by_text("Must be at most 90.").wait_for()
-    box.get_by_label("Latitude (required)").fill("48.85")
-    box.get_by_label("Longitude (required)").fill("2.35")
-    box.get_by_role("button", name="Add location").click()
+    add_interest(box, "location", {"Latitude (required)": "48.85", "Longitude (required)": "2.35"})
     p.get_by_text("Weather locations: office added.").wait_for()
     items = fleet["display"].get("/v1/interests/weather-locations", key=fleet["admin"]).json()["items"]
     assert [(i["id"], i["name"], i["latitude"]) for i in items] == [("office", "Office", 48.85)]
+    assert not app.errors, app.errors
+
+
+def test_joke_and_trivia_interests_pick_a_category_or_make_one(app, fleet):
+    display, admin = fleet["display"], fleet["admin"]
+    p = app.page
+    p.goto("/#/content")
+    jokes = interest_form(p, "Joke categories", "category")
+    picker = jokes.get_by_label("Category", exact=True)
+    # the choices are the display's categories (through the proxy), and a new one
+    categories = display.get("/v1/curator/categories", key=admin).json()["items"]
+    assert picker.locator("option").all_inner_texts() == [
+        f"{c['label']} ({c['id']})" for c in categories] + ["A new category…"]
+    assert jokes.get_by_label("New category id (required)").is_hidden()
+    picker.select_option("jokes")
+    add_interest(jokes, "category", {})
+    p.get_by_text("Joke categories: jokes added.").wait_for()
+    assert [r["id"] for r in display.get("/v1/interests/joke-categories", key=admin).json()["items"]] == ["jokes"]
+    row = jokes.locator("tbody tr", has=p.locator("th", has_text=re.compile("^jokes$")))
+    assert "Jokes" in row.inner_text()  # the category's name, not only its id
+    jokes.get_by_text("Add a category").click()  # a chosen category is offered no more
+    assert "jokes" not in jokes.get_by_label("Category", exact=True).locator("option").evaluate_all(
+        "options => options.map((o) => o.value)")
+    # a category that does not exist yet is made from the form, then chosen
+    trivia = interest_form(p, "Trivia categories", "category")
+    trivia.get_by_label("Category", exact=True).select_option(label="A new category…")
+    add_interest(trivia, "category", {"New category id (required)": "Local History"})
+    trivia.get_by_text("Use lowercase letters, digits").wait_for()
+    trivia.get_by_text("This field is required.").wait_for()  # the name
+    add_interest(trivia, "category", {"New category id (required)": "local-history",
+                                      "New category name (required)": "Local history"})
+    p.get_by_text("Trivia categories: local-history added.").wait_for()
+    made = display.get("/v1/curator/categories/local-history", key=admin).json()
+    assert (made["label"], made["reserved"]) == ("Local history", False)
+    chosen = display.get("/v1/interests/trivia-categories/local-history", key=admin).json()
+    assert chosen["enabled"] is True
+    assert not app.errors, app.errors
+
+
+def test_a_feed_and_a_stock_symbol_added_as_interests(app, fleet):
+    display, admin = fleet["display"], fleet["admin"]
+    p = app.page
+    p.goto("/#/content")
+    # loopback and never fetched: the news integration is off
+    add_interest(interest_form(p, "News feeds", "feed"), "feed", {
+        "Id (required)": "town", "Feed address (URL) (required)": "http://127.0.0.1:9/town.xml",
+        "Check every (seconds)": "900"})
+    p.get_by_text("News feeds: town added.").wait_for()
+    feed = display.get("/v1/interests/rss-feeds/town", key=admin).json()
+    assert (feed["url"], feed["poll_seconds"], feed["enabled"]) == ("http://127.0.0.1:9/town.xml", 900, True)
+    stocks = interest_form(p, "Stock symbols", "symbol")
+    add_interest(stocks, "symbol", {"Id (required)": "acme", "Symbol (required)": "acme", "Name shown": "Acme Corp."})
+    p.get_by_text("Stock symbols: acme added.").wait_for()
+    symbol = display.get("/v1/interests/stock-symbols/acme", key=admin).json()
+    assert (symbol["symbol"], symbol["display_name"], symbol["enabled"]) == ("ACME", "Acme Corp.", True)
+    stocks.locator("tbody tr", has_text="ACME · Acme Corp.").wait_for()
+    assert not app.errors, app.errors
+
+
+def test_an_integrations_poll_interval_changed(app, fleet):
+    p = app.page
+    p.goto("/#/content")
+    p.get_by_label("enabled only").uncheck()
+    p.get_by_label("Find").fill("weather")
+    p.get_by_role("search").filter(has=p.get_by_label("Find")).get_by_role("button", name="Search").click()
+    card = p.locator("li.integration", has=p.get_by_role("heading", name=re.compile("^weather_openmeteo ")))
+    card.get_by_label("weather_openmeteo poll interval in seconds").fill("1800")
+    card.get_by_role("button", name="Save weather_openmeteo").click()
+    p.get_by_text("weather_openmeteo saved.").wait_for()
+    row = fleet["display"].get("/v1/integrations/weather_openmeteo", key=fleet["admin"]).json()
+    assert row["poll_seconds"] == 1800 and row["enabled"] is False
+    assert not app.errors, app.errors
+
+
+def test_a_catalog_row_deleted(app, fleet):
+    display, admin = fleet["display"], fleet["admin"]
+    r = display.request("POST", "/v1/curator/manual/jokes", key=admin, json={
+        "category_id": "jokes", "setup": "Why did the aardvark cross the road?", "punchline": "Ants."})
+    assert r.status_code == 201, r.text
+    p = app.page
+    p.goto("/#/content")
+    p.get_by_label("Catalog").select_option("jokes")
+    p.get_by_label("Search").fill("aardvark")
+    p.get_by_role("search").filter(has=p.get_by_label("Catalog")).get_by_role("button", name="Search").click()
+    row = p.get_by_role("row", name=re.compile("aardvark"))
+    row.get_by_role("button", name="Delete").click()
+    p.get_by_role("dialog").get_by_role("button", name="Delete").click()
+    p.locator("#status", has_text="Deleted.").wait_for()
+    row.wait_for(state="detached")
+    assert display.get("/v1/catalog/jokes?setup=aardvark", key=admin).json()["items"] == []
     assert not app.errors, app.errors
 
 
@@ -382,7 +480,19 @@ def test_backup_target_pull_and_restore(app, fleet):
     assert "0 2 * * 0" in target.inner_text()
     targets = fleet["ctl"].get("/bff/v1/backup-targets").json()["items"]
     assert [t["displayId"] for t in targets] == ["lobby"] and targets[0]["apiKeyConfigured"]
-    target.get_by_role("button", name="Pull a backup now").click()
+    # the pull is held in the browser until the test has seen its progress bar
+    held = []
+    p.route("**/pull-now", lambda route: held.append(route))
+    pull = target.get_by_role("button", name="Pull a backup now")
+    pull.click()
+    progress = target.get_by_role("group", name="Progress for lobby")
+    progress.get_by_text("Asking the display for a backup…").wait_for()
+    assert progress.locator("progress").is_visible() and pull.is_disabled()
+    assert progress.locator("progress").evaluate("bar => bar.position") == -1  # indeterminate: it moves
+    while not held:
+        p.wait_for_timeout(50)
+    held[0].continue_()
+    p.unroute("**/pull-now")
     p.get_by_text("Backup of lobby stored.").wait_for(timeout=120_000)
     snapshot_row = target.locator("tr[data-snapshot]")
     snapshot_row.first.wait_for()
@@ -405,7 +515,12 @@ def test_backup_target_pull_and_restore(app, fleet):
     dialog.get_by_role("button", name="Restore now").click()
     # the display exits with 75 for its supervisor (this test) to start it again
     assert display.process.wait(60) == 75
+    # while the display is away the page says so, with a moving bar
+    restoring = target.get_by_role("group", name="Progress for lobby")
+    restoring.get_by_text("The display is restarting on the restored data…").wait_for()
+    assert restoring.locator("progress").evaluate("bar => bar.position") == -1
     display.start(timeout=60)
     p.get_by_text("lobby restored.").wait_for(timeout=60_000)
+    restoring.get_by_text("Restored; the display is back").wait_for()
     assert display.get(f"/v1/screens/{keep}", key=admin).status_code == 200
     assert not app.errors, app.errors

@@ -27,13 +27,12 @@ const INTERESTS = [
       id: SLUG, symbol: { type: "string", maxLength: 32, title: "Symbol" },
       display_name: { type: "string", maxLength: 200, title: "Name shown" },
       category: { type: "string", maxLength: 64, title: "Category" } } } },
-  { path: "/v1/interests/joke-categories", title: "Joke categories", one: "category",
-    show: (r) => [r.label || ""],
-    schema: { type: "object", required: ["id"], properties: { id: { ...SLUG, description: "A curator category id." } } } },
-  { path: "/v1/interests/trivia-categories", title: "Trivia categories", one: "category",
-    show: (r) => [r.label || ""],
-    schema: { type: "object", required: ["id"], properties: { id: { ...SLUG, description: "A curator category id." } } } },
+  // The id of a joke or trivia interest is one of the display's content categories: picked
+  // from GET /v1/curator/categories, or made there first (categoryForm).
+  { path: "/v1/interests/joke-categories", title: "Joke categories", one: "category", categories: true },
+  { path: "/v1/interests/trivia-categories", title: "Trivia categories", one: "category", categories: true },
 ];
+const NEW_CATEGORY = "+new"; // never a category id (ids start with a letter or a digit)
 
 function showServerErrors(err, form) {
   if (err instanceof ApiError && err.code === "validation_failed" && err.details) {
@@ -42,11 +41,7 @@ function showServerErrors(err, form) {
   notify(describeError(err), "error");
 }
 
-async function interestSection(api, spec, holder) {
-  const reload = () => interestSection(api, spec, holder);
-  let rows;
-  try { rows = (await api.get(spec.path)).items; }
-  catch (err) { replace(holder, section(spec.title, h("p", { class: "note error" }, describeError(err)))); return; }
+function interestForm(api, spec, reload) {
   const form = schemaFields(spec.schema, {}, { legend: `New ${spec.one}` });
   const el = h("form", { class: "stack", novalidate: true }, form.element,
     h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, `Add ${spec.one}`)));
@@ -57,9 +52,72 @@ async function interestSection(api, spec, holder) {
     try { await api.post(spec.path, { enabled: true, ...value }); notify(`${spec.title}: ${value.id} added.`); reload(); }
     catch (err) { showServerErrors(err, form); }
   });
+  return el;
+}
+
+/** Add a joke or trivia interest: a category picked from the display's list (those not yet
+ *  chosen), or a new one made first with POST /v1/curator/categories. */
+function categoryForm(api, spec, rows, categories, reload) {
+  const taken = new Set(rows.map((r) => r.id));
+  const free = categories.filter((c) => !taken.has(c.id));
+  const select = h("select", { name: "id" }, free.map((c) => h("option", { value: c.id }, `${c.label} (${c.id})`)),
+    h("option", { value: NEW_CATEGORY }, "A new category…"));
+  const pick = field("Category", select, { name: "id", hint: free.length ? "The display's content categories; the last choice makes a new one." : "Every category is chosen already: make a new one." });
+  const newId = field("New category id (required)", h("input", { type: "text", name: "new_id", spellcheck: "false", autocomplete: "off" }),
+    { name: "new_id", hint: SLUG.description });
+  const newLabel = field("New category name (required)", h("input", { type: "text", name: "label", maxlength: "200" }), { name: "label" });
+  const newBox = h("fieldset", { class: "stack" }, h("legend", {}, "New category"), newId.wrap, newLabel.wrap);
+  const sync = () => { newBox.hidden = select.value !== NEW_CATEGORY; };
+  select.addEventListener("change", sync);
+  sync();
+  const el = h("form", { class: "stack", novalidate: true, "aria-label": `New ${spec.title.toLowerCase().replace(/ies$/, "y")}` },
+    pick.wrap, newBox, h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, `Add ${spec.one}`)));
+  el.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    [pick, newId, newLabel].forEach((f) => setFieldError(f, []));
+    let id = select.value;
+    if (id === NEW_CATEGORY) {
+      id = newId.input.value.trim();
+      const label = newLabel.input.value.trim();
+      setFieldError(newId, new RegExp(SLUG.pattern).test(id) ? [] : (id ? "Use lowercase letters, digits, - and _ (at most 64)." : "This field is required."));
+      setFieldError(newLabel, label ? [] : "This field is required.");
+      const bad = newBox.querySelector("[aria-invalid=true]");
+      if (bad) { bad.focus(); return; }
+      try { await api.post("/v1/curator/categories", { id, label }); }
+      catch (err) {
+        if (err instanceof ApiError && err.status === 409) setFieldError(newId, "A category with this id exists already: pick it in the list.");
+        else if (err instanceof ApiError && err.details) { setFieldError(newId, err.details.id); setFieldError(newLabel, err.details.label); }
+        notify(describeError(err), "error");
+        return;
+      }
+      // made: from now on it is one of the list's categories (a failed add below can be retried)
+      select.insertBefore(h("option", { value: id }, `${label} (${id})`), select.lastChild);
+      select.value = id;
+      sync();
+    }
+    try { await api.post(spec.path, { id, enabled: true }); notify(`${spec.title}: ${id} added.`); reload(); }
+    catch (err) {
+      if (err instanceof ApiError && err.details) setFieldError(pick, err.details.id);
+      notify(describeError(err), "error");
+    }
+  });
+  return el;
+}
+
+async function interestSection(api, spec, holder) {
+  const reload = () => interestSection(api, spec, holder);
+  let rows;
+  let categories = [];
+  try {
+    [rows, categories] = await Promise.all([api.get(spec.path).then((r) => r.items),
+      spec.categories ? api.get("/v1/curator/categories").then((r) => r.items) : []]);
+  } catch (err) { replace(holder, section(spec.title, h("p", { class: "note error" }, describeError(err)))); return; }
+  const labels = Object.fromEntries(categories.map((c) => [c.id, c.label]));
+  const show = spec.show || ((r) => [labels[r.id]]);
+  const el = spec.categories ? categoryForm(api, spec, rows, categories, reload) : interestForm(api, spec, reload);
   replace(holder, section(spec.title,
     rows.length ? table(["Id", "", "On", "Actions"], rows.map((r) => h("tr", {},
-      h("th", { scope: "row" }, r.id), h("td", {}, spec.show(r).filter(Boolean).join(" · ")),
+      h("th", { scope: "row" }, r.id), h("td", {}, show(r).filter(Boolean).join(" · ")),
       h("td", {}, "enabled" in r ? toggle(`${r.id} enabled`, r.enabled, (on) => api.patch(`${spec.path}/${encodeURIComponent(r.id)}`, { enabled: on })) : ""),
       h("td", {}, button("Delete", async () => {
         if (!(await confirmDialog(`Delete ${r.id}?`, "Rows still used by content cannot be deleted; the display will say so.", "Delete"))) return;

@@ -10,7 +10,9 @@ function gradient(stops) {
 
 function themePreview(theme) {
   const p = theme.preview || {};
-  const screen = h("span", { class: "theme-screen" });
+  // A small picture of the display in the theme's own colours (its "Aa" is sample text, not
+  // the app's: the contrast check of the tests leaves it out); the theme's name labels it.
+  const screen = h("span", { class: "theme-screen", "aria-hidden": "true", dataset: { contrast: "picture" } });
   screen.style.background = gradient(p.display);
   const primary = h("span", { class: "theme-box" }, "Aa");
   primary.style.background = gradient((p.primaryContainer || []).slice(1));

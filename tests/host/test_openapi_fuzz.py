@@ -46,7 +46,9 @@ def run_schemathesis(server, key: str, report_dir: Path, paths: list[str]) -> tu
          "--report-dir", str(report_dir)],
         capture_output=True, text=True, timeout=int(MAX_SECONDS) * 3 + 120,
     )
-    report = out.stdout[-12000:] + out.stderr[-3000:]
+    # The failures and errors first (a long WARNINGS section would push them out), then the tail.
+    found = [out.stdout[i:i + 8000] for i in (out.stdout.find(h) for h in (" FAILURES ", " ERRORS ")) if i >= 0]
+    report = "\n".join(found) + out.stdout[-6000:] + out.stderr[-3000:]
     assert out.returncode == 0, report
     selected = re.search(r"Selected: (\d+)/(\d+)", out.stdout)
     tested = re.search(r"Tested: (\d+)", out.stdout)

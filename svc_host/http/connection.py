@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import asyncio.sslproto
+import errno
 import io
 import json
 import logging
@@ -60,6 +61,9 @@ MAX_HEAD_WIRE_BYTES = MAX_HEAD_BYTES + 256 * 1024
 MAX_HEADERS = 100
 MAX_URL_BYTES = 8 * 1024
 SPOOL_IN_MEMORY = 1024 * 1024  # bodies up to this size stay in memory; larger ones go to disk
+# A full disk, a full quota, or a file-size limit while a body is spooled: 507, like a restore
+# that has no room (CONTRACT), never a 500.
+NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 MIN_BODY_RATE = 256 * 1024  # bytes per second a body must average beyond its first body_timeout
 REPLAY_CHUNK = 64 * 1024
 
@@ -507,7 +511,15 @@ class CompleteRequests:
                     body.close()
                     await _respond(send, 413, "payload_too_large", f"the body exceeds {cap} bytes")
                     return None
-                body.write(chunk)
+                try:
+                    body.write(chunk)
+                except OSError as exc:
+                    if exc.errno not in NO_ROOM:
+                        raise
+                    body.close()
+                    await _respond(send, 507, "insufficient_storage",
+                                   "the server has no room on its disk to receive this body")
+                    return None
                 if not message.get("more_body", False):
                     return body
         except TimeoutError:

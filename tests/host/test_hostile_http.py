@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import select
 import socket
 import ssl
@@ -463,3 +464,36 @@ def test_silent_tls_sockets_and_partial_heads_are_bounded_per_address(tls_server
     finally:
         for sock in silent + partial:
             sock.close()
+
+
+def test_a_body_the_disk_has_no_room_for_is_507_and_changes_nothing(tmp_path):
+    """A body spooled to disk past the room there is (here a 4 MiB file-size limit on the server
+    process, which fails a write with EFBIG as a full disk fails it with ENOSPC) is answered 507
+    ``insufficient_storage`` in the CONTRACT shape, not 500; nothing is restored and the server
+    goes on answering."""
+    import resource
+    import signal
+
+    limits = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # both pass to the server through exec
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4 * 1024 * 1024, limits[1]))
+    try:
+        process = ServerProcess(hostile_env(tmp_path)).start()
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limits)
+        signal.signal(signal.SIGXFSZ, handler)
+    try:
+        key = process.key("admin")
+        assert process.request("POST", "/v1/screens", key=key, json={
+            "id": "kept", "screen_type": "message", "config_json": {"body": "still here"}}).status_code == 201
+        answer = process.request("POST", "/v1/display/backup/restore?confirm=yes", key=key,
+                                 data=os.urandom(6 * 1024 * 1024),
+                                 headers={"Content-Type": "application/octet-stream"})
+        assert answer.status_code == 507, answer.text
+        assert answer.json()["code"] == "insufficient_storage" and answer.json()["message"]
+        assert process.process.poll() is None
+        assert process.get("/v1/screens/kept", key=key).status_code == 200
+        assert process.get("/v1/health").status_code == 200
+        assert "Traceback" not in process.log
+    finally:
+        process.stop()

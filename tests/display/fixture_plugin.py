@@ -154,11 +154,7 @@ class SettingsResource:
         for key, value in body["settings"].items():
             self.host.services["settings"].set(key, value)
         for key, value in body["key_values"].items():
-            row = self.host.db.KeyValue.get(key=key)
-            if row is None:
-                self.host.db.KeyValue(key=key, value=value)
-            else:
-                row.value = value
+            self.host.services["settings"].put_key_value(key, value)
         resp.media = {"ok": True}
 
 

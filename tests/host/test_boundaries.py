@@ -86,6 +86,95 @@ def test_declarations_name_real_packages_and_are_used(package):
         assert requirement in uses, f"{package} declares {requirement!r} but never imports it"
 
 
+# -- tables: each plugin's entities are its own -----------------------------------------------
+
+# (package, entity) uses still to be replaced by a service of the entity's owner, each with why.
+KNOWN_FOREIGN_ENTITIES = {
+    ("adoption", "ApiClient"): "checks at route registration that the clients plugin is enabled",
+    ("curator", "ApiClient"): "the display_adopted input asks whether any client exists",
+}
+
+
+def entity_owners() -> dict[str, str]:
+    """Entity name -> the builtin package defining it (``class Name(db.Entity)``)."""
+    owners = {}
+    for path in BUILTINS.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ClassDef) and any(
+                    isinstance(base, ast.Attribute) and base.attr == "Entity" for base in node.bases):
+                owners[node.name] = path.relative_to(BUILTINS).parts[0]
+    return owners
+
+
+def _is_database(node: ast.AST) -> bool:
+    """``db``, ``host.db``, ``ctx.db``, ``self.host.db`` ..."""
+    return isinstance(node, ast.Name) and node.id == "db" or isinstance(node, ast.Attribute) and node.attr == "db"
+
+
+def entities_used(source: str) -> list[tuple[int, str]]:
+    """Entities a module reaches on the database: ``<db>.Name``, ``getattr(<db>, "Name")``,
+    ``<db>.entities["Name"]`` and ``"Name" in <db>.entities`` (names only known at run time
+    are not seen)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and _is_database(node.value) and node.attr[:1].isupper():
+            found.append((node.lineno, node.attr))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr") \
+                and len(node.args) >= 2 and _is_database(node.args[0]) and isinstance(node.args[1], ast.Constant):
+            found.append((node.lineno, node.args[1].value))
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
+                and node.value.attr == "entities" and _is_database(node.value.value) \
+                and isinstance(node.slice, ast.Constant):
+            found.append((node.lineno, node.slice.value))
+        elif isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant) \
+                and any(isinstance(c, ast.Attribute) and c.attr == "entities" and _is_database(c.value)
+                        for c in node.comparators):
+            found.append((node.lineno, node.left.value))
+    return found
+
+
+def foreign_entities(package: str, owners: dict[str, str]) -> dict[str, list[str]]:
+    """Another package's entity -> the places (file:line) in ``package`` that use it."""
+    uses: dict[str, list[str]] = {}
+    for path in sorted((BUILTINS / package).rglob("*.py")):
+        for line, name in entities_used(path.read_text()):
+            if owners.get(name, package) != package:
+                uses.setdefault(name, []).append(f"{path.relative_to(REPO)}:{line}")
+    return uses
+
+
+@pytest.mark.parametrize("package", packages())
+def test_no_plugin_touches_another_plugins_entity(package):
+    owners = entity_owners()
+    foreign = {name: places for name, places in foreign_entities(package, owners).items()
+               if (package, name) not in KNOWN_FOREIGN_ENTITIES}
+    assert not foreign, (f"builtin_plugins/{package} uses other plugins' entities (ask the owner's service in "
+                         f"hookspecs/services.py instead): {({n: (owners[n], p) for n, p in foreign.items()})}")
+
+
+def test_the_known_foreign_entity_uses_still_exist():
+    owners = entity_owners()
+    for package, name in KNOWN_FOREIGN_ENTITIES:
+        assert name in foreign_entities(package, owners), f"{package} no longer uses {name}: drop it from the list"
+
+
+def test_the_entity_check_sees_each_way_of_reaching_a_table():
+    source = """
+def collect(ctx, host, db, self):
+    ctx.db.KeyValue.get(key="k")
+    self.host.db.KeyValue(key="k", value="v")
+    db.Screen.select()
+    getattr(ctx.db, "Alert", None)
+    host.db.entities["Task"]
+    if "ApiClient" in host.db.entities: pass
+    ctx.db.lower_case_attribute
+    other.KeyValue
+"""
+    assert sorted(entities_used(source)) == [(3, "KeyValue"), (4, "KeyValue"), (5, "Screen"), (6, "Alert"),
+                                             (7, "Task"), (8, "ApiClient")]
+    assert entity_owners()["KeyValue"] == "settings"
+
+
 def find_cycle(graph: dict[str, tuple[str, ...]]) -> list[str] | None:
     state: dict[str, int] = {}
     stack: list[str] = []

@@ -624,9 +624,23 @@ def _collect(plugins: PluginHost, hook: str, cls: type, **kwargs: Any) -> list[t
     return collected
 
 
-def collect_routes(plugins: PluginHost, host: Any) -> list[tuple[str, Route]]:
-    return [(plugin, route) for plugin, items in _collect(plugins, "register_routes", Route, host=host)
-            for route in items]
+def collect_routes(plugins: PluginHost, host: Any, taken: Iterable[str] = ()) -> list[tuple[str, Route]]:
+    """Every plugin's routes, each path served once: a plugin that registers a path twice, or
+    one already served (by the host: ``taken``, or by a plugin called earlier: builtins come
+    first) fails (a third-party plugin is skipped, a builtin stops startup)."""
+    owners = dict.fromkeys(taken, HOST_PLUGIN_NAME)
+    collected = []
+    for plugin, items in _collect(plugins, "register_routes", Route, host=host):
+        mine: set[str] = set()
+        for route in items:
+            if route.path in mine:
+                plugins.fail(plugin, f"registers route {route.path!r} twice")
+            if route.path in owners:
+                plugins.fail(plugin, f"route {route.path!r} is already served by {owners[route.path]!r}")
+            mine.add(route.path)
+        owners.update(dict.fromkeys(mine, plugin))
+        collected += [(plugin, route) for route in items]
+    return collected
 
 
 # ---- the live state a running server shares with `svc-display plugins list` ----------------

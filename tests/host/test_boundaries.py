@@ -1,13 +1,14 @@
 """Declared dependencies between builtin packages (Home Assistant's hassfest, with ``ast``).
 
-Every package under ``builtin_plugins/`` may import the contract (``hookspecs``), the host
-(``svc_host``), itself and what is left of the shared ``common`` (:data:`SHARED_KIT`); any
-other builtin package it imports must be listed in its ``REQUIRES`` tuple (read from the
+Every package under ``builtin_plugins/`` is a plugin (an entry point: no shared grab-bag
+package) and may import the contract (``hookspecs``), the host (``svc_host``) and itself;
+any other builtin package it imports must be listed in its ``REQUIRES`` tuple (read from the
 source, nothing imported), the declarations must name real packages and form no cycle, and
 nothing under ``builtin_plugins/``, ``svc_display/`` or ``examples/`` imports the test suite;
 ``svc_display/`` (the plugin authors' kit) and ``examples/`` import no builtin plugin at all.
 """
 import ast
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -16,9 +17,6 @@ from svc_host.plugins import PluginError, load_plugins
 
 REPO = Path(__file__).resolve().parents[2]
 BUILTINS = REPO / "builtin_plugins"
-# What remains of builtin_plugins/common: the renderer references of the ticker types, whose
-# renderers still live in display_renderers/ticker.py (it goes when they join their types).
-SHARED_KIT = {"common": {"lazy_renderer"}}
 
 
 def packages() -> list[str]:
@@ -58,21 +56,17 @@ def cross_imports(package: str) -> dict[str, list[str]]:
     return uses
 
 
-def test_the_shared_kit_holds_only_what_remains():
-    for package, modules in SHARED_KIT.items():
-        present = {p.stem for p in (BUILTINS / package).glob("*.py")} - {"__init__"}
-        assert present == modules, f"builtin_plugins/{package} should hold only {sorted(modules)}"
-        for path in sorted(BUILTINS.rglob("*.py")):
-            for line, module in imported_modules(path):
-                parts = module.split(".")
-                if parts[:2] == ["builtin_plugins", package] and path.parent.name != package:
-                    where = f"{path.relative_to(REPO)}:{line}"
-                    assert len(parts) > 2 and parts[2] in modules, f"{where} imports {module}"
+def test_every_builtin_package_is_a_plugin():
+    """No shared kit under builtin_plugins/: a helper two features need lives in the contract
+    (hookspecs) or the host (svc_host), or one feature owns it and the other declares it."""
+    entry_points = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["entry-points"]
+    plugins = {value.split(".", 1)[1] for value in entry_points["svc_display.plugins"].values()}
+    assert set(packages()) == plugins
 
 
 @pytest.mark.parametrize("package", packages())
 def test_every_cross_package_import_is_declared(package):
-    allowed = set(declared(package)) | set(SHARED_KIT)
+    allowed = set(declared(package))
     undeclared = {other: places for other, places in cross_imports(package).items() if other not in allowed}
     assert not undeclared, f"builtin_plugins/{package} imports undeclared packages (add to REQUIRES): {undeclared}"
 

@@ -1,8 +1,7 @@
-"""The renderer contract: how the canvas draws a screen, an overlay or a ticker tape.
+"""The renderer contract: how the canvas draws a screen or an overlay.
 
 A renderer is a callable ``factory(context) -> result`` given with its type
-(``ScreenType.renderer``, ``OverlayType.renderer``, ``TickerType.renderer``), either the
-callable itself or a ``"module:attr"`` string the host resolves (and checks) at startup,
+(``ScreenType.renderer``, ``OverlayType.renderer``), either the callable itself or a ``"module:attr"`` string the host resolves (and checks) at startup,
 so a module that imports Kivy is loaded only when a canvas runs. The display calls it on
 the UI (Kivy) thread:
 
@@ -10,17 +9,18 @@ the UI (Kivy) thread:
   (its layer sizes and positions it). A widget may define ``tick(dt)`` (called every
   frame while it is shown: animate there, never with your own ``Clock`` events) and
   ``dispose()`` (called once when it is removed): :class:`Widget` is that protocol.
-- ticker factories return a :class:`TickerContent`: the texts of one tape segment and how
-  often to rebuild them (``refresh_seconds``; ``None`` = once per marquee cycle).
+- a ticker type has no renderer: its ``TickerType.build_items`` makes the texts the REST
+  snapshot lists and the marquee shows (the one way to make a ticker type); the marquee
+  holds them as a :class:`TickerContent`.
 
 Optional ``factory.prepare(context) -> data`` runs first on the display's loader thread
 inside a Pony ``db_session``: read ``host.db`` tables and blobs there, never on the UI
 thread. Its return value becomes ``context.data``. Returning ``None`` means *no content*:
-the slide (or overlay, or tape) is skipped this time. Without ``prepare``,
+the slide (or overlay) is skipped this time. Without ``prepare``,
 ``context.data`` is ``{}``. Use :func:`renderer` to attach ``prepare``.
 
 A factory (or ``prepare``, or ``tick``) that raises is contained by the layer drawing it: that
-slide / overlay / tape is skipped, the error is logged with the plugin that owns the type,
+slide / overlay is skipped, the error is logged with the plugin that owns the type,
 and the display keeps running.
 
 :class:`RenderContext` gives the row, its ``config`` (``config_json`` decoded), the theme,
@@ -126,7 +126,8 @@ def default_theme() -> Theme:
 
 @dataclass(frozen=True)
 class TickerContent:
-    """What a ticker renderer returns: item texts and the refresh period in seconds."""
+    """One tape's texts as the marquee holds them: what its type's ``build_items`` made, its
+    ``refresh_seconds`` (None: built once per marquee cycle) and the kind (the type id when empty)."""
 
     items: list[str]
     refresh_seconds: float | None = None

@@ -69,7 +69,16 @@ def require(host: Any, key: "ServiceKey[T]") -> T:
 @runtime_checkable
 class SettingsService(Protocol):
     """Display settings (spec 2.11) with their documented defaults; ``set``/``delete`` need a
-    ``db_session``. ``display_zone()`` is the one reader of ``display_timezone``."""
+    ``db_session``. ``display_zone()`` is the one reader of ``display_timezone``.
+
+    Key-values (``{key, value}`` strings, ``/v1/config/key-values``) are the settings
+    plugin's table, which no other plugin touches: ``key_value(key)`` reads one (None when
+    absent), ``key_values(prefix)`` every ``(key, value)`` under a prefix;
+    ``put_key_value(key, value)`` creates or replaces one (the value cut to 8192 characters,
+    ``ValueError`` for an empty key or one over 256) and ``delete_key_value(key)`` removes
+    one (False when absent). Both writers join the caller's ``db_session`` when there is one
+    (so a key-value commits with the rows it describes) and open their own otherwise; they
+    publish nothing (a collector's run publishes ``catalog``, see :func:`publish`)."""
 
     def get(self, key: str) -> Any: ...
     def is_stored(self, key: str) -> bool: ...
@@ -77,6 +86,8 @@ class SettingsService(Protocol):
     def delete(self, key: str) -> None: ...
     def key_value(self, key: str) -> str | None: ...
     def key_values(self, prefix: str) -> list[tuple[str, str]]: ...
+    def put_key_value(self, key: str, value: str) -> None: ...
+    def delete_key_value(self, key: str) -> bool: ...
     def display_zone(self) -> "ZoneInfo": ...
 
 

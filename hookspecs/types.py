@@ -133,14 +133,18 @@ class ScreenType(ConfigurableType):
 
 @dataclass(frozen=True)
 class TickerType(ConfigurableType):
-    """A ticker tape type.
+    """A ticker tape type, made one way: ``build_items(host, tape, now_ms)`` returns the tape's
+    marquee strings, which ``GET /v1/ticker/items`` lists and the canvas's marquee shows (it
+    calls it on its loader thread, in a ``db_session``; ``tape`` has the row's fields with
+    ``config_json`` decoded). A ticker type has no renderer: it draws nothing itself.
 
-    ``build_items(host, tape, now_ms)`` returns the tape's marquee strings (the REST
-    snapshot of ``/v1/ticker/items``); ``renderer`` builds the display's tape content.
+    ``refresh_seconds`` (the time tape: 1): while a tape of this type is on screen, the
+    marquee builds its items again this often and replaces its text in place; None builds
+    them once per marquee cycle.
     """
 
     build_items: Callable[..., Sequence[str]] | None = None
-    renderer: RendererSpec = None
+    refresh_seconds: float | None = None
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from svc_host.auth import Principal
 from svc_host.clock import Clock
 from svc_host.config import Settings
 from svc_host.events import ChangeBus, PublishAfterCommit
+from svc_host.http.core_routes import core_routes
 from svc_host.plugins import (
     PluginError,
     PluginHost,
@@ -122,7 +123,7 @@ def build_host(settings: Settings, extra_plugins: Iterable[tuple[str, Any]] = ()
         try:
             return _build_host(settings, plugins, with_routes)
         except PluginSkipped as exc:
-            log.warning("starting again without plugin %r", exc.plugin)
+            log.debug("starting again without plugin %r", exc.plugin)  # fail() logged the one line
 
 
 def _build_host(settings: Settings, plugins: PluginHost, with_routes: bool) -> Host:
@@ -150,7 +151,7 @@ def _build_host(settings: Settings, plugins: PluginHost, with_routes: bool) -> H
     started: list[str] = []
     try:
         if with_routes:
-            host.routes = collect_routes(plugins, host)
+            host.routes = collect_routes(plugins, host, taken=[route.path for route in core_routes(host)])
             host.websocket_routes = [
                 (name, item) for name, items in plugins.call_each("register_websocket_routes", host=host)
                 for item in items

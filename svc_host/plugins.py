@@ -417,6 +417,14 @@ def _check_renderer(item: ConfigurableType, plugin: str) -> None:
         raise PluginError(plugin, f"type {item.id!r}: {problem}")
 
 
+def _check_ticker_type(item: TickerType, plugin: str) -> None:
+    if not callable(item.build_items):
+        raise PluginError(plugin, f"ticker type {item.id!r} needs build_items(host, tape, now_ms)")
+    refresh = item.refresh_seconds
+    if refresh is not None and (isinstance(refresh, bool) or not isinstance(refresh, (int, float)) or refresh <= 0):
+        raise PluginError(plugin, f"ticker type {item.id!r}: refresh_seconds must be a positive number or None")
+
+
 def resolve_renderers(host: Any) -> None:
     """Import every type's renderer before the canvas draws (the display runtime calls this).
 
@@ -424,7 +432,7 @@ def resolve_renderers(host: Any) -> None:
     third-party one is logged with its name and that type is drawn as missing.
     """
     registries = host.registries
-    for registry in (registries.screen_types, registries.overlay_types, registries.ticker_types):
+    for registry in (registries.screen_types, registries.overlay_types):  # ticker types draw nothing
         for type_id in list(registry.types):
             try:
                 registry.renderer(type_id)
@@ -533,6 +541,8 @@ def _build_registries(plugins: PluginHost) -> Registries:
                 for item in items:
                     _check_configurable(item, plugin)
                     _check_renderer(item, plugin)
+                    if cls is TickerType:
+                        _check_ticker_type(item, plugin)
                     if item.id in registry.types:
                         raise PluginError(plugin, f"{registry.kind} type {item.id!r} is already provided by "
                                                   f"{registry.owner[item.id]!r}")
@@ -624,9 +634,23 @@ def _collect(plugins: PluginHost, hook: str, cls: type, **kwargs: Any) -> list[t
     return collected
 
 
-def collect_routes(plugins: PluginHost, host: Any) -> list[tuple[str, Route]]:
-    return [(plugin, route) for plugin, items in _collect(plugins, "register_routes", Route, host=host)
-            for route in items]
+def collect_routes(plugins: PluginHost, host: Any, taken: Iterable[str] = ()) -> list[tuple[str, Route]]:
+    """Every plugin's routes, each path served once: a plugin that registers a path twice, or
+    one already served (by the host: ``taken``, or by a plugin called earlier: builtins come
+    first) fails (a third-party plugin is skipped, a builtin stops startup)."""
+    owners = dict.fromkeys(taken, HOST_PLUGIN_NAME)
+    collected = []
+    for plugin, items in _collect(plugins, "register_routes", Route, host=host):
+        mine: set[str] = set()
+        for route in items:
+            if route.path in mine:
+                plugins.fail(plugin, f"registers route {route.path!r} twice")
+            if route.path in owners:
+                plugins.fail(plugin, f"route {route.path!r} is already served by {owners[route.path]!r}")
+            mine.add(route.path)
+        owners.update(dict.fromkeys(mine, plugin))
+        collected += [(plugin, route) for route in items]
+    return collected
 
 
 # ---- the live state a running server shares with `svc-display plugins list` ----------------

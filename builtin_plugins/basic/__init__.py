@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from builtin_plugins.common.lazy_renderer import with_renderers
 from hookspecs import OverlayType, ScreenType, TickerType, hookimpl
 from hookspecs.schema import BLOB_KEY, HEX_COLOR, OPACITY, POSITION, boolean, enum, number, obj, text
 
@@ -110,4 +109,4 @@ def register_overlay_types() -> list[OverlayType]:
 
 @hookimpl
 def register_ticker_types() -> list[TickerType]:
-    return with_renderers("ticker", TICKER_TYPES)
+    return list(TICKER_TYPES)

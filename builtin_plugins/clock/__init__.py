@@ -6,7 +6,6 @@ the shared one of ``hookspecs.formatting``.
 from __future__ import annotations
 
 from builtin_plugins.clock import items
-from builtin_plugins.common.lazy_renderer import with_renderers
 from hookspecs import OverlayType, ScreenType, TickerType, hookimpl
 from hookspecs.formatting import TIME_PRESETS
 from hookspecs.schema import (
@@ -90,6 +89,7 @@ TICKER_TYPES: list[TickerType] = [
         example_config={"dateOrder": "dmy", "timeFormatPreset": "24h_hms", "timeZone": "Europe/Berlin",
                         "labelPrefix": "Berlin"},
         build_items=items.time_items,
+        refresh_seconds=1.0,  # on screen, the time is rebuilt every second
     ),
 ]
 
@@ -106,4 +106,4 @@ def register_overlay_types() -> list[OverlayType]:
 
 @hookimpl
 def register_ticker_types() -> list[TickerType]:
-    return with_renderers("ticker", TICKER_TYPES)
+    return list(TICKER_TYPES)

@@ -1,8 +1,8 @@
 """Applying feed events to the catalog tables, each event in one transaction with its id.
 
-The last applied event id is kept in the key-value table (``saas_feed.last_event_id``)
-in the same transaction as the rows it produced, so after a crash or restart the
-``Last-Event-ID`` sent on reconnect names exactly the last event whose rows are stored.
+The last applied event id is kept in key-value ``saas_feed.last_event_id`` (written through
+the settings service, which joins the event's transaction) in the same transaction as the
+rows it produced, so after a crash or restart the ``Last-Event-ID`` sent on reconnect names exactly the last event whose rows are stored.
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from typing import Any
 from pony import orm
 
 from builtin_plugins.cloud_feed.kinds import FEED, FeedError, check_item
+from hookspecs.services import MARQUEE_PREFIX, SETTINGS, SettingsService, require
 
 LAST_EVENT_KEY = "saas_feed.last_event_id"
-TICKER_KEY = "ticker.marquee.saas_feed"
+TICKER_KEY = MARQUEE_PREFIX + "saas_feed"
 
 
 class FeedStore:
@@ -23,21 +24,18 @@ class FeedStore:
         self.db = host.db
         self.kinds = host.registries.feed_kinds()
 
-    @orm.db_session
-    def last_event_id(self) -> str | None:
-        row = self.db.KeyValue.get(key=LAST_EVENT_KEY)
-        return row.value if row is not None and row.value else None
+    @property
+    def settings(self) -> SettingsService:
+        """The key-values (last event id, ticker text) are the settings plugin's table; looked up
+        when used (the settings plugin may start after this one)."""
+        return require(self.host, SETTINGS)
 
-    def _put(self, key: str, value: str) -> None:
-        row = self.db.KeyValue.get(key=key)
-        if row is None:
-            self.db.KeyValue(key=key, value=value[:8192])
-        else:
-            row.value = value[:8192]
+    def last_event_id(self) -> str | None:
+        return self.settings.key_value(LAST_EVENT_KEY) or None
 
     def _remember(self, event_id: str | None) -> None:
         if event_id:
-            self._put(LAST_EVENT_KEY, event_id)
+            self.settings.put_key_value(LAST_EVENT_KEY, event_id)
 
     def apply(self, event: str, data: Any, event_id: str | None) -> str:
         """Apply one event; returns a one-line summary. FeedError: nothing was changed
@@ -83,7 +81,7 @@ class FeedStore:
             text = data.get("text")
             if not isinstance(text, str):
                 raise FeedError("ticker: 'text' must be a string")
-            self._put(TICKER_KEY, text)
+            self.settings.put_key_value(TICKER_KEY, text)
             return "ticker text"
         raise FeedError(f"unknown event type {event!r}")
 

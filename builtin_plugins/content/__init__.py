@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from builtin_plugins.common.lazy_renderer import with_renderers
 from builtin_plugins.content import content, jokes, models, openai, quotes, routes, trivia, types
 from hookspecs import ContentList, IntegrationType, Permission, Route, ScreenType, TickerType, hookimpl
 from hookspecs.permissions import CURATOR_WRITE, INTERESTS_READ, INTERESTS_WRITE, declare
@@ -46,7 +45,7 @@ def register_screen_types() -> list[ScreenType]:
 
 @hookimpl
 def register_ticker_types() -> list[TickerType]:
-    return with_renderers("ticker", types.TICKER_TYPES)
+    return list(types.TICKER_TYPES)
 
 
 @hookimpl

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from builtin_plugins.common.lazy_renderer import with_renderers
 from builtin_plugins.folder_plugins import items, plugin_http
 from builtin_plugins.folder_plugins import routes as plugin_routes
 from builtin_plugins.folder_plugins.registry import FolderPlugins, describe
@@ -112,7 +111,7 @@ def register_overlay_types() -> list[OverlayType]:
 
 @hookimpl
 def register_ticker_types() -> list[TickerType]:
-    return with_renderers("ticker", TICKER_TYPES)
+    return list(TICKER_TYPES)
 
 
 @hookimpl

@@ -15,7 +15,8 @@ Response: JSON ``{"items": [...], "ticker": "text"?}``, at most 1000 items, each
 
 Rows get id ``plugin_http:<plugin_id>:<id>`` and ``integration_type`` ``plugin_http``;
 rows of the plugin missing from the answer are removed (the answer is the full set).
-``ticker`` (when present) is stored as key-value ``ticker.marquee.<plugin_id>``.
+``ticker`` (when present) is stored as key-value ``ticker.marquee.<plugin_id>`` (through the
+settings service, in the same transaction as the rows).
 
 Each folder plugin with a sidecar has its own integration row ``plugin_http.<plugin id>``
 (made at startup, enabled, ``config_json`` ``{"pluginId": <id>}``): without a ``baseUrl``
@@ -34,7 +35,7 @@ from pony import orm
 from hookspecs import IntegrationType
 from hookspecs.collect import UpstreamStatus
 from hookspecs.collecting import CollectorError, clip, plain_text
-from hookspecs.services import FOLDER_PLUGINS, service
+from hookspecs.services import FOLDER_PLUGINS, MARQUEE_PREFIX, SETTINGS, service
 
 TYPE_ID = "plugin_http"
 ROW_PREFIX = TYPE_ID + "."
@@ -165,13 +166,9 @@ def collect(ctx: Any) -> str:
                 if row_id not in wanted[kind]:
                     row.delete()
         ticker = data.get("ticker")
-        if isinstance(ticker, str) and hasattr(ctx.db, "KeyValue"):
-            key = f"ticker.marquee.{plugin_id}"
-            row = ctx.db.KeyValue.get(key=key)
-            if row is None:
-                ctx.db.KeyValue(key=key, value=clip(ticker, 8000))
-            else:
-                row.value = clip(ticker, 8000)
+        settings = service(ctx.host, SETTINGS)
+        if isinstance(ticker, str) and settings is not None:
+            settings.put_key_value(MARQUEE_PREFIX + plugin_id, clip(ticker, 8000))
     ctx.summary = f"{len(items)} items from sidecar {plugin_id}"
     return ctx.summary
 

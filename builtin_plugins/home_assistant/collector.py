@@ -2,7 +2,8 @@
 
 Config ``entities``: ``[{entityId, label?, ticker (default true), alertWhen?: [states],
 severity?, alertTitle?}]``. Entities with ``ticker`` become one line of ticker text in the
-key-value ``ticker.marquee.home_assistant`` (``Label: state unit`` joined by `` · ``).
+key-value ``ticker.marquee.home_assistant`` (``Label: state unit`` joined by `` · ``, written
+through the settings service).
 Entities whose state is in ``alertWhen`` become alerts with source ``home_assistant``
 through the alerts service (``host.services["alerts"]``, see docs/integrations.md);
 alerts of entities that left the alert states are cleared.
@@ -12,10 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pony import orm
-
 from hookspecs.collecting import CollectorError, clip, plain_text
 from hookspecs import IntegrationType
+from hookspecs.services import ALERTS, SETTINGS, service
 
 TYPE_ID = "home_assistant"
 TICKER_KEY = "ticker.marquee.home_assistant"
@@ -92,16 +92,14 @@ def collect(ctx: Any) -> str:
                 "severity": entity.get("severity") or "warning",
             }
     ticker = clip(" · ".join(parts), 8000)
-    with orm.db_session:
-        if hasattr(ctx.db, "KeyValue"):
-            row = ctx.db.KeyValue.get(key=TICKER_KEY)
-            if not ticker:
-                if row is not None:
-                    row.delete()
-            elif row is None:
-                ctx.db.KeyValue(key=TICKER_KEY, value=ticker)
-            else:
-                row.value = ticker
+    settings = service(ctx.host, SETTINGS)
+    if settings is None:
+        if ticker:
+            ctx.log("ticker line not stored: the settings plugin (key-values) is not loaded", "warning")
+    elif ticker:
+        settings.put_key_value(TICKER_KEY, ticker)
+    else:
+        settings.delete_key_value(TICKER_KEY)
     _publish_alerts(ctx, alerts)
     for entity_id in missing:
         ctx.log(f"entity {entity_id} is not in /api/states", "warning")
@@ -110,14 +108,14 @@ def collect(ctx: Any) -> str:
 
 
 def _publish_alerts(ctx: Any, alerts: dict[str, dict[str, Any]]) -> None:
-    service = ctx.host.services.get("alerts")
-    if service is None or not hasattr(service, "upsert_source_alert"):
+    owner = service(ctx.host, ALERTS)
+    if owner is None:
         if alerts:
             ctx.log(f"{len(alerts)} alert(s) not raised: no alerts service is loaded", "warning")
         return
     for key, alert in alerts.items():
-        service.upsert_source_alert(source=TYPE_ID, key=key, **alert)
-    service.clear_source_alerts(source=TYPE_ID, keep_keys=list(alerts))
+        owner.upsert_source_alert(source=TYPE_ID, key=key, **alert)
+    owner.clear_source_alerts(source=TYPE_ID, keep_keys=list(alerts))
 
 
 INTEGRATION_TYPE = IntegrationType(

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from builtin_plugins.common.lazy_renderer import with_renderers
 from builtin_plugins.news import content, hackernews, models, routes, rss, types
 from builtin_plugins.news.search_index import (
     create_search_index,
@@ -71,7 +70,7 @@ def register_screen_types() -> list[ScreenType]:
 
 @hookimpl
 def register_ticker_types() -> list[TickerType]:
-    return with_renderers("ticker", types.TICKER_TYPES)
+    return list(types.TICKER_TYPES)
 
 
 @hookimpl

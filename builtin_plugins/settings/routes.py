@@ -16,7 +16,7 @@ from hookspecs import AUTHENTICATED, Operation, Route
 from hookspecs.formatting import is_iana_zone
 from svc_host.rest.configurable import EmptySchema
 from svc_host.rest.schemas import StorableSchema
-from builtin_plugins.settings.store import ALL_ROLES
+from builtin_plugins.settings.store import ALL_ROLES, KEY_MAX, VALUE_MAX
 from builtin_plugins.settings.themes import (
     BUILTIN_THEMES,
     CUSTOM_THEMES_KEY,
@@ -35,8 +35,6 @@ from builtin_plugins.settings.store import SETTINGS_WRITE
 from hookspecs.permissions import ADOPTION_ADMIN
 
 PUBLISHES = ("settings",)  # the change event of every write
-KEY_MAX = 256
-VALUE_MAX = 8192
 TEXT_SCALE = validate.Range(min=0.5, max=3.0)
 ADOPTION_KEYS = ("adoption_allowed_roles", "adoption_allow_new_requests")
 
@@ -288,11 +286,7 @@ class KeyValuesResource:
             raise ApiError(400, "value_too_long", f"values are at most {VALUE_MAX} characters")
         if "\x00" in value:
             raise validation_failed({"value": ["NUL characters are not allowed"]})
-        row = self.host.db.KeyValue.get(key=key)
-        if row is None:
-            self.host.db.KeyValue(key=key, value=value)
-        else:
-            row.value = value
+        self.host.services["settings"].put_key_value(key, value)
         resp.media = {"key": key, "value": value}
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response) -> None:
@@ -300,10 +294,8 @@ class KeyValuesResource:
         _check_scope(req, key)
         if not isinstance(key, str) or not key.strip():
             raise ApiError(400, "key_required", "query parameter key is required")
-        row = self.host.db.KeyValue.get(key=key) if len(key) <= KEY_MAX else None
-        if row is None:
+        if not self.host.services["settings"].delete_key_value(key):
             raise ApiError(404, "not_found", "no such key")
-        row.delete()
         resp.media = {}
 
 

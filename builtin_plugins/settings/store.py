@@ -2,7 +2,9 @@
 
 ``SettingsService.get(key)`` returns the stored value or the default of
 :data:`DEFAULTS`; ``set``/``delete`` need a ``db_session`` (the caller's request one).
-Key-values (``{key, value}`` strings, spec 2.11) live in their own table.
+Key-values (``{key, value}`` strings, spec 2.11) live in their own table; other plugins read
+and write them only through the service (``key_value``, ``key_values``, ``put_key_value``,
+``delete_key_value``), never through the table.
 """
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ from hookspecs.formatting import zone_or_utc
 
 ALL_ROLES = ["admin", "operator", "power_viewer", "viewer"]
 SETTINGS_WRITE = "settings.write"
+KEY_MAX = 256
+VALUE_MAX = 8192
 
 DEFAULTS: dict[str, Any] = {
     "display_theme_id": "navy_coral",
@@ -37,8 +41,8 @@ def define_entities(db: Any) -> None:
     class KeyValue(db.Entity):
         _table_ = "svc_key_value"
         # stored exactly as given: Pony strips str attributes by default
-        key = orm.PrimaryKey(str, 256, autostrip=False)
-        value = orm.Optional(str, 8192, default="", autostrip=False)  # "" is a valid value
+        key = orm.PrimaryKey(str, KEY_MAX, autostrip=False)
+        value = orm.Optional(str, VALUE_MAX, default="", autostrip=False)  # "" is a valid value
 
 
 class SettingsService:
@@ -89,3 +93,28 @@ class SettingsService:
         """``(key, value)`` of every key-value whose key starts with ``prefix``, by key."""
         rows = self.db.KeyValue.select(lambda kv: kv.key.startswith(prefix))
         return sorted((row.key, row.value) for row in rows)
+
+    @orm.db_session
+    def put_key_value(self, key: str, value: str) -> None:
+        """Create or replace key-value ``key`` (``value`` cut to :data:`VALUE_MAX` characters).
+
+        Inside the caller's ``db_session`` it joins that transaction (a row and the key-value
+        that records it commit together); outside one it commits on its own.
+        """
+        if not isinstance(key, str) or not key or len(key) > KEY_MAX:
+            raise ValueError(f"a key-value key is 1-{KEY_MAX} characters, not {key!r}")
+        value = value[:VALUE_MAX]
+        row = self.db.KeyValue.get(key=key)
+        if row is None:
+            self.db.KeyValue(key=key, value=value)
+        else:
+            row.value = value
+
+    @orm.db_session
+    def delete_key_value(self, key: str) -> bool:
+        """Delete key-value ``key``; False when there was none. Joins the caller's ``db_session``."""
+        row = self.db.KeyValue.get(key=key) if isinstance(key, str) and len(key) <= KEY_MAX else None
+        if row is None:
+            return False
+        row.delete()
+        return True

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from builtin_plugins.common.lazy_renderer import with_renderers
 from builtin_plugins.stocks import content, finnhub, models, routes, types
 from hookspecs import (
     ContentList,
@@ -54,7 +53,7 @@ def register_overlay_types() -> list[OverlayType]:
 
 @hookimpl
 def register_ticker_types() -> list[TickerType]:
-    return with_renderers("ticker", types.TICKER_TYPES)
+    return list(types.TICKER_TYPES)
 
 
 @hookimpl

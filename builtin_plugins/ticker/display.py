@@ -1,17 +1,18 @@
 """The marquee layer (Kivy-only, loaded when a canvas starts): the ticker band.
 
 ``load`` (loader thread) asks the ticker service for the enabled tapes and the curator for
-its members and ``ticker_enabled``; the tapes of a type with a renderer or ``build_items``
-are kept. The band is claimed (7.5 % of the screen height times the ticker text scale,
-clamped 0.5-2) while a marquee cycle has tapes; the compositor gives the rest to the slides.
+its members and ``ticker_enabled``; the tapes of a registered type are kept. The band is
+claimed (7.5 % of the screen height times the ticker text scale, clamped 0.5-2) while a
+marquee cycle has tapes; the compositor gives the rest to the slides.
 
 Each cycle takes the tapes in the order ``TickerService.cycle`` gives (the one meaning of
-``frequency_weight``), prepares them on the loader thread, lays the segments in a row from
-the right edge and scrolls it left by 150 px per second at 1080 px height (scaled), moved
-every frame. Segments whose renderer asks for ``refresh_seconds`` (the time tape: 1 s with
-seconds in its preset, else 60 s) are re-rendered in place. When the row has left, the
-next cycle starts (a ticker telemetry line). Navigation jumps to the next or previous
-segment.
+``frequency_weight``), builds each tape's texts on the loader thread with its type's
+``build_items`` (the texts ``GET /v1/ticker/items`` lists: the one way a ticker type makes
+items), lays the segments in a row from the right edge and scrolls it left by 150 px per
+second at 1080 px height (scaled), moved every frame. A segment of a type with
+``refresh_seconds`` (the time tape: every second) is built again on the loader thread that
+often and its text replaced in place. When the row has left, the next cycle starts (a
+ticker telemetry line). Navigation jumps to the next or previous segment.
 """
 from __future__ import annotations
 
@@ -78,10 +79,7 @@ class MarqueeLayer:
 
     def _drawable(self, tape: Mapping[str, Any]) -> bool:
         definition = self.host.registries.ticker_types.get(tape.get("ticker_type", ""))
-        if definition is None:
-            return False
-        return self.stage.renderer("ticker", definition.id) is not None or \
-            getattr(definition, "build_items", None) is not None
+        return getattr(definition, "build_items", None) is not None
 
     def due_ms(self, state: MarqueeState) -> int | None:
         return state.due_ms
@@ -127,23 +125,20 @@ class MarqueeLayer:
         self.stage.submit(self._content_job(tapes), self._cycle_ready)
 
     def _content_job(self, tapes: list[dict]) -> Callable[[], list[tuple[dict, RenderContext, Any]]]:
-        """Loader-thread step of a cycle: each tape's prepared data (or its error)."""
+        """Loader-thread step: each tape's texts from its type's ``build_items`` (or its error)."""
         contexts = [(tape, self.stage.context("ticker", tape)) for tape in tapes]
         registry = self.host.registries.ticker_types
 
         def job() -> list[tuple[dict, RenderContext, Any]]:
             results = []
             for tape, context in contexts:
-                renderer = self.stage.renderer("ticker", tape.get("ticker_type", ""))
+                definition = registry.get(tape.get("ticker_type", ""))
                 try:
-                    if renderer is not None:
-                        data = self.stage.prepare(renderer, context)
-                    else:
-                        row = SimpleNamespace(**{**tape, "config_json": context.config})  # as the REST side
-                        with orm.db_session:
-                            items = registry.get(tape.get("ticker_type", "")).build_items(self.host, row,
-                                                                                          context.now_ms())
-                        data = TickerContent(items=[str(i) for i in items or []])
+                    row = SimpleNamespace(**{**tape, "config_json": context.config})  # as the REST side
+                    with orm.db_session:
+                        items = definition.build_items(self.host, row, context.now_ms())
+                    data = TickerContent(items=[str(i) for i in items or [] if str(i).strip()],
+                                         refresh_seconds=definition.refresh_seconds)
                     results.append((tape, context.with_data(data), None))
                 except Exception as exc:  # noqa: BLE001  reported on the UI thread
                     results.append((tape, context, exc))
@@ -151,19 +146,10 @@ class MarqueeLayer:
 
         return job
 
-    def _segment(self, tape: dict, context: RenderContext) -> TickerContent | None:
-        """UI-thread step: the tape's texts now (None when it has none or failed)."""
-        if isinstance(context.data, TickerContent):
-            return context.data
-        if context.data is None:
-            return None
-        renderer = self.stage.renderer("ticker", tape.get("ticker_type", ""))
-        try:
-            content = renderer(context)
-        except Exception as exc:  # noqa: BLE001  that tape is left out of the cycle
-            self.stage.report_failure("ticker", tape.get("ticker_type", ""), tape.get("id"), "build", exc)
-            return None
-        return content if isinstance(content, TickerContent) else None
+    @staticmethod
+    def _segment(tape: dict, context: RenderContext) -> TickerContent | None:
+        """The tape's texts as built (None when it failed)."""
+        return context.data if isinstance(context.data, TickerContent) else None
 
     def _clear(self) -> None:
         for segment in self.segments:
@@ -234,17 +220,30 @@ class MarqueeLayer:
         self.offset -= speed * min(dt, 0.25)
         now = time.monotonic()
         for segment in self.segments:
-            if segment["refresh"] and now >= segment["next_refresh"]:
+            if segment["refresh"] and now >= segment["next_refresh"] and not segment.get("building"):
                 segment["next_refresh"] = now + segment["refresh"]
-                content = self._segment(segment["tape"], segment["context"])
-                if content is not None and content.items:
-                    label = segment["label"]
-                    label.text = self._text(content)
-                    label.texture_update()
-                    label.size = label.texture_size
+                segment["building"] = True
+                self.stage.submit(self._content_job([segment["tape"]]),
+                                  lambda results, error, segment=segment: self._rebuilt(segment, results, error))
         self._place()
         if self.offset + self.row_width < 0 and not self._pending:
             self._start_cycle()
+
+    def _rebuilt(self, segment: dict, results: Any, error: BaseException | None) -> None:
+        """UI thread: a refreshing segment's new texts replace its label's (when it is still shown)."""
+        segment["building"] = False
+        if error is not None or not results or not any(s is segment for s in self.segments):
+            return
+        tape, context, exc = results[0]
+        if exc is not None:
+            self.stage.report_failure("ticker", tape.get("ticker_type", ""), tape.get("id"), "refresh", exc)
+            return
+        content = self._segment(tape, context)
+        if content is not None and content.items and self._text(content) != segment["label"].text:
+            label = segment["label"]
+            label.text = self._text(content)
+            label.texture_update()
+            label.size = label.texture_size
 
     def navigate(self, direction: str) -> None:
         """Bring the next (or previous) segment to the left edge."""

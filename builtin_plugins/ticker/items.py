@@ -12,13 +12,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from pony.orm import db_session
 
-from hookspecs.formatting import (  # noqa: F401  (re-exported for display_renderers/ticker.py)
-    SETTING_PRESETS,
-    TIME_PRESETS,
-    format_date,
-    format_time,
-    round_half_away as _round,
-)
+from hookspecs.formatting import round_half_away as _round
 from hookspecs.services import MARQUEE_PREFIX, SETTINGS, marquee_lines, service
 from svc_host.rest.typed_rows import list_rows
 
@@ -27,30 +21,6 @@ log = logging.getLogger(__name__)
 TAPE_FIELDS = ("id", "ticker_type", "name", "description", "enabled", "frequency_weight", "sort_order",
                "config_json", "created_at_ms", "updated_at_ms")
 MAX_REPEATS = 10  # a tape's weight is rounded and capped at this many appearances per cycle
-
-
-def builder_of(type_id: str) -> Callable[[Any, Any, int], list[str]]:
-    """The item builder of the registered ticker type ``type_id``, looked up at each call.
-
-    ``display_renderers/ticker.py`` builds its tape renderers from the names below until they
-    move into the feature folders, next to their types; the builders themselves live with
-    their features (``weather``, ``news``, ``content``, ``stocks``, ``basic``,
-    ``folder_plugins``). A type that is not registered builds nothing.
-    """
-
-    def build(host: Any, tape: Any, now_ms: int) -> list[str]:
-        builder = getattr(host.registries.ticker_types.get(type_id), "build_items", None)
-        return list(builder(host, tape, now_ms) or []) if builder is not None else []
-
-    return build
-
-
-weather_items = builder_of("weather")
-news_items = builder_of("news")
-quote_items = builder_of("quote")
-stock_items = builder_of("stocks")
-text_items = builder_of("text")
-plugin_items = builder_of("plugin")
 
 
 def repeats(weight: Any) -> int:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from builtin_plugins.common.lazy_renderer import with_renderers
 from builtin_plugins.weather import collectors, content, models, routes, types
 from hookspecs import ContentList, IntegrationType, Permission, Route, ScreenType, TickerType, hookimpl
 from hookspecs.permissions import INTERESTS_READ, INTERESTS_WRITE, TELEMETRY_READ, declare
@@ -44,7 +43,7 @@ def register_screen_types() -> list[ScreenType]:
 
 @hookimpl
 def register_ticker_types() -> list[TickerType]:
-    return with_renderers("ticker", types.TICKER_TYPES)
+    return list(types.TICKER_TYPES)
 
 
 @hookimpl

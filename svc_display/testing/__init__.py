@@ -36,9 +36,10 @@ Fixtures (``docs/plugins.md`` walks through each):
   (:class:`svc_display.testing.upstream.Upstream`): ``upstream.json("/path", payload)``,
   ``upstream.url``, ``upstream.requests``; stopped after the test.
 - ``svc_display_frame``: ``frame(host, kind, type_id, config=None, **options)`` draws one
-  screen, overlay or ticker renderer with the real Kivy canvas offscreen in a subprocess
-  and returns a :class:`svc_display.testing.canvas.Frame` (``png``, ``image``, ``pixels``,
-  ``fraction(rgb)``; ``items`` for a ticker). ``host`` is one built by ``svc_display_host``
+  screen or overlay renderer with the real Kivy canvas offscreen in a subprocess and
+  returns a :class:`svc_display.testing.canvas.Frame` (``png``, ``image``, ``pixels``,
+  ``fraction(rgb)``); for a ticker type, ``items`` (what its ``build_items`` makes, as the
+  marquee shows them) and ``refresh_seconds``. ``host`` is one built by ``svc_display_host``
   (same data dir, same plugins) or None for the installed plugins.
 
 Imports are deferred to the fixtures, so loading the plugin costs nothing in test runs

@@ -11,7 +11,8 @@ widget's ``tick``), then writes the widget as a PNG (Kivy's ``export_to_png``) a
 ``dispose``. A subprocess, because Kivy creates one window per process and never lets go
 of it; and the test process stays free of Kivy.
 
-A ticker renderer returns texts, not a widget: its frame carries ``items`` and no image.
+A ticker type draws nothing: its frame carries the ``items`` its ``build_items`` makes (what
+the marquee shows) and its ``refresh_seconds``, and no image.
 """
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ class RenderError(RuntimeError):
 
 @dataclass
 class Frame:
-    """What one renderer drew: a PNG (screen and overlay types) or texts (ticker types).
+    """What one type drew: a PNG (screen and overlay types) or texts (ticker types).
 
     ``image`` is the PNG as an RGB ``PIL.Image`` (transparent parts over black);
     ``pixels`` its raw RGB bytes, rows top to bottom; ``pixel(x, y)`` one pixel from the
@@ -55,7 +56,7 @@ class Frame:
         from PIL import Image
 
         if self.png is None:
-            raise RenderError(f"a {self.kind} frame has no image (ticker renderers return texts: see .items)")
+            raise RenderError(f"a {self.kind} frame has no image (ticker types make texts: see .items)")
         with Image.open(self.png) as source:
             rgba = source.convert("RGBA")
         background = Image.new("RGBA", rgba.size, (0, 0, 0, 255))
@@ -136,7 +137,7 @@ def render_frame(env: Mapping[str, str], kind: str, type_id: str, config: Mappin
 def _draw(host: Any, job: dict[str, Any]) -> dict[str, Any]:
     from pony import orm
 
-    from hookspecs.render import RenderContext, TickerContent, default_theme, theme_from_preview
+    from hookspecs.render import RenderContext, default_theme, theme_from_preview
     from hookspecs.services import THEMES, service
     from svc_host.display import MODE_OFFSCREEN, start_kivy
 
@@ -147,6 +148,13 @@ def _draw(host: Any, job: dict[str, Any]) -> dict[str, Any]:
         known = ", ".join(sorted(registry.types)) or "none"
         raise RenderError(f"no {kind} type {type_id!r}; the plugins provide: {known}")
     owner = registry.owner.get(type_id, "?")
+    config = job["config"] if job["config"] is not None else dict(definition.example_config)
+    row = {"id": f"frame-{type_id}", f"{kind}_type": type_id, **job["row"], "config_json": config}
+    if kind == "ticker":  # a ticker type draws nothing: its frame is the texts the marquee shows
+        with orm.db_session:
+            items = definition.build_items(host, types.SimpleNamespace(**row), host.clock.now_ms())
+        return {"items": [str(item) for item in items or [] if str(item).strip()],
+                "refresh_seconds": definition.refresh_seconds}
     start_kivy(host, MODE_OFFSCREEN)
     factory = registry.renderer(type_id)  # a reference that does not resolve names the plugin
     if factory is None:
@@ -160,8 +168,6 @@ def _draw(host: Any, job: dict[str, Any]) -> dict[str, Any]:
         if preview is None:
             raise RenderError(f"theme {theme_id!r} is not known to the themes service")
         theme = theme_from_preview(theme_id, preview)
-    config = job["config"] if job["config"] is not None else dict(definition.example_config)
-    row = {"id": f"frame-{type_id}", f"{kind}_type": type_id, **job["row"], "config_json": config}
     context = RenderContext(host=host, kind=kind, type_id=type_id, row=row, theme=theme,
                             size=tuple(job["size"]), **options)
     prepare = getattr(factory, "prepare", None)
@@ -169,12 +175,7 @@ def _draw(host: Any, job: dict[str, Any]) -> dict[str, Any]:
         data = prepare(context) if prepare is not None else {}
     if data is None:
         raise RenderError(f"{kind} type {type_id!r}: prepare returned None (no content: skipped)")
-    result = factory(context.with_data(data))
-    if kind == "ticker":
-        if not isinstance(result, TickerContent):
-            raise RenderError(f"ticker type {type_id!r} returned {type(result).__name__}, not TickerContent")
-        return {"items": [str(item) for item in result.items], "refresh_seconds": result.refresh_seconds}
-    return {"png": _snapshot(result, job)}
+    return {"png": _snapshot(factory(context.with_data(data)), job)}
 
 
 def _snapshot(widget: Any, job: dict[str, Any]) -> str:

@@ -1,6 +1,6 @@
 """A throwaway plugin for display tests, loaded next to every builtin (the real types, their
 renderers and the real layers): a few extra types whose renderers fail or log on purpose, a
-test route that replaces the stored program (the real screen, tape, overlay and alert rows,
+layer that witnesses what change events do (``EventWitness``), a test route that replaces the stored program (the real screen, tape, overlay and alert rows,
 then the change events a write publishes), one for settings and key-values, and catalog
 seeds. Loaded only by the canvas harness and in-process tests."""
 from __future__ import annotations
@@ -106,6 +106,99 @@ class BoomLayer:
         logging.getLogger("display_test").info("boom_layer disposed")
 
 
+class EventWitness:
+    """A layer that draws nothing and records, by frame number (its ``tick`` counts the
+    canvas's frames), what a change event does: its publication (on the writing thread), its
+    delivery through the display bus (UI thread), each load of the layers following ``screens``
+    (with the screen ids that load saw), each program line the slides record and each text a
+    marquee segment shows (a refreshing tape's new texts in place). The
+    newest witness answers ``GET /v1/test-display/witness``."""
+
+    def __init__(self, stage: Any):
+        from collections import deque
+
+        self.stage = stage
+        self.host = stage.host
+        self.frame = 0
+        self.published: deque = deque(maxlen=200)
+        self.delivered: deque = deque(maxlen=200)
+        self.loads: deque = deque(maxlen=200)
+        self.lines: deque = deque(maxlen=200)
+        self.segments: deque = deque(maxlen=200)
+        self._segment_texts: dict = {}
+        self._last_line: Any = None
+        events = self.host.services.get("events")
+        self._unsubscribe = events.subscribe(self._published) if events is not None else None
+        if self.host.display_bus is not None:
+            self.host.display_bus.subscribe("changed", self._delivered)
+        WITNESSES.append(self)
+
+    def _published(self, topic: str) -> None:
+        self.published.append({"topic": topic, "frame": self.frame})
+
+    def _delivered(self, topic: str) -> None:
+        self.delivered.append({"topic": topic, "frame": self.frame})
+
+    @cached_property
+    def widget(self) -> Any:
+        from kivy.uix.widget import Widget
+
+        return Widget()
+
+    def load(self) -> Any:
+        started = self.frame
+        screens = [row["id"] for row in self.host.services["screens"].enabled()]
+        self.loads.append({"frame": started, "screens": screens})
+        return {}
+
+    def apply(self, state: Any, restyle: bool) -> None:
+        pass
+
+    def tick(self, dt: float) -> None:
+        self.frame += 1
+        self._watch_the_marquee()
+        programs = getattr(self.host.services.get("program_telemetry"), "programs", None)
+        newest_first = programs.query(20) if programs is not None else []
+        if not newest_first or newest_first[0] is self._last_line:
+            return
+        new = []
+        for line in newest_first:
+            if line is self._last_line:
+                break
+            new.append(line)
+        self._last_line = newest_first[0]
+        self.lines.extend({"frame": self.frame, "reason": line["reason"], "slides": [s["id"] for s in line["slides"]]}
+                          for line in reversed(new))
+
+    def _watch_the_marquee(self) -> None:
+        """Each text a marquee segment shows, once per change: ``{cycle, tape, text, frame}``."""
+        compositor = getattr(self.host.services.get("display"), "compositor", None)
+        entry = compositor.entry("marquee") if compositor is not None else None
+        marquee = getattr(entry, "layer", None)
+        for segment in getattr(marquee, "segments", []):
+            key = (marquee.cycle, segment["tape"].get("id"))
+            text = segment["label"].text
+            if self._segment_texts.get(key) != text:
+                self._segment_texts[key] = text
+                self.segments.append({"cycle": key[0], "tape": key[1], "text": text, "frame": self.frame})
+
+    def report(self) -> dict:
+        return {"frame": self.frame, "published": list(self.published), "delivered": list(self.delivered),
+                "loads": list(self.loads), "lines": list(self.lines), "segments": list(self.segments)}
+
+    def dispose(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+
+
+WITNESSES: list[EventWitness] = []
+
+
+class WitnessResource:
+    def on_get(self, req: Any, resp: Any) -> None:
+        resp.media = WITNESSES[-1].report() if WITNESSES else {}
+
+
 class Program(Schema):
     screens = fields.List(fields.Dict(), load_default=list)
     tapes = fields.List(fields.Dict(), load_default=list)
@@ -154,11 +247,7 @@ class SettingsResource:
         for key, value in body["settings"].items():
             self.host.services["settings"].set(key, value)
         for key, value in body["key_values"].items():
-            row = self.host.db.KeyValue.get(key=key)
-            if row is None:
-                self.host.db.KeyValue(key=key, value=value)
-            else:
-                row.value = value
+            self.host.services["settings"].put_key_value(key, value)
         resp.media = {"ok": True}
 
 
@@ -255,7 +344,9 @@ def register_overlay_types() -> list:
 
 @hookimpl
 def register_display_layers() -> list:
-    return [LayerSpec("boom_layer", 350, BoomLayer, description="fails in tick: the compositor contains it")]
+    return [LayerSpec("boom_layer", 350, BoomLayer, description="fails in tick: the compositor contains it"),
+            LayerSpec("event_witness", 10, EventWitness, topics=("screens",),
+                      description="draws nothing: records what a change event does, frame by frame")]
 
 
 @hookimpl
@@ -266,6 +357,7 @@ def register_routes(host: Any) -> list:
                              publishes=("screens", "ticker", "overlays", "alerts"))}),
         Route("/v1/test-display/settings", SettingsResource(host), {
             "PUT": Operation(AUTHENTICATED, body=Settings, publishes=("settings",))}),
+        Route("/v1/test-display/witness", WitnessResource(), {"GET": Operation(AUTHENTICATED)}),
         Route("/v1/test-display/seed", SeedResource(host),
               {"POST": Operation(AUTHENTICATED, publishes=("catalog",))}),
         Route("/v1/test-display/seed-examples", SeedResource(host, examples=True),

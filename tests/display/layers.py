@@ -26,7 +26,7 @@ def shown(host: Any, layer_id: str) -> Any:
 
 
 def renderer(host: Any, kind: str, type_id: str) -> Any:
-    """The renderer of the ``kind`` (``screen``, ``overlay``, ``ticker``) type ``type_id``, resolved
+    """The renderer of the ``kind`` (``screen``, ``overlay``) type ``type_id``, resolved
     through ``host``'s registry as a canvas resolves it."""
     found = getattr(host.registries, f"{kind}_types").renderer(type_id)
     assert found is not None, f"{kind} type {type_id!r} has no renderer"
@@ -44,3 +44,14 @@ def prepare(host: Any, kind: str, type_id: str, row: dict, **context: Any) -> An
     with orm.db_session:
         made = RenderContext(host, kind, type_id, row, **context)
         return factory.prepare(made) if getattr(factory, "prepare", None) else {}
+
+
+def tape_items(host: Any, type_id: str, config: dict, refresh: bool = False) -> Any:
+    """The texts the marquee shows for a tape of ``type_id`` with ``config``: its loader-thread
+    job, which builds them with the type's ``build_items`` (with ``refresh``: also the type's
+    ``refresh_seconds``, as a pair)."""
+    tape = {"id": "t", "ticker_type": type_id, "enabled": True, "frequency_weight": 1, "config_json": config}
+    ((_, context, error),) = layer(host, "marquee")._content_job([tape])()
+    if error is not None:
+        raise error
+    return (context.data.items, context.data.refresh_seconds) if refresh else context.data.items

@@ -349,13 +349,48 @@ def test_the_ticker_scrolls_and_reports_its_program(canvas):
     assert changed_fraction(a, b, SLIDE_BOX) < 0.01
 
 
-def test_program_changes_through_rest_show_within_a_second(canvas):
+def first(items: list[dict], **where) -> dict:
+    found = [item for item in items if all(test(item[key]) for key, test in where.items())]
+    assert found, f"nothing in {items[-10:]} with {list(where)}"
+    return found[0]
+
+
+def test_program_changes_through_rest_reach_the_canvas_by_their_event(canvas):
+    """The write's change event reaches the UI thread at the next frame (the display bus's
+    trigger) and a load after it brings the new slide: counted in frames and loads by the test
+    plugin's ``event_witness`` layer, not timed."""
     show_only(canvas, message("before", "#ff0000"))
-    start = time.monotonic()
+    since = canvas.get("/v1/test-display/witness", key=canvas.admin).json()["frame"]
     canvas.put_program(canvas.admin, screens=[message("after", "#00ff00")])
-    line = canvas.wait_for_slide(canvas.admin, "after", timeout=5)
-    assert line["reason"] in ("content_changed", "start", "dwell")
-    assert time.monotonic() - start < 3  # generous bound for a loaded CI box; the target is 1 s
+    line = canvas.wait_for_slide(canvas.admin, "after")  # a stall bound, not a timing target
+    assert line["reason"] == "content_changed"
+    seen = canvas.get("/v1/test-display/witness", key=canvas.admin).json()
+    published = first(seen["published"], topic="screens".__eq__, frame=lambda f: f >= since)
+    delivered = first(seen["delivered"], topic="screens".__eq__, frame=lambda f: f >= published["frame"])
+    assert delivered["frame"] - published["frame"] <= 2  # the bus runs it at the next frame
+    shown = first(seen["lines"], slides=["after"].__eq__, reason="content_changed".__eq__,
+                  frame=lambda f: f >= delivered["frame"])
+    # a load after the delivery (the write was committed before its event) brought the new program
+    first(seen["loads"], frame=lambda f: delivered["frame"] <= f <= shown["frame"], screens=["after"].__eq__)
+
+
+def test_the_time_tape_is_built_again_in_place_while_it_scrolls(canvas):
+    """``refresh_seconds`` (the time tape: 1): the marquee builds the shown tape again and
+    replaces its text within the same cycle."""
+    clock_tape = {"id": "seconds", "ticker_type": "time", "enabled": True, "frequency_weight": 1,
+                  "config_json": {"timeFormatPreset": "24h_hms", "labelPrefix": "Now"}}
+    canvas.put_program(canvas.admin, screens=[message("calm", GREY)], tapes=[clock_tape])
+    deadline = time.monotonic() + 20  # a stall bound: the seconds turn every second
+    texts: dict[int, set[str]] = {}
+    while time.monotonic() < deadline and not any(len(shown) >= 3 for shown in texts.values()):
+        texts = {}
+        for seen in canvas.get("/v1/test-display/witness", key=canvas.admin).json()["segments"]:
+            if seen["tape"] == "seconds":
+                texts.setdefault(seen["cycle"], set()).add(seen["text"])
+        time.sleep(0.5)
+    in_one_cycle = max(texts.values(), key=len, default=set())
+    assert len(in_one_cycle) >= 3, texts
+    assert all(text.startswith("Now ") and len(text.split()[-1]) == 8 for text in in_one_cycle)  # HH:MM:SS
 
 
 def test_a_raising_renderer_is_contained(canvas):

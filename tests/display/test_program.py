@@ -8,9 +8,8 @@ from collections import Counter
 import pytest
 from pony import orm
 
-from hookspecs.render import RenderContext
 from tests.display import fixture_plugin
-from tests.display.layers import layer, prepare, renderer, shown
+from tests.display.layers import layer, prepare, shown, tape_items
 
 
 @pytest.fixture
@@ -119,17 +118,17 @@ def test_overlay_and_ticker_content_steps(seeded):
     assert prepare(seeded, "overlay", "falling_images", {"config_json": {}}) is None
     assert prepare(seeded, "overlay", "calendar_upcoming", {"config_json": {}})[0]["title"] == "Team lunch"
     assert prepare(seeded, "overlay", "calendar_upcoming", {"config_json": {"category_ids": ["work"]}}) is None
-    assert prepare(seeded, "ticker", "news", {"config_json": {"maxItems": 1}}) == ["Kivy draws the news"]
-    assert prepare(seeded, "ticker", "stocks", {"config_json": {}}) == ["ACME 12.50 \u25b20.50 (+4.20%)"]
-    assert prepare(seeded, "ticker", "stocks", {"config_json": {"showChange": False}}) == ["ACME 12.50"]
-    assert prepare(seeded, "ticker", "quote", {"config_json": {}})[0].startswith("\u201cSimple is better.")
-    weather = prepare(seeded, "ticker", "weather", {"config_json": {"locationId": "home", "temperatureUnit": "f"}})
-    content = renderer(seeded, "ticker", "weather")(RenderContext(seeded, "ticker", "weather", {"config_json": {}}, data=weather))
-    assert content.items == ["Home: 70°F, Sunny"]
+    assert tape_items(seeded, "news", {"maxItems": 1}) == ["Kivy draws the news"]
+    assert tape_items(seeded, "stocks", {}) == ["ACME 12.50 \u25b20.50 (+4.20%)"]
+    assert tape_items(seeded, "stocks", {"showChange": False}) == ["ACME 12.50"]
+    assert tape_items(seeded, "quote", {})[0].startswith("\u201cSimple is better.")
+    assert tape_items(seeded, "weather", {"locationId": "home", "temperatureUnit": "f"}, refresh=True) == (
+        ["Home: 70°F, Sunny"], None)
+    assert tape_items(seeded, "time", {"timeZone": "UTC"}, refresh=True)[1] == 1.0
     with orm.db_session:
         seeded.db.KeyValue(key="ticker.marquee.hello", value="Hello from a plugin")
-    assert prepare(seeded, "ticker", "plugin", {"config_json": {"pluginId": "hello"}}) == ["Hello from a plugin"]
-    assert prepare(seeded, "ticker", "plugin", {"config_json": {"pluginId": "absent"}}) is None
+    assert tape_items(seeded, "plugin", {"pluginId": "hello"}) == ["Hello from a plugin"]
+    assert tape_items(seeded, "plugin", {"pluginId": "absent"}) == []
 
 
 def test_the_adoption_layer_shows_the_pending_challenge(display_host):

@@ -5,6 +5,7 @@ import datetime as dt
 import importlib
 import inspect
 import re
+from types import SimpleNamespace
 
 import pytest
 
@@ -12,7 +13,6 @@ from builtin_plugins.display_program.telemetry import RingBuffer
 from builtin_plugins.adoption.display import format_challenge
 from hookspecs.render import Layout, Preferences, Rect, RenderContext, default_theme, parse_color
 from hookspecs.services import curated, preferences
-from builtin_plugins.display_renderers.ticker import time_tape
 from builtin_plugins.live_preview import TicketBook, normalise_origin
 from svc_host.display import DisplayBus, choose_mode, parse_size
 
@@ -86,18 +86,20 @@ class FakeHost:
         self.services = {}
 
 
-def test_time_tape_formats_and_refresh_period():
+def test_the_time_tape_builds_from_its_config_and_is_rebuilt_every_second():
+    from builtin_plugins.clock import TICKER_TYPES
+
+    (time_type,) = TICKER_TYPES
     host = FakeHost(int(dt.datetime(2026, 5, 13, 15, 4, 5, tzinfo=dt.timezone.utc).timestamp() * 1000))
-    row = {"config_json": {"timeFormatPreset": "24h_hms", "timeZone": "Europe/Berlin", "dateOrder": "dmy",
-                           "labelPrefix": "Berlin"}}
-    content = time_tape(RenderContext(host, "ticker", "time", row))
-    assert content.items == ["Berlin 13/05/2026 17:04:05"] and content.refresh_seconds == 1.0
-    row = {"config_json": {"timeFormatPreset": "12h_hm_tt"}}
-    content = time_tape(RenderContext(host, "ticker", "time", row, date_order="mdy"))
-    assert content.items == ["05/13/2026 3:04 PM"] and content.refresh_seconds == 60.0
-    content = time_tape(RenderContext(host, "ticker", "time", {"config_json": {}}, time_format="24h",
-                                      timezone="America/New_York"))
-    assert content.items == ["2026-05-13 11:04"]
+
+    def build(config):
+        return time_type.build_items(host, SimpleNamespace(config_json=config), host.clock.now_ms())
+
+    assert build({"timeFormatPreset": "24h_hms", "timeZone": "Europe/Berlin", "dateOrder": "dmy",
+                  "labelPrefix": "Berlin"}) == ["Berlin 13/05/2026 17:04:05"]
+    assert build({"timeFormatPreset": "12h_hm_tt", "dateOrder": "mdy"}) == ["05/13/2026 3:04 PM"]
+    assert build({"timeZone": "America/New_York"}) == ["2026-05-13 11:04"]  # no settings plugin: ymd, 24h
+    assert time_type.refresh_seconds == 1.0 and not hasattr(time_type, "renderer")  # ticker types draw nothing
 
 
 def test_render_context_formats():
@@ -250,12 +252,12 @@ def test_renderers_read_only_keys_the_real_schemas_define(plugin):
     assert read <= defined, sorted(read - defined)
 
 
-def test_the_ticker_renderers_read_only_keys_the_ticker_schemas_define():
+def test_the_ticker_builders_read_only_keys_their_schemas_define():
     from tests.display.fixture_plugin import builtin_types
 
-    read = keys_read("builtin_plugins.display_renderers.ticker")
-    defined = schema_keys(builtin_types("register_ticker_types"))
-    assert read and read <= defined, sorted(read - defined)
+    for ticker_type in builtin_types("register_ticker_types"):
+        read = set(READS.findall(inspect.getsource(ticker_type.build_items)))
+        assert read <= schema_keys([ticker_type]), (ticker_type.id, sorted(read - schema_keys([ticker_type])))
 
 
 def test_every_builtin_screen_and_overlay_type_draws_in_its_own_feature_folder(host):

@@ -7,7 +7,6 @@ import textwrap
 import pytest
 
 from hookspecs import ScreenType, TickerType, hookimpl
-from hookspecs.render import TickerContent, renderer
 from svc_display.testing import PluginNotLoaded, issue_key
 from svc_display.testing.canvas import RenderError
 
@@ -72,20 +71,21 @@ def test_keys_come_from_the_clients_service_and_need_that_plugin(svc_display_hos
 
 # -- frames: the plugins a frame draws must be importable by the renderer process ---------------
 
-def banner_prepare(context):
-    return {"words": context.config["words"]}
+def shout(host, tape, now_ms):
+    return [w.upper() for w in tape.config_json["words"]] + ["  "]  # blank texts are left out
 
 
-@renderer(prepare=banner_prepare)
 def banner(context):
-    return TickerContent(items=[w.upper() for w in context.data["words"]], refresh_seconds=30)
+    from kivy.uix.label import Label
+
+    return Label(text="banner")
 
 
 class Drawables:
     @hookimpl
     def register_ticker_types():
         return [TickerType("kit_banner", "Banner", {"type": "object"}, {"words": ["a"]},
-                           renderer=f"{__name__}:banner")]
+                           build_items=shout, refresh_seconds=30)]
 
     @hookimpl
     def register_screen_types():
@@ -93,11 +93,11 @@ class Drawables:
         return [ScreenType("kit_missing", "Missing", {"type": "object"}, {}, renderer=missing)]
 
 
-def test_a_ticker_frame_carries_the_texts_of_its_renderer(svc_display_host, svc_display_frame):
+def test_a_ticker_frame_carries_the_texts_of_its_build_items(svc_display_host, svc_display_frame):
     host = svc_display_host(plugins=[("drawables", Drawables)])
     frame = svc_display_frame(host, "ticker", "kit_banner", {"words": ["fresh", "bread"]})
     assert (frame.items, frame.refresh_seconds, frame.png) == (["FRESH", "BREAD"], 30, None)
-    with pytest.raises(RenderError, match="ticker renderers return texts"):
+    with pytest.raises(RenderError, match="ticker types make texts"):
         frame.image
 
 

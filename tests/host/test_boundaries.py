@@ -1,13 +1,14 @@
 """Declared dependencies between builtin packages (Home Assistant's hassfest, with ``ast``).
 
-Every package under ``builtin_plugins/`` may import the contract (``hookspecs``), the host
-(``svc_host``), itself and what is left of the shared ``common`` (:data:`SHARED_KIT`); any
-other builtin package it imports must be listed in its ``REQUIRES`` tuple (read from the
+Every package under ``builtin_plugins/`` is a plugin (an entry point: no shared grab-bag
+package) and may import the contract (``hookspecs``), the host (``svc_host``) and itself;
+any other builtin package it imports must be listed in its ``REQUIRES`` tuple (read from the
 source, nothing imported), the declarations must name real packages and form no cycle, and
 nothing under ``builtin_plugins/``, ``svc_display/`` or ``examples/`` imports the test suite;
 ``svc_display/`` (the plugin authors' kit) and ``examples/`` import no builtin plugin at all.
 """
 import ast
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -16,9 +17,6 @@ from svc_host.plugins import PluginError, load_plugins
 
 REPO = Path(__file__).resolve().parents[2]
 BUILTINS = REPO / "builtin_plugins"
-# What remains of builtin_plugins/common: the renderer references of the ticker types, whose
-# renderers still live in display_renderers/ticker.py (it goes when they join their types).
-SHARED_KIT = {"common": {"lazy_renderer"}}
 
 
 def packages() -> list[str]:
@@ -58,21 +56,17 @@ def cross_imports(package: str) -> dict[str, list[str]]:
     return uses
 
 
-def test_the_shared_kit_holds_only_what_remains():
-    for package, modules in SHARED_KIT.items():
-        present = {p.stem for p in (BUILTINS / package).glob("*.py")} - {"__init__"}
-        assert present == modules, f"builtin_plugins/{package} should hold only {sorted(modules)}"
-        for path in sorted(BUILTINS.rglob("*.py")):
-            for line, module in imported_modules(path):
-                parts = module.split(".")
-                if parts[:2] == ["builtin_plugins", package] and path.parent.name != package:
-                    where = f"{path.relative_to(REPO)}:{line}"
-                    assert len(parts) > 2 and parts[2] in modules, f"{where} imports {module}"
+def test_every_builtin_package_is_a_plugin():
+    """No shared kit under builtin_plugins/: a helper two features need lives in the contract
+    (hookspecs) or the host (svc_host), or one feature owns it and the other declares it."""
+    entry_points = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["entry-points"]
+    plugins = {value.split(".", 1)[1] for value in entry_points["svc_display.plugins"].values()}
+    assert set(packages()) == plugins
 
 
 @pytest.mark.parametrize("package", packages())
 def test_every_cross_package_import_is_declared(package):
-    allowed = set(declared(package)) | set(SHARED_KIT)
+    allowed = set(declared(package))
     undeclared = {other: places for other, places in cross_imports(package).items() if other not in allowed}
     assert not undeclared, f"builtin_plugins/{package} imports undeclared packages (add to REQUIRES): {undeclared}"
 
@@ -84,6 +78,95 @@ def test_declarations_name_real_packages_and_are_used(package):
     for requirement in declared(package):
         assert requirement in known, f"{package} requires unknown package {requirement!r}"
         assert requirement in uses, f"{package} declares {requirement!r} but never imports it"
+
+
+# -- tables: each plugin's entities are its own -----------------------------------------------
+
+# (package, entity) uses still to be replaced by a service of the entity's owner, each with why.
+KNOWN_FOREIGN_ENTITIES = {
+    ("adoption", "ApiClient"): "checks at route registration that the clients plugin is enabled",
+    ("curator", "ApiClient"): "the display_adopted input asks whether any client exists",
+}
+
+
+def entity_owners() -> dict[str, str]:
+    """Entity name -> the builtin package defining it (``class Name(db.Entity)``)."""
+    owners = {}
+    for path in BUILTINS.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ClassDef) and any(
+                    isinstance(base, ast.Attribute) and base.attr == "Entity" for base in node.bases):
+                owners[node.name] = path.relative_to(BUILTINS).parts[0]
+    return owners
+
+
+def _is_database(node: ast.AST) -> bool:
+    """``db``, ``host.db``, ``ctx.db``, ``self.host.db`` ..."""
+    return isinstance(node, ast.Name) and node.id == "db" or isinstance(node, ast.Attribute) and node.attr == "db"
+
+
+def entities_used(source: str) -> list[tuple[int, str]]:
+    """Entities a module reaches on the database: ``<db>.Name``, ``getattr(<db>, "Name")``,
+    ``<db>.entities["Name"]`` and ``"Name" in <db>.entities`` (names only known at run time
+    are not seen)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and _is_database(node.value) and node.attr[:1].isupper():
+            found.append((node.lineno, node.attr))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr") \
+                and len(node.args) >= 2 and _is_database(node.args[0]) and isinstance(node.args[1], ast.Constant):
+            found.append((node.lineno, node.args[1].value))
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
+                and node.value.attr == "entities" and _is_database(node.value.value) \
+                and isinstance(node.slice, ast.Constant):
+            found.append((node.lineno, node.slice.value))
+        elif isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant) \
+                and any(isinstance(c, ast.Attribute) and c.attr == "entities" and _is_database(c.value)
+                        for c in node.comparators):
+            found.append((node.lineno, node.left.value))
+    return found
+
+
+def foreign_entities(package: str, owners: dict[str, str]) -> dict[str, list[str]]:
+    """Another package's entity -> the places (file:line) in ``package`` that use it."""
+    uses: dict[str, list[str]] = {}
+    for path in sorted((BUILTINS / package).rglob("*.py")):
+        for line, name in entities_used(path.read_text()):
+            if owners.get(name, package) != package:
+                uses.setdefault(name, []).append(f"{path.relative_to(REPO)}:{line}")
+    return uses
+
+
+@pytest.mark.parametrize("package", packages())
+def test_no_plugin_touches_another_plugins_entity(package):
+    owners = entity_owners()
+    foreign = {name: places for name, places in foreign_entities(package, owners).items()
+               if (package, name) not in KNOWN_FOREIGN_ENTITIES}
+    assert not foreign, (f"builtin_plugins/{package} uses other plugins' entities (ask the owner's service in "
+                         f"hookspecs/services.py instead): {({n: (owners[n], p) for n, p in foreign.items()})}")
+
+
+def test_the_known_foreign_entity_uses_still_exist():
+    owners = entity_owners()
+    for package, name in KNOWN_FOREIGN_ENTITIES:
+        assert name in foreign_entities(package, owners), f"{package} no longer uses {name}: drop it from the list"
+
+
+def test_the_entity_check_sees_each_way_of_reaching_a_table():
+    source = """
+def collect(ctx, host, db, self):
+    ctx.db.KeyValue.get(key="k")
+    self.host.db.KeyValue(key="k", value="v")
+    db.Screen.select()
+    getattr(ctx.db, "Alert", None)
+    host.db.entities["Task"]
+    if "ApiClient" in host.db.entities: pass
+    ctx.db.lower_case_attribute
+    other.KeyValue
+"""
+    assert sorted(entities_used(source)) == [(3, "KeyValue"), (4, "KeyValue"), (5, "Screen"), (6, "Alert"),
+                                             (7, "Task"), (8, "ApiClient")]
+    assert entity_owners()["KeyValue"] == "settings"
 
 
 def find_cycle(graph: dict[str, tuple[str, ...]]) -> list[str] | None:

@@ -75,14 +75,10 @@ def test_render_context_and_ticker_content_are_documented():
 
 def test_old_places_import_the_contract_instead_of_defining_it():
     from hookspecs import collecting
-    from builtin_plugins.display_renderers import base
     from builtin_plugins.integrations import engine
-    from builtin_plugins.ticker import items
 
-    assert base.RenderContext is render.RenderContext and base.TickerContent is render.TickerContent
     assert collecting.CollectorError is collect.CollectorError
     assert collect.CollectorContext in engine.CollectorContext.__mro__
-    assert items.format_date is formatting.format_date and items.TIME_PRESETS is formatting.TIME_PRESETS
 
 
 def test_builtin_services_satisfy_their_protocols(host):

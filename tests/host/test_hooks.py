@@ -2,12 +2,14 @@
 import asyncio
 import inspect
 import json
+import logging
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import falcon.testing
+import pytest
 from marshmallow import Schema, fields
 from pony import orm
 
@@ -220,6 +222,21 @@ def test_hook_register_ticker_types(make_host):
     item = TickerType("shout", "Shout", SCHEMA, {"text": "x"}, build_items=lambda host, tape, now: ["X"])
     host = make_host(plugins=[("t", _types_plugin("register_ticker_types", item))])
     assert host.registries.ticker_types.get("shout").build_items(host, None, 0) == ["X"]
+
+
+@pytest.mark.parametrize("given, reason", [
+    ({}, "ticker type 'mute' needs build_items(host, tape, now_ms)"),
+    ({"build_items": lambda host, tape, now: [], "refresh_seconds": 0},
+     "ticker type 'mute': refresh_seconds must be a positive number or None"),
+    ({"build_items": lambda host, tape, now: [], "refresh_seconds": "1"},
+     "ticker type 'mute': refresh_seconds must be a positive number or None"),
+])
+def test_a_ticker_type_is_made_with_build_items_and_a_positive_refresh(make_host, caplog, given, reason):
+    item = TickerType("mute", "Mute", SCHEMA, {"text": "x"}, **given)
+    with caplog.at_level(logging.ERROR):
+        host = make_host(plugins=[("t", _types_plugin("register_ticker_types", item))])
+    assert "mute" not in host.registries.ticker_types and "t" not in host.plugins.info
+    assert f"skipping plugin 't': {reason}" in caplog.text
 
 
 def test_hook_register_overlay_types(make_host):

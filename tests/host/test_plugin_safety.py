@@ -15,6 +15,7 @@ import pytest
 from pony import orm
 
 from hookspecs import AUTHENTICATED, Migration, Operation, Permission, Route, ScreenType, hookimpl
+from svc_display.testing.clients import ApiClient
 from svc_host.config import load_settings
 from svc_host.host import build_host
 from svc_host.plugins import PluginError, PluginHost, load_plugins
@@ -181,6 +182,60 @@ def test_a_healthy_throwaway_plugin_contributes_everything(make_host):
 def test_a_builtin_that_raises_stops_startup_with_its_name(make_host, hook):
     with pytest.raises(PluginError, match=f"'everything'.*boom in {hook}"):
         make_host(plugins=[("everything", Everything(raises_in=hook), "builtin")])
+
+
+def routes_plugin(*paths: str):
+    """A plugin serving ``GET`` on each of ``paths`` (in order, repeats included)."""
+
+    class Routes:
+        @hookimpl
+        def register_routes(self, host):
+            class Resource:
+                def on_get(self, req, resp):
+                    resp.media = {}
+
+            return [Route(path, Resource(), {"GET": Operation(AUTHENTICATED, "mine")}) for path in paths]
+
+    return Routes()
+
+
+def route_owners(host) -> dict[str, list[str]]:
+    owners: dict[str, list[str]] = {}
+    for plugin, route in host.routes:
+        owners.setdefault(route.path, []).append(plugin)
+    return owners
+
+
+@pytest.mark.parametrize("paths, reason", [
+    (("/v1/thief/own", "/v1/config/key-values"), "route '/v1/config/key-values' is already served by 'settings'"),
+    (("/v1/thief/own", "/v1/health"), "route '/v1/health' is already served by 'host'"),
+    (("/v1/thief/own", "/v1/thief/own"), "registers route '/v1/thief/own' twice"),
+])
+def test_a_third_party_route_clash_skips_that_plugin_with_one_line(make_host, paths, reason, caplog):
+    with caplog.at_level(logging.DEBUG, logger="svc_host"):
+        host = make_host(plugins=[("thief", routes_plugin(*paths))])
+    assert [r.getMessage() for r in caplog.records
+            if "'thief'" in r.getMessage() and r.levelno >= logging.INFO] == [f"skipping plugin 'thief': {reason}"]
+    assert "thief" not in host.plugins.info and "settings" in host.plugins.info
+    owners = route_owners(host)
+    assert "/v1/thief/own" not in owners and owners["/v1/config/key-values"] == ["settings"]
+    assert all(len(plugins) == 1 for plugins in owners.values())
+    assert ApiClient(host).get("/v1/health").status_code == 200  # the app builds
+
+
+def test_of_two_third_party_plugins_on_one_path_the_later_is_skipped(make_host, caplog):
+    with caplog.at_level(logging.ERROR):
+        host = make_host(plugins=[("first", routes_plugin("/v1/shared")), ("second", routes_plugin("/v1/shared"))])
+    assert route_owners(host)["/v1/shared"] == ["first"]
+    assert "second" not in host.plugins.info
+    assert [r.getMessage() for r in caplog.records] == [
+        "skipping plugin 'second': route '/v1/shared' is already served by 'first'"]
+
+
+@pytest.mark.parametrize("paths", [("/v1/config/key-values",), ("/v1/mine", "/v1/mine")])
+def test_a_builtin_route_clash_stops_startup_naming_it(make_host, paths):
+    with pytest.raises(PluginError, match="plugin 'clasher': (route|registers route)"):
+        make_host(plugins=[("clasher", routes_plugin(*paths), "builtin")])
 
 
 def notes_plugin(version: int, with_migration: bool = True):

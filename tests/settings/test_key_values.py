@@ -1,7 +1,9 @@
-"""Key-values: sorted list, upsert, limits, delete."""
+"""Key-values: sorted list, upsert, limits, delete; the settings service's reader and writers."""
 import pytest
+from pony import orm
 
-from builtin_plugins.settings.routes import KEY_MAX, VALUE_MAX
+from builtin_plugins.settings.store import KEY_MAX, VALUE_MAX
+from hookspecs.services import SETTINGS, require
 from tests.conftest import issue_key
 
 pytestmark = pytest.mark.storage
@@ -67,3 +69,23 @@ def test_permissions(api):
     assert api.delete("/v1/config/key-values?key=a", key=viewer).status_code == 403
     assert api.delete("/v1/config/key-values?key=a", key=operator).status_code == 200
     assert api.client.simulate_get("/v1/config/key-values").status_code == 401
+
+
+def test_the_service_writes_key_values_in_the_callers_transaction_or_its_own(api):
+    settings = require(api.host, SETTINGS)
+    settings.put_key_value("ticker.marquee.solo", "own transaction")
+    assert settings.key_value("ticker.marquee.solo") == "own transaction"
+    with pytest.raises(RuntimeError), orm.db_session:
+        settings.put_key_value("ticker.marquee.solo", "rolled back with the caller")
+        settings.put_key_value("ticker.marquee.other", "rolled back too")
+        raise RuntimeError("the caller's transaction fails")
+    assert settings.key_values("ticker.marquee.") == [("ticker.marquee.solo", "own transaction")]
+    with orm.db_session:
+        settings.put_key_value("ticker.marquee.solo", "x" * (VALUE_MAX + 10))
+    assert api.get("/v1/config/key-values").json["items"] == [{"key": "ticker.marquee.solo", "value": "x" * VALUE_MAX}]
+    for bad in ("", "k" * (KEY_MAX + 1)):
+        with pytest.raises(ValueError):
+            settings.put_key_value(bad, "v")
+    assert settings.delete_key_value("ticker.marquee.solo") is True
+    assert settings.delete_key_value("ticker.marquee.solo") is False
+    assert settings.key_value("ticker.marquee.solo") is None

@@ -80,7 +80,7 @@ def _json_error(status: int, code: str, message: str) -> tuple[list[tuple[bytes,
     body = json.dumps(error_body(code, message, details))
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                (b"connection", b"close")]
-    if retry:  # the shape of builtin_plugins/common/ratelimit.py's 429s
+    if retry:  # the shape of svc_host/rest/ratelimit.py's 429s
         headers.append((b"retry-after", str(RETRY_AFTER_SECONDS).encode()))
     return headers, body.encode()
 

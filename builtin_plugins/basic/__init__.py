@@ -111,3 +111,10 @@ def register_overlay_types() -> list[OverlayType]:
 @hookimpl
 def register_ticker_types() -> list[TickerType]:
     return with_renderers("ticker", TICKER_TYPES)
+
+
+@hookimpl
+def display_samples(host: Any) -> None:
+    from builtin_plugins.basic import samples
+
+    samples.write(host)

@@ -62,14 +62,14 @@ def _environment(data_dir: Path) -> dict[str, str]:
     return env
 
 
-def build_sample_host(data_dir: Path) -> Any:
-    """A host on ``data_dir`` filled with every plugin's ``display_samples``."""
+def build_sample_host(data_dir: Path, extra_plugins: tuple = ()) -> Any:
+    """A host on ``data_dir`` (with ``extra_plugins``) filled with every plugin's ``display_samples``."""
     from pony import orm
 
     from svc_host.config import load_settings
     from svc_host.host import build_host
 
-    host = build_host(load_settings(_environment(data_dir)), with_routes=False)
+    host = build_host(load_settings(_environment(data_dir)), extra_plugins=extra_plugins, with_routes=False)
     with orm.db_session:
         for name in host.plugins.implementers("display_samples"):
             host.plugins.call_each("display_samples", only=[name], host=host)

@@ -140,3 +140,11 @@ def test_every_qr_code_decodes_to_its_payload(gallery):
         assert decoded & wanted, f"{picture['file']}: decoded {decoded}, wanted one of {wanted}"
         checked.add((picture["kind"], picture["type_id"], picture["theme"]))
     assert len(checked) == len(QR_PAYLOADS) * len(BUILTIN_THEMES)
+
+
+def test_a_bad_size_is_refused_before_anything_is_drawn(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "svc_host", "gallery", str(tmp_path / "out"), "--size", "huge"],
+                          env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=120,
+                          cwd=str(tmp_path))
+    assert done.returncode == 2 and "--size must be WIDTHxHEIGHT" in done.stderr
+    assert not (tmp_path / "out").exists()

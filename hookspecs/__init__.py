@@ -129,6 +129,17 @@ def register_display_layers() -> Sequence[LayerSpec]:
 
 
 @hookspec
+def display_samples(host: Host) -> None:
+    """Write sample content for the types this plugin draws into ``host.db`` and ``host.blobs``.
+
+    Called only by ``svc-display gallery`` (``svc_host.display.gallery``), on a throwaway data
+    dir, inside a ``db_session``: realistic rows (a forecast, headlines, events ...) that the
+    plugin's screen and overlay types, with their ``example_config``, find and draw, so no
+    picture of the gallery is empty. Returns nothing. Called on every plugin.
+    """
+
+
+@hookspec
 def register_integration_types() -> Sequence[IntegrationType]:
     """Return the :class:`IntegrationType` objects (collectors) this plugin provides. Collected."""
 

@@ -45,10 +45,10 @@ RGBA = tuple[float, float, float, float]
 
 DEFAULT_THEME_ID = "navy_coral"
 DEFAULT_THEME_PREVIEW: dict[str, list[str]] = {
-    "display": ["#0b1d3a", "#16325c", "#1f4e79"],
-    "primaryContainer": ["#ffffff", "#ff6f61"],
+    "display": ["#0b1d3a", "#132c52", "#1a3d66"],
+    "primaryContainer": ["#ffffff", "#b8433a"],
     "secondaryContainer": ["#0b1d3a", "#ffd6d1"],
-    "accents": ["#ff6f61", "#ffb347", "#4fc3f7", "#81c784"],
+    "accents": ["#ff8a7a", "#ffb347", "#6fd0fa", "#81c784"],
 }
 """The default theme's preview (``navy_coral``): the themes plugin lists it among its builtin
 themes, and the canvas uses it when no themes service answers. Defined once, here."""

@@ -112,9 +112,11 @@ class DisplayPreferences(Protocol):
 
 @runtime_checkable
 class ThemesService(Protocol):
-    """Theme previews by id (builtin and custom themes, spec 2.11)."""
+    """Theme previews by id (builtin and custom themes, spec 2.11); ``builtin_ids`` lists the
+    builtin themes in their fixed order."""
 
     def preview(self, theme_id: str) -> dict[str, Any] | None: ...
+    def builtin_ids(self) -> list[str]: ...
 
 
 ALERT_SEVERITIES: tuple[str, ...] = ("info", "warning", "critical")

@@ -89,6 +89,28 @@ def cmd_plugin_new(settings: Any, args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_gallery(settings: Any, args: argparse.Namespace) -> int:
+    """Every screen and overlay type in every builtin theme as PNG files, with an index page."""
+    from svc_host.display import gallery
+    from svc_host.display.runtime import CanvasUnavailable, parse_size
+
+    size = parse_size(args.size)
+    if size is None:
+        print(f"svc-display: --size must be WIDTHxHEIGHT (16-8192 each), not {args.size!r}", file=sys.stderr)
+        return 2
+    try:
+        pictures = gallery.run(Path(args.dir), size, themes=args.theme or None, types=set(args.type or ()) or None)
+    except CanvasUnavailable as exc:
+        print(f"svc-display: the gallery needs Kivy offscreen: {exc}", file=sys.stderr)
+        return 3
+    drawn = [p for p in pictures if p.file]
+    for picture in pictures:
+        if not picture.file:
+            print(f"not drawn: {picture.kind} {picture.type_id} in {picture.theme}: {picture.error}", file=sys.stderr)
+    print(f"{len(drawn)} pictures and index.html written to {args.dir}")
+    return 0 if drawn else 1
+
+
 def build_parser(settings: Any) -> argparse.ArgumentParser:
     from svc_host import __version__
 
@@ -109,6 +131,16 @@ def build_parser(settings: Any) -> argparse.ArgumentParser:
                     "on the data dir, else 'stopped'.")
     listing.add_argument("--json", action="store_true", help="print JSON")
     listing.set_defaults(handler=cmd_plugins_list, needs_host=False)
+    gallery = sub.add_parser(
+        "gallery", help="draw every screen and overlay type in every builtin theme to PNG files",
+        description="Draw every registered screen type, and every overlay type over a sample slide, with its "
+                    "example config and sample content, in every builtin theme, offscreen, to PNG files in DIR "
+                    "with index.html and gallery.json. Uses a throwaway data dir: your database is not touched.")
+    gallery.add_argument("dir", metavar="DIR", help="the folder to write (created)")
+    gallery.add_argument("--size", default="1920x1080", help="WIDTHxHEIGHT of each picture (default 1920x1080)")
+    gallery.add_argument("--theme", action="append", help="only this builtin theme (repeatable)")
+    gallery.add_argument("--type", action="append", help="only this type id (repeatable)")
+    gallery.set_defaults(handler=cmd_gallery, needs_host=False)
     plugin = sub.add_parser("plugin", help="write a new plugin")
     new = plugin.add_subparsers(dest="plugin_command", required=True).add_parser(
         "new", help="write a plugin distribution (a renamed copy of examples/hello-plugin)",

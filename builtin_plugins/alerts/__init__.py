@@ -333,3 +333,10 @@ def register_routes(host: Any) -> list[Route]:
                                 response=AlertSchema, tags=tags),
         }),
     ]
+
+
+@hookimpl
+def display_samples(host: Any) -> None:
+    from builtin_plugins.alerts import samples
+
+    samples.write(host)

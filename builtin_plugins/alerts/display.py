@@ -134,4 +134,4 @@ def alerts(context: RenderContext) -> Any:
     w = _w()
     lines = [f"[{a['severity']}] {a['title']}: {a['body']}" if a["severity"] else f"{a['title']}: {a['body']}"
              for a in context.data]
-    return w.text_slide(context, "Alerts", lines, accent=w.RED, body_size=44 if len(lines) <= 6 else 30)
+    return w.text_slide(context, "Alerts", lines, accent=w.RED, body_size=56 if len(lines) <= 4 else 40)

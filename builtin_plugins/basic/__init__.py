@@ -110,3 +110,10 @@ def register_overlay_types() -> list[OverlayType]:
 @hookimpl
 def register_ticker_types() -> list[TickerType]:
     return list(TICKER_TYPES)
+
+
+@hookimpl
+def display_samples(host: Any) -> None:
+    from builtin_plugins.basic import samples
+
+    samples.write(host)

@@ -30,8 +30,9 @@ def _qr_slide(context: RenderContext, payload: str, title: str, caption: str,
     text = context.theme.text
     slide.add_widget(w.label(title, context.font(72), text, bold=True, valign="top", size_hint=(0.45, 0.3),
                              pos_hint={"x": 0.06, "top": 0.9}))
-    slide.add_widget(w.label(caption, context.font(40), context.theme.accents[0], valign="top",
+    slide.add_widget(w.label(caption, context.font(48), context.theme.accents[0], valign="top",
                              size_hint=(0.45, 0.4), pos_hint={"x": 0.06, "top": 0.55}))
+    fg, bg = w.qr_colours(fg, bg)  # dark modules on a light ground, whatever the config asks
     slide.add_widget(w.Backdrop([bg], size_hint=(0.4, 0.8), pos_hint={"right": 0.95, "center_y": 0.5}))
     slide.add_widget(w.ImageFill(w.qr_texture(payload, fg, bg), size_hint=(0.38, 0.76),
                                  pos_hint={"right": 0.94, "center_y": 0.5}))

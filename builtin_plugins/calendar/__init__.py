@@ -64,3 +64,10 @@ def register_routes(host: Any) -> list[Route]:
     return [Route("/v1/curator/manual/calendar-events", manual.CalendarEventResource(host), {
         "POST": Operation(CURATOR_WRITE, "add a calendar event", body=manual.CalendarEventBody,
                           response=IdSchema, status=201, tags=("curator",), publishes=("catalog",))})]
+
+
+@hookimpl
+def display_samples(host: Any) -> None:
+    from builtin_plugins.calendar import samples
+
+    samples.write(host)

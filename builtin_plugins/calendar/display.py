@@ -8,6 +8,7 @@ import calendar
 import datetime as dt
 from typing import Any
 
+from hookspecs.contrast import readable_on
 from hookspecs.render import RenderContext, renderer
 from svc_host.display.kit import config_flag, config_number, config_strings, config_text
 from svc_host.display.kit import widgets as _w
@@ -66,17 +67,19 @@ def _month(context: RenderContext, key: str) -> Any:
 
 
 def month_grid(context: RenderContext, data: dict, font_px: float, week_starts_on: str = "monday",
-               highlight_today: bool = True) -> Any:
-    """A month calendar widget: weekday names, today highlighted, days with events marked."""
+               highlight_today: bool = True, on_panel: bool = False) -> Any:
+    """A month calendar widget: weekday names, today highlighted, days with events marked; its
+    accent colours made legible on an overlay panel when ``on_panel``."""
     from kivy.uix.gridlayout import GridLayout
 
     w = _w()
     grid = GridLayout(cols=7, spacing=2)
     fg = context.theme.text
+    accent = (lambda c: w.on_panel(context, c)) if on_panel else (lambda c: c)
     first = 6 if week_starts_on == "sunday" else 0
     names = ("Mo", "Tu", "We", "Th", "Fr", "Sa", "Su")
     for name in names[first:] + names[:first]:
-        grid.add_widget(w.label(name, context.font(font_px), context.theme.accents[1], bold=True,
+        grid.add_widget(w.label(name, context.font(font_px), accent(context.theme.accents[1]), bold=True,
                                 halign="center"))
     for week in calendar.Calendar(firstweekday=first).monthdayscalendar(data["year"], data["month"]):
         for day in week:
@@ -84,11 +87,11 @@ def month_grid(context: RenderContext, data: dict, font_px: float, week_starts_o
                 cell = w.Slide()
                 whole = {"size_hint": (1, 1), "pos_hint": {"x": 0, "y": 0}}
                 cell.add_widget(w.Backdrop([context.theme.accents[0]], **whole))
-                cell.add_widget(w.label(str(day), context.font(font_px), context.theme.secondary_fg,
+                cell.add_widget(w.label(str(day), context.font(font_px), readable_on(context.theme.accents[0]),
                                         bold=True, halign="center", **whole))
                 grid.add_widget(cell)
             else:
-                color = context.theme.accents[2] if day in data["marked"] else fg
+                color = accent(context.theme.accents[2]) if day in data["marked"] else fg
                 grid.add_widget(w.label(str(day) if day else "", context.font(font_px), color,
                                         bold=day in data["marked"], halign="center"))
     return grid
@@ -101,7 +104,7 @@ def _prepare_agenda(context: RenderContext) -> Any:
 
 @renderer(prepare=_prepare_agenda)
 def calendar_agenda(context: RenderContext) -> Any:
-    size = 46 if len(context.data) <= 8 else 32
+    size = 56 if len(context.data) <= 8 else 40
     lines = [_event_line(context, e) for e in context.data]
     return _w().text_slide(context, "Coming up", lines, body_size=size)
 
@@ -136,7 +139,7 @@ def calendar_month_overlay(context: RenderContext) -> Any:
     scale = config_number(context, "scale", 1.0, 0.25, 4)
     layer, box = _w().panel(context, (0.3, 0.42), scale=scale)
     grid = month_grid(context, context.data, 30 * min(scale, 2.2),
-                      config_text(context, "week_starts_on", "monday"))
+                      config_text(context, "week_starts_on", "monday"), on_panel=True)
     grid.size_hint = (0.94, 0.94)
     grid.pos_hint = {"center_x": 0.5, "center_y": 0.5}
     box.add_widget(grid)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from hookspecs.contrast import PANEL_ALPHA
 from hookspecs.render import RGBA, RenderContext
 from svc_host.display.kit import config_flag, config_number, config_text, opacity, position
 from svc_host.display.kit import widgets as _w
@@ -38,7 +39,7 @@ def analog_face(widget: Any, context: RenderContext, center: tuple[float, float]
     cx, cy = center
     bg = context.theme.primary_bg
     with widget.canvas:
-        Color(bg[0], bg[1], bg[2], 0.85)
+        Color(bg[0], bg[1], bg[2], PANEL_ALPHA)
         Ellipse(pos=(cx - radius, cy - radius), size=(radius * 2, radius * 2))
         Color(*color)
         Line(circle=(cx, cy, radius), width=max(1.5, radius * 0.03))

@@ -56,3 +56,10 @@ def register_content_lists() -> list[ContentList]:
 @hookimpl
 def register_routes(host: Any) -> list[Route]:
     return routes.routes(host)
+
+
+@hookimpl
+def display_samples(host: Any) -> None:
+    from builtin_plugins.content import samples
+
+    samples.write(host)

@@ -83,15 +83,16 @@ def trivia(context: RenderContext) -> Any:
             continue
         if not show_options:  # the question alone; the right answer appears after the delay
             if "ABCD"[i] == data["correct"]:
-                item = w.label("", context.font(56), w.GREEN, bold=True, size_hint=(0.84, 0.12),
-                               pos_hint={"x": 0.1, "top": 0.5})
+                item = w.label("", context.font(56), w.on_background(context, w.GREEN), bold=True,
+                               size_hint=(0.84, 0.12), pos_hint={"x": 0.1, "top": 0.5})
                 slide.add_widget(item)
                 slide.animate(_Delayed(item, option, _answer_delay(context)))
             continue
-        item = w.label(f"{'ABCD'[i]}.  {option}", context.font(50), fg, size_hint=(0.84, 0.1),
+        item = w.label(f"{'ABCD'[i]}.  {option}", context.font(56), fg, size_hint=(0.84, 0.1),
                        pos_hint={"x": 0.1, "top": 0.58 - i * 0.12})
         labels.append(item)
         slide.add_widget(item)
     if show_options:
-        slide.animate(_Reveal(labels, "ABCD".find(data["correct"] or "?"), _answer_delay(context), w.GREEN))
+        slide.animate(_Reveal(labels, "ABCD".find(data["correct"] or "?"), _answer_delay(context),
+                                    w.on_background(context, w.GREEN)))
     return slide

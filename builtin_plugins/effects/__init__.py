@@ -4,6 +4,8 @@ are snake_case, like the ``birthday_confetti`` keys the interface fixes; phrase-
 keep their phrases in ``messages``."""
 from __future__ import annotations
 
+from typing import Any
+
 from hookspecs import OverlayType, hookimpl
 from hookspecs.schema import (
     BLOB_KEY,
@@ -150,3 +152,10 @@ OVERLAY_TYPES: list[OverlayType] = [
 @hookimpl
 def register_overlay_types() -> list[OverlayType]:
     return list(OVERLAY_TYPES)
+
+
+@hookimpl
+def display_samples(host: Any) -> None:
+    from builtin_plugins.effects import samples
+
+    samples.write(host)

@@ -81,3 +81,10 @@ def register_routes(host: Any) -> list[Route]:
                       manual.MAX_VIDEO_BYTES)),
         *lookups.routes(host),
     ]
+
+
+@hookimpl
+def display_samples(host: Any) -> None:
+    from builtin_plugins.media import samples
+
+    samples.write(host)

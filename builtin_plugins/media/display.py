@@ -35,10 +35,11 @@ class _KenBurns:
 
 
 def _caption(context: RenderContext, slide: Any, text: str, height: float, font_px: float) -> None:
-    """``text`` in white on a dark band along the bottom of ``slide`` (nothing when empty)."""
+    """``text`` in white on a dark band along the bottom of ``slide`` (nothing when empty): at 70 %
+    black the band keeps white text above 4.5:1 even over a white picture."""
     if text:
         w = _w()
-        slide.add_widget(w.Backdrop([(0, 0, 0, 0.5)], size_hint=(1, height), pos_hint={"x": 0, "y": 0}))
+        slide.add_widget(w.Backdrop([(0, 0, 0, 0.7)], size_hint=(1, height), pos_hint={"x": 0, "y": 0}))
         slide.add_widget(w.label(text, context.font(font_px), (1, 1, 1, 1), size_hint=(0.94, height),
                                  pos_hint={"x": 0.03, "y": 0}))
 

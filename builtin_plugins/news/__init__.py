@@ -99,3 +99,10 @@ class RssSearch:
 @hookimpl
 def startup(host: Any) -> None:
     host.services[SEARCH] = RssSearch(host.db)
+
+
+@hookimpl
+def display_samples(host: Any) -> None:
+    from builtin_plugins.news import samples
+
+    samples.write(host)

@@ -25,6 +25,7 @@ from builtin_plugins.settings.themes import (
     MAX_CUSTOM_THEMES,
     THEME_KEY_VALUE,
     all_themes,
+    contrast_problems,
     custom_themes,
     new_theme_id,
     preview_problems,
@@ -163,6 +164,11 @@ def _check_preview(preview: Any) -> dict[str, list]:
     if problems:
         raise ApiError(400, "invalid_display_theme_preview", "the theme preview is malformed",
                        {"preview": {pointer: [message] for pointer, message in problems.items()}})
+    unreadable = contrast_problems(preview)
+    if unreadable:
+        first = next(iter(unreadable.values()))[0]
+        raise ApiError(400, "invalid_display_theme_preview", f"the theme's text would not read: {first}",
+                       {"preview": unreadable})
     return {key: list(preview[key]) for key in ("display", "primaryContainer", "secondaryContainer", "accents")}
 
 

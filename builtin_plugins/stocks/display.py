@@ -46,14 +46,14 @@ def stock_quotes(context: RenderContext) -> Any:
         top = 0.78 - i * 0.09
         change = q["change"] or 0.0
         pct = f" ({q['pct']:+.2f}%)" if q["pct"] is not None else ""
-        slide.add_widget(w.label(f"{q['symbol']}  {q['name']}", context.font(44), fg, size_hint=(0.5, 0.08),
+        slide.add_widget(w.label(f"{q['symbol']}  {q['name']}", context.font(56), fg, size_hint=(0.34, 0.08),
                                  pos_hint={"x": 0.08, "top": top}))
-        slide.add_widget(w.label(f"{q['price']:.2f} {q['currency']}", context.font(44), fg, halign="right",
-                                 size_hint=(0.18, 0.08), pos_hint={"x": 0.56, "top": top}))
+        slide.add_widget(w.label(f"{q['price']:.2f} {q['currency']}", context.font(56), fg, halign="right",
+                                 size_hint=(0.24, 0.08), pos_hint={"x": 0.4, "top": top}))
         if show_change:
-            color = w.GREEN if change >= 0 else w.RED
-            slide.add_widget(w.label(f"{change:+.2f}{pct}", context.font(44), color, halign="right",
-                                     size_hint=(0.18, 0.08), pos_hint={"x": 0.74, "top": top}))
+            color = w.on_background(context, w.GREEN if change >= 0 else w.RED)
+            slide.add_widget(w.label(f"{change:+.2f}{pct}", context.font(56), color, halign="right",
+                                     size_hint=(0.26, 0.08), pos_hint={"x": 0.66, "top": top}))
     return slide
 
 
@@ -76,7 +76,7 @@ def stock_quote(context: RenderContext) -> Any:
     q = context.data
     layer, box = w.panel(context, (0.26, 0.16))
     show_change = config_flag(context, "show_change", True)
-    color = context.theme.text if not show_change else w.GREEN if q["change"] >= 0 else w.RED
+    color = context.theme.text if not show_change else w.on_panel(context, w.GREEN if q["change"] >= 0 else w.RED)
     change = f"\n{q['change']:+.2f}" if show_change else ""
     box.add_widget(w.label(f"{q['symbol']}  {q['price']:.2f} {q['currency']}{change}",
                            context.font(46), color, bold=True, halign="center", size_hint=(1, 1),

@@ -61,3 +61,10 @@ def register_content_lists() -> list[ContentList]:
                              "integration_id": "integration_id"},
                     order=(("completed", False), ("due_at_ms", False), ("id", False))),
     ]
+
+
+@hookimpl
+def display_samples(host: Any) -> None:
+    from builtin_plugins.tasks import samples
+
+    samples.write(host)

@@ -26,8 +26,8 @@ def _prepare_tasks(context: RenderContext) -> Any:
 
 @renderer(prepare=_prepare_tasks)
 def task_board(context: RenderContext) -> Any:
-    done, todo = "\u2611", "\u2610"
-    lines = [f"{done if t['done'] else todo}  {t['title']}" + (f"  ({t['list']})" if t["list"] else "")
+    # the builtin font has no ballot boxes: a bullet, and "done" in words
+    lines = [f"\u2022  {t['title']}" + (f"  ({t['list']})" if t["list"] else "") + ("  \u2013 done" if t["done"] else "")
              for t in context.data]
-    size = 46 if len(lines) <= 10 else max(20, 46 * 10 / len(lines))
+    size = 56 if len(lines) <= 8 else max(24, 56 * 8 / len(lines))
     return _w().text_slide(context, config_text(context, "title", "Tasks"), lines, body_size=size)

@@ -39,7 +39,7 @@ def _prepare_current(context: RenderContext) -> Any:
     if config_flag(context, "showAlerts", False):
         location = row.location_id
         alerts = context.host.db.WeatherAlert.select(lambda a: a.location_id == location)
-        data["extra"] += [f"\u26a0 {a.headline or a.event}" for a in alerts.limit(3)]
+        data["extra"] += [f"Warning: {a.headline or a.event}" for a in alerts.limit(3)]
     return data
 
 
@@ -64,7 +64,7 @@ def weather_current(context: RenderContext) -> Any:
     slide.add_widget(w.label(data["description"] or "", context.font(64), fg, size_hint=(0.5, 0.15),
                              pos_hint={"x": 0.08, "y": 0.14}))
     if data.get("extra"):
-        slide.add_widget(w.label("\n".join(data["extra"]), context.font(36), context.theme.accents[1],
+        slide.add_widget(w.label("\n".join(data["extra"]), context.font(44), context.theme.accents[1],
                                  size_hint=(0.84, 0.1), pos_hint={"x": 0.08, "y": 0.03}))
     texture = w.texture_from_bytes(data.get("icon"))
     if texture is not None:
@@ -97,10 +97,11 @@ def weather_forecast(context: RenderContext) -> Any:
         name = str(day.get("label") or day.get("date") or day.get("day") or f"+{i}")
         high = day.get("max_c", day.get("temp_max_c"))
         low = day.get("min_c", day.get("temp_min_c"))
-        text = (f"{name}\n{context.format_temperature(high, unit)}\n{context.format_temperature(low, unit)}\n"
+        text = (f"{name}\nHigh {context.format_temperature(high, unit)}\nLow {context.format_temperature(low, unit)}\n"
                 f"{day.get('description', '')}")
         slide.add_widget(w.Backdrop([context.theme.primary_bg], size_hint=(width * 0.9, 0.55),
                                     pos_hint={"x": 0.08 + i * width, "y": 0.12}))
-        slide.add_widget(w.label(text, context.font(40), fg, halign="center", size_hint=(width * 0.9, 0.55),
+        slide.add_widget(w.label(text, context.font(56 if len(days) <= 5 else 44), fg, halign="center",
+                                 size_hint=(width * 0.9, 0.55),
                                  pos_hint={"x": 0.08 + i * width, "y": 0.12}))
     return slide

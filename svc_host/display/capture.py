@@ -14,6 +14,21 @@ from svc_host.display.bus import DisplayBus
 log = logging.getLogger("svc_host.display")
 
 
+def draw_window(fbo: Any) -> None:
+    """Draw the window's own render context into ``fbo`` (UI thread): its projection maps the
+    window onto the Fbo's viewport, whatever its size; no instruction moves, nothing is rebuilt."""
+    from kivy.core.window import Window
+    from kivy.graphics.opengl import GL_COLOR_BUFFER_BIT, GL_STENCIL_BUFFER_BIT, glClear, glClearColor
+
+    fbo.bind()
+    try:
+        glClearColor(0, 0, 0, 1)
+        glClear(GL_COLOR_BUFFER_BIT | GL_STENCIL_BUFFER_BIT)
+        Window.render_context.draw()
+    finally:
+        fbo.release()
+
+
 class FrameCapture:
     """JPEG frames of the canvas for viewers, produced only while someone watches.
 
@@ -102,7 +117,6 @@ class FrameCapture:
     def _capture_frame(self) -> None:
         from kivy.core.window import Window
         from kivy.graphics import Fbo
-        from kivy.graphics.opengl import GL_COLOR_BUFFER_BIT, GL_STENCIL_BUFFER_BIT, glClear, glClearColor
 
         win_w, win_h = Window.size
         width = min(self.width, max(16, int(win_w)))
@@ -123,15 +137,7 @@ class FrameCapture:
             else:
                 self._fbos[slot] = fbo
         fbo = self._fbos[slot]
-        # Draw the window's own render context (its projection maps the window onto the
-        # Fbo's smaller viewport): no instruction moves, nothing is rebuilt.
-        fbo.bind()
-        try:
-            glClearColor(0, 0, 0, 1)
-            glClear(GL_COLOR_BUFFER_BIT | GL_STENCIL_BUFFER_BIT)
-            Window.render_context.draw()
-        finally:
-            fbo.release()
+        draw_window(fbo)
         self._drawn.append((fbo, width, height))
 
     def _hand_over(self, frames: list[tuple[int, int, bytes]]) -> None:

@@ -11,6 +11,8 @@ Imported only on the UI side (a display module reaches it through
 - pictures: :func:`texture_from_bytes`, :func:`decoded_texture`, :func:`texture_from_pil`,
   :class:`ImageFill` (contain/cover), :class:`VideoFill`, :func:`qr_texture`;
 - overlay panels: :func:`boxed_layer`, :func:`panel`, :func:`add_backdrop`;
+- colour (the rules of :mod:`hookspecs.contrast`): :func:`on_background` and :func:`on_panel` (a
+  semantic colour made legible where it is drawn), ``qr_colours`` (dark on light, always);
 - moving pieces: :class:`Shapes`, :func:`glyph_texture`, :func:`rain_layer` (confetti,
   hearts, balloons), :func:`with_messages` and :class:`Messages` (cycled captions).
 """
@@ -27,7 +29,8 @@ from kivy.uix.relativelayout import RelativeLayout
 from kivy.uix.label import Label
 from kivy.uix.widget import Widget
 
-from hookspecs.render import TITLE_BOX, RenderContext
+from hookspecs.contrast import BLACK, PANEL_ALPHA, WHITE, composite, legible, qr_colours
+from hookspecs.render import TITLE_BOX, RenderContext, Theme
 # the compositor's own backdrop, re-exported for renderers
 from svc_host.display.backdrop import Backdrop, gradient_texture  # noqa: F401
 from svc_host.display.kit import config_number, config_strings, opacity, panel_hint, position
@@ -236,6 +239,10 @@ def text_slide(context: RenderContext, title: str, lines: Sequence[str], subtitl
     slide = themed_slide(context, background)
     accent = accent or theme.accents[0]
     fg = text_color or theme.text
+    if bool(background) != bool(text_color):  # one colour from the row's config, the other the theme's:
+        backdrop = [composite(c, BLACK) for c in (background or theme.background)]  # made to read
+        fg = legible(fg, backdrop)  # (a pair the row names in full is the operator's choice)
+        accent = legible(accent, backdrop)
     add_title(context, slide, title, accent, fg, halign)
     top = 0.74
     if subtitle:
@@ -308,14 +315,18 @@ def glyph_texture(kind: str, px: int = 64) -> Texture:
     return texture_from_pil(image)
 
 
-def qr_texture(payload: str, fg: Any = (0, 0, 0, 1), bg: Any = (1, 1, 1, 1)) -> Texture:
-    """``payload`` as a QR code (qrcode, error correction M) in ``fg`` on ``bg``, drawn sharp."""
+def qr_texture(payload: str, fg: Any = BLACK, bg: Any = WHITE) -> Texture:
+    """``payload`` as a QR code (qrcode, error correction M) with a quiet zone of 4 modules, in the
+    colours of :func:`hookspecs.contrast.qr_colours` (dark modules on a light ground whatever is
+    asked), drawn sharp."""
     import qrcode
 
-    def rgb(color: Any) -> tuple[int, int, int]:
-        return tuple(int(c * 255) for c in color[:3])  # type: ignore[return-value]
+    fg, bg = qr_colours(fg, bg)
 
-    code = qrcode.QRCode(border=2, box_size=8, error_correction=qrcode.constants.ERROR_CORRECT_M)
+    def rgb(color: Any) -> tuple[int, int, int]:
+        return tuple(int(round(c * 255)) for c in color[:3])  # type: ignore[return-value]
+
+    code = qrcode.QRCode(border=4, box_size=8, error_correction=qrcode.constants.ERROR_CORRECT_M)
     code.add_data(payload)
     code.make(fit=True)
     image = code.make_image(fill_color=rgb(fg), back_color=rgb(bg)).get_image()
@@ -326,9 +337,25 @@ def qr_texture(payload: str, fg: Any = (0, 0, 0, 1), bg: Any = (1, 1, 1, 1)) -> 
 
 # -- overlay panels -----------------------------------------------------------------------------
 def add_backdrop(context: RenderContext, box: Widget) -> None:
-    """A translucent (85 %) fill of the theme's primary background behind ``box``'s children."""
+    """A fill of the theme's primary background at :data:`hookspecs.contrast.PANEL_ALPHA` behind
+    ``box``'s children: the theme's panel text reads on it over any slide."""
     bg = context.theme.primary_bg
-    box.add_widget(Backdrop([(bg[0], bg[1], bg[2], 0.85)], size_hint=(1, 1), pos_hint={"x": 0, "y": 0}))
+    box.add_widget(Backdrop([(bg[0], bg[1], bg[2], PANEL_ALPHA)], size_hint=(1, 1), pos_hint={"x": 0, "y": 0}))
+
+
+def panel_backgrounds(theme: Theme) -> list[RGBA]:
+    """What an overlay panel's fill can look like: over black and over white."""
+    return [composite(theme.primary_bg, under, PANEL_ALPHA) for under in (BLACK, WHITE)]
+
+
+def on_background(context: RenderContext, color: RGBA) -> RGBA:
+    """``color`` (a rising price's green ...) made legible on the theme's slide background."""
+    return legible(color, [composite(c, BLACK) for c in context.theme.background])
+
+
+def on_panel(context: RenderContext, color: RGBA) -> RGBA:
+    """``color`` made legible on an overlay panel (:func:`add_backdrop`)."""
+    return legible(color, panel_backgrounds(context.theme))
 
 
 def boxed_layer(context: RenderContext, size_hint: tuple[float, float], pos_hint: dict,

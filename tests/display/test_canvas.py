@@ -131,6 +131,19 @@ def test_a_video_uploaded_through_rest_plays(canvas):
     assert max(green) > 0.6 and max(magenta) > 0.6, (green, magenta)
 
 
+def test_a_qr_code_configured_white_on_white_is_drawn_dark_on_light(canvas):
+    """Issue 17 found a QR slide drawn white on white. (Fainter pairs are no case here: this
+    decoder's adaptive threshold reads even yellow on white; the rule itself is tested in
+    tests/settings/test_themes.py.)"""
+    import zxingcpp
+
+    payload = "https://example.invalid/scan"
+    show_only(canvas, {"id": "qr_colours", "screen_type": "qr_code", "enabled": True, "dwell_seconds": 60,
+                       "config_json": {"payload": payload, "foreground": "#ffffff", "background": "#ffffff"}})
+    frame = canvas.frame(canvas.admin)
+    assert payload in {code.text for code in zxingcpp.read_barcodes(frame)}
+
+
 OVERLAY_CONFIGS = {
     "shape_rain": {"shapes": ["square"], "colors": ["#00ff00"], "density": 2.5, "fall_speed": 0.5},
     "birthday_confetti": {"messages": ["Happy birthday"], "shapes": ["circle"], "colors": ["#ff00ff"],

@@ -139,7 +139,7 @@ def test_a_theme_change_over_rest_restyles_the_canvas_at_once(device):
     theme = post(device, "/v1/display/themes", {"label": "Lime", "preview": {
         "display": ["#00ff00", "#00ff00"], "primaryContainer": ["#000000", "#00aa00"],
         "secondaryContainer": ["#000000", "#ffffff"],
-        "accents": ["#ff0000", "#00ff00", "#0000ff", "#ffff00"]}})
+        "accents": ["#000000", "#202020", "#0000aa", "#ffff00"]}})
     assert colour_fraction(device.frame(device.admin), LIME, box=SLIDE_BOX) < 0.1
     r = device.request("PUT", "/v1/display/settings", key=device.admin,
                        json={"display_theme_id": theme["id"]})

@@ -16,7 +16,7 @@ def test_themes_service_previews_builtin_and_custom_themes(api):
     themes = api.host.services["themes"]
     assert themes.preview("navy_coral")["accents"][0].startswith("#")
     preview = {"display": ["#000000", "#111111"], "primaryContainer": ["#ffffff", "#222222"],
-               "secondaryContainer": ["#ffffff", "#333333"], "accents": ["#ff0000", "#00ff00", "#0000ff", "#ffff00"]}
+               "secondaryContainer": ["#ffffff", "#333333"], "accents": ["#ff6666", "#00ff00", "#66ccff", "#ffff00"]}
     created = api.post("/v1/display/themes", json={"label": "Mine", "preview": preview})
     assert created.status_code in (200, 201), created.text
     assert themes.preview(created.json["id"]) == preview

@@ -152,6 +152,38 @@ def test_hook_startup(make_host):
     assert plugin.events == ["startup"] and host.services["greeting"] == "ready"
 
 
+def test_hook_display_samples(tmp_path):
+    """The gallery's host asks every plugin for samples; with the builtins' samples every builtin
+    screen and overlay type finds content for its example config (no Kivy needed)."""
+    from pony import orm
+
+    from hookspecs.render import Preferences
+    from svc_host.display.gallery import SKIPPED, build_sample_host
+
+    class Sampler:
+        @hookimpl
+        def display_samples(self, host):
+            host.blobs.put("sampler/one.png", b"not really a picture", "image/png")
+
+    host = build_sample_host(tmp_path / "data", extra_plugins=(("sampler", Sampler()),))
+    try:
+        assert host.blobs.get("sampler/one.png") is not None
+        checked = 0
+        for kind, registry in (("screen", host.registries.screen_types), ("overlay", host.registries.overlay_types)):
+            for type_def in registry:
+                prepare = getattr(registry.renderer(type_def.id), "prepare", None)
+                if (kind, type_def.id) in SKIPPED or prepare is None:
+                    continue
+                row = {"id": "x", f"{kind}_type": type_def.id, "config_json": dict(type_def.example_config)}
+                with orm.db_session:
+                    data = prepare(Preferences().context(host, kind, type_def.id, row))
+                assert data is not None, f"{kind} {type_def.id} finds no sample content"
+                checked += 1
+        assert checked >= 15
+    finally:
+        host.close()
+
+
 def test_hook_shutdown(make_host):
     plugin = GreetingPlugin()
     host = make_host(plugins=[("greeting", plugin)])

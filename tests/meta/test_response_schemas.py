@@ -32,7 +32,7 @@ def test_declared_responses_match(api):
         ("/v1/config/key-values", "GET", api.get("/v1/config/key-values")),
     ]
     preview = {"display": ["#000", "#111"], "primaryContainer": ["#fff", "#000"],
-               "secondaryContainer": ["#fff", "#000"], "accents": ["#000", "#111", "#222", "#333"]}
+               "secondaryContainer": ["#fff", "#000"], "accents": ["#fff", "#eee", "#ddd", "#333"]}
     theme = api.post("/v1/display/themes", json={"label": "T", "preview": preview})
     calls += [
         ("/v1/display/themes", "POST", theme),

@@ -2,19 +2,79 @@
 import pytest
 from pony import orm
 
-from builtin_plugins.settings.themes import BUILTIN_THEMES, MAX_CUSTOM_THEMES, preview_problems
+from builtin_plugins.settings.themes import BUILTIN_THEMES, MAX_CUSTOM_THEMES, contrast_problems, preview_problems
+from hookspecs.contrast import BLACK, WHITE, contrast_ratio, legible, qr_colours, readable_on
+from hookspecs.render import parse_color
 from tests.conftest import issue_key
 
 pytestmark = pytest.mark.storage
 
-PREVIEW = {"display": ["#000000", "#112233"], "primaryContainer": ["#ffffff", "#ff0000", "#00ff00"],
-           "secondaryContainer": ["#fff", "#000"], "accents": ["#111111", "#222222", "#333333", "#44444480"]}
+PREVIEW = {"display": ["#000000", "#112233"], "primaryContainer": ["#ffffff", "#202020", "#00ff00"],
+           "secondaryContainer": ["#fff", "#000"], "accents": ["#ffcc00", "#66ddff", "#aaffaa", "#44444480"]}
+# the builtin themes as issue 17 found them: text black on black, white on coral boxes
+OLD_SLATE_CITRUS = {"display": ["#1e272e", "#485460"], "primaryContainer": ["#1e272e", "#d2f55c"],
+                    "secondaryContainer": ["#ffffff", "#808e9b"],
+                    "accents": ["#d2f55c", "#ffa801", "#0fbcf9", "#ff5e57"]}
+OLD_NAVY_CORAL = {"display": ["#0b1d3a", "#16325c", "#1f4e79"], "primaryContainer": ["#ffffff", "#ff6f61"],
+                  "secondaryContainer": ["#0b1d3a", "#ffd6d1"],
+                  "accents": ["#ff6f61", "#ffb347", "#4fc3f7", "#81c784"]}
 
 
-def test_builtin_previews_are_valid():
+def test_builtin_previews_are_valid_and_readable():
     assert "navy_coral" in BUILTIN_THEMES and len(BUILTIN_THEMES) >= 4
     for theme in BUILTIN_THEMES.values():
         assert preview_problems(theme["preview"]) == {}
+        assert contrast_problems(theme["preview"]) == {}
+
+
+def test_the_contrast_ratio_is_wcags():
+    assert contrast_ratio(BLACK, WHITE) == pytest.approx(21.0)
+    assert contrast_ratio(WHITE, WHITE) == pytest.approx(1.0)
+    assert contrast_ratio(parse_color("#777777"), WHITE) == pytest.approx(4.48, abs=0.01)
+    assert contrast_ratio(parse_color("#ffffff"), parse_color("#ff6f61")) == pytest.approx(2.73, abs=0.01)
+    assert readable_on(parse_color("#ffd6d1")) == BLACK and readable_on(parse_color("#0b1d3a")) == WHITE
+    green_on_white = legible((0.2, 0.8, 0.4, 1.0), [WHITE])
+    assert contrast_ratio(green_on_white, WHITE) >= 4.5 and green_on_white != (0.2, 0.8, 0.4, 1.0)
+
+
+def test_the_old_unreadable_themes_name_their_failing_pairs():
+    slate = contrast_problems(OLD_SLATE_CITRUS)
+    assert "/primaryContainer/0 #1e272e on /display/0 #1e272e: contrast 1.00:1" in slate["/primaryContainer/0"][0]
+    assert any("/secondaryContainer/1" in m for m in slate["/secondaryContainer/0"])
+    navy = contrast_problems(OLD_NAVY_CORAL)
+    assert any("#ffffff on /primaryContainer/1 #ff6f61: contrast 2.73:1" in m for m in navy["/primaryContainer/0"])
+
+
+@pytest.mark.parametrize("fg, bg, drawn", [
+    ("#000000", "#ffffff", (BLACK, WHITE)),
+    ("#1a237e", "#fff8e1", (parse_color("#1a237e"), parse_color("#fff8e1"))),
+    ("#ffffff", "#000000", (BLACK, WHITE)),  # light modules on dark: scanners fail
+    ("#ffffff", "#ffffff", (BLACK, WHITE)),  # the issue's white-on-white QR slide
+    ("#777777", "#888888", (BLACK, WHITE)),  # dark on light, but too faint
+])
+def test_qr_codes_are_dark_modules_on_a_light_ground(fg, bg, drawn):
+    assert qr_colours(parse_color(fg), parse_color(bg)) == drawn
+
+
+@pytest.mark.parametrize("preview, pointer, pair", [
+    (OLD_SLATE_CITRUS, "/primaryContainer/0", "#1e272e on /display/0 #1e272e"),
+    (OLD_NAVY_CORAL, "/primaryContainer/0", "#ffffff on /primaryContainer/1 #ff6f61"),
+    ({**PREVIEW, "accents": ["#222222", "#66ddff", "#aaffaa", "#000000"]}, "/accents/0", "#222222 on /display/0"),
+    ({**PREVIEW, "secondaryContainer": ["#ffffff", "#bbbbbb"]}, "/secondaryContainer/0",
+     "#ffffff on /secondaryContainer/1 #bbbbbb"),
+    ({**PREVIEW, "primaryContainer": ["#ffffff", "#c0c0c080"]}, "/primaryContainer/0", "panel over black #c0c0c080"),
+])
+def test_a_theme_whose_text_would_not_read_is_refused_and_nothing_stored(api, preview, pointer, pair):
+    before = api.get("/v1/display/themes").json["items"]
+    result = api.post("/v1/display/themes", json={"label": "Unreadable", "preview": preview})
+    assert result.status_code == 400 and result.json["code"] == "invalid_display_theme_preview", result.text
+    assert pair in result.json["message"] or any(pair in m for m in result.json["details"]["preview"][pointer])
+    assert any(pair in m for m in result.json["details"]["preview"][pointer])
+    assert api.get("/v1/display/themes").json["items"] == before
+    created = api.post("/v1/display/themes", json={"label": "Readable", "preview": PREVIEW}).json
+    patched = api.patch(f"/v1/display/themes/{created['id']}", json={"preview": preview, "label": "Changed"})
+    assert patched.status_code == 400 and patched.json["code"] == "invalid_display_theme_preview"
+    assert api.get("/v1/display/themes").json["items"][-1] == created
 
 
 def test_list_create_patch_delete(api):

@@ -33,6 +33,6 @@ def test_weather_screens_honour_days_air_quality_and_alerts(seeded):
     assert plain["extra"] == []
     full = prepare(seeded, "screen", "weather_current", {"id": "w", "config_json": {
         "locationId": "home", "showAirQuality": True, "showAlerts": True}})
-    assert full["extra"] == ["Air quality 44", "\u26a0 Gale warning"]
+    assert full["extra"] == ["Air quality 44", "Warning: Gale warning"]
     one_day = prepare(seeded, "screen", "weather_forecast", {"id": "f", "config_json": {"locationId": "home", "days": 1}})
     assert [d["label"] for d in one_day["days"]] == ["Mon"]

@@ -444,12 +444,12 @@ def test_settings_and_content_pages_work(app, fleet):
     # a theme of one's own: made with colour pickers, chosen, then deleted
     p.get_by_text("Make a theme").click()
     p.get_by_label("Theme name").fill("Ocean")
-    p.get_by_label("Accent 1").fill("#ff0000")
+    p.get_by_label("Accent 1").fill("#ff9999")
     p.get_by_role("button", name="Create theme").click()
     p.get_by_text("Theme Ocean created.").wait_for()
     custom = [t for t in fleet["display"].get("/v1/display/themes", key=fleet["admin"]).json()["items"]
               if t["label"] == "Ocean"]
-    assert len(custom) == 1 and custom[0]["preview"]["accents"][0] == "#ff0000"
+    assert len(custom) == 1 and custom[0]["preview"]["accents"][0] == "#ff9999"
     p.get_by_role("radio", name="Ocean").check()
     p.get_by_role("button", name="Save settings").click()
     p.get_by_text("Settings saved.").wait_for()

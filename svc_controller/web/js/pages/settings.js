@@ -29,10 +29,11 @@ function themePreview(theme) {
 function themeEditor(api, done) {
   const picker = (label, value) => h("label", { class: "swatch" }, h("input", { type: "color", value }), " ", label);
   const groups = {
-    display: [picker("Background top", "#102040"), picker("Background bottom", "#2a6f97")],
-    primaryContainer: [picker("Panel text", "#ffffff"), picker("Panel", "#e76f51")],
+    // defaults that pass the display's contrast rules (docs/display.md, "Colour")
+    display: [picker("Background top", "#102040"), picker("Background bottom", "#1b4a6b")],
+    primaryContainer: [picker("Panel text", "#ffffff"), picker("Panel", "#b4452c")],
     secondaryContainer: [picker("Second panel text", "#102040"), picker("Second panel", "#f4a261")],
-    accents: [picker("Accent 1", "#e9c46a"), picker("Accent 2", "#2a9d8f"), picker("Accent 3", "#e76f51"), picker("Accent 4", "#8ab17d")],
+    accents: [picker("Accent 1", "#e9c46a"), picker("Accent 2", "#5fd3c4"), picker("Accent 3", "#ffa88f"), picker("Accent 4", "#8ab17d")],
   };
   const label = field("Theme name", h("input", { type: "text", name: "label", maxlength: "60" }));
   const holder = h("div", { class: "theme-live", "aria-hidden": "true" });

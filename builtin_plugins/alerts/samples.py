@@ -1,0 +1,13 @@
+"""A sample alert for ``svc-display gallery`` (the ``display_samples`` hook), severe enough for
+the ``alerts`` slide's example (``minSeverity: warning``)."""
+from __future__ import annotations
+
+from typing import Any
+
+
+def write(host: Any) -> None:
+    alerts = host.services["alerts"]
+    alerts.raise_alert(title="Fire drill at 14:00", body="Please leave by the nearest exit and meet in the car park.",
+                       severity="warning", source="api")
+    alerts.raise_alert(title="Lift out of service", body="Lift B is being repaired until Friday; use lift A.",
+                       severity="critical", priority=5, source="api")

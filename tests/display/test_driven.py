@@ -77,3 +77,26 @@ def test_a_slide_disabled_through_rest_leaves_the_screen_on_its_change_event(env
     assert result["elapsed"] == 0  # on the event: no frame time (no dwell, no timer) passed
     assert result["fade_frames"] <= 7  # gone within the crossfade's 0.6 s
     assert result["on_stage"] == len(after[1])
+
+
+TAPES = (
+    {"id": "hello", "ticker_type": "text", "sort_order": 1, "config_json": {"text": "Welcome to the lobby"}},
+    {"id": "now", "ticker_type": "time", "sort_order": 2,
+     "config_json": {"timeFormatPreset": "24h_hms", "labelPrefix": "Now", "timeZone": "UTC"}},
+    {"id": "coffee", "ticker_type": "text", "sort_order": 3, "frequency_weight": 2,
+     "config_json": {"text": "Fresh coffee in the lounge until 11:00"}},
+)
+
+
+def test_the_ticker_band_shows_text_in_every_frame_of_two_cycles(env, tmp_path):
+    """Frame by frame (1/15 s each) until two runs of the row have left the band: every frame
+    of the band has text in it; the time item changes in place; the texts are drawn into
+    textures when they change, not per frame."""
+    result = run(env, {"scenario": "ticker", "requests": posted(message("calm", "#1f4e79", dwell=600),
+                                                                tapes=TAPES),
+                       "cycles": 2, "dt": 1 / 15}, tmp_path)
+    ink = result["ink"]
+    assert result["cycles"] == 2 and result["frames"] * 5 > 2 * result["row_width"], result  # 5 px per frame
+    assert min(ink) > 50, [i for i, count in enumerate(ink) if count <= 50][:20]
+    assert len(result["times"]) >= result["frames"] / 15 - 2  # "Now ... hh:mm:ss", one per second
+    assert result["renders"] < result["frames"] / 5  # a handful per second of frames, never one per frame

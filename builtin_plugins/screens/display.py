@@ -162,8 +162,8 @@ class SlidesLayer:
                 self.show(by_id[self.history[pos]], reason, from_history=True)
                 return
         # navigating forward asks for another slide; the dwell takes the round-robin's pick
-        current = {self.current["row"].get("id")} if self.current and reason.startswith("navigation") else set()
-        row = self._choose(current if len(by_id) > 1 else set())
+        navigating = self.current is not None and reason.startswith("navigation") and len(by_id) > 1
+        row = self._choose({self.current["row"].get("id")} if navigating else set())
         if row is None:
             self._clear_slide()
             return

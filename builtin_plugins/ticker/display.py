@@ -264,7 +264,8 @@ class MarqueeLayer:
 
     # -- runs ------------------------------------------------------------------------------
     def _make_run(self, row: Row) -> Run:
-        from kivy.graphics import Color, Ellipse, InstructionGroup, PopMatrix, PushMatrix, Rectangle, Translate
+        from kivy.graphics import (Color, Ellipse, InstructionGroup, PopMatrix, PushMatrix, Rectangle,
+                                   Translate)
 
         _band, text, accent = self._colours()
         height = self.widget.height
@@ -299,12 +300,11 @@ class MarqueeLayer:
             telemetry.record_ticker(items)
 
     def _rebuild(self, index: int) -> None:
-        old = self.runs[index]
-        self.widget.canvas.remove(old.group)
-        run = self._make_run(old.row)
-        self.widget.canvas.insert(self.widget.canvas.indexof(self.runs[index + 1].group)
-                                  if index + 1 < len(self.runs) else len(self.widget.canvas.children), run.group)
-        self.runs[index] = run
+        canvas, old = self.widget.canvas, self.runs[index]
+        place = canvas.indexof(old.group)
+        canvas.remove(old.group)
+        self.runs[index] = self._make_run(old.row)
+        canvas.insert(place, self.runs[index].group)
 
     def _drop(self, index: int) -> None:
         self.widget.canvas.remove(self.runs[index].group)
@@ -409,10 +409,11 @@ class MarqueeLayer:
         segments = []
         for tape, context, exc in results:
             if exc is not None:
-                self.stage.report_failure("ticker", tape.get("ticker_type", ""), tape.get("id"), "prepare", exc)
+                type_id = tape.get("ticker_type", "")
+                self.stage.report_failure("ticker", type_id, tape.get("id"), "prepare", exc)
                 continue
             content = self._segment(tape, context)
-            texts = [str(text) for text in (content.items if content is not None else []) if str(text).strip()]
+            texts = [str(t) for t in (content.items if content is not None else []) if str(t).strip()]
             if not texts:
                 continue
             items = [Item(text) for text in texts]
@@ -479,7 +480,8 @@ class MarqueeLayer:
     def navigate(self, direction: str) -> None:
         """Bring the next (or previous) item to the left edge."""
         margin = self.widget.width * 0.02
-        starts = [self._start_of(index) + item.x for index, run in enumerate(self.runs) for item in run.row.items]
+        starts = [self._start_of(index) + item.x
+                  for index, run in enumerate(self.runs) for item in run.row.items]
         if direction == "forward":
             target = next((s for s in starts if s > margin + 1), None)
         else:

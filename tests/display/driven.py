@@ -263,7 +263,27 @@ def disable(canvas: Canvas, job: dict) -> dict:
     return after
 
 
-SCENARIOS = {"ticker": ticker, "program": program, "disable": disable}
+def ticker_navigation(canvas: Canvas, job: dict) -> dict:
+    """Item starts in the band (px from its left edge) before and after ``forward``, then ``back``."""
+    marquee = canvas.layer("marquee")
+    for _ in range(job.get("frames", 30)):
+        canvas.frame(1 / 15)
+
+    def starts() -> list[float]:
+        return [round(marquee._start_of(index) + item.x, 1)
+                for index, run in enumerate(marquee.runs) for item in run.row.items]
+
+    seen = {"margin": round(marquee.widget.width * 0.02, 1), "before": starts()}
+    canvas.host.display_bus.post("navigate", surface="ticker", direction="forward")
+    canvas.settle()
+    seen["forward"] = starts()
+    canvas.host.display_bus.post("navigate", surface="ticker", direction="back")
+    canvas.settle()
+    seen["back"] = starts()
+    return seen
+
+
+SCENARIOS = {"ticker": ticker, "program": program, "disable": disable, "ticker_navigation": ticker_navigation}
 
 
 def main(argv: list[str]) -> int:

@@ -100,3 +100,12 @@ def test_the_ticker_band_shows_text_in_every_frame_of_two_cycles(env, tmp_path):
     assert min(ink) > 50, [i for i, count in enumerate(ink) if count <= 50][:20]
     assert len(result["times"]) >= result["frames"] / 15 - 2  # "Now ... hh:mm:ss", one per second
     assert result["renders"] < result["frames"] / 5  # a handful per second of frames, never one per frame
+
+
+def test_ticker_navigation_brings_the_next_and_the_previous_item_to_the_left_edge(env, tmp_path):
+    result = run(env, {"scenario": "ticker_navigation", "requests": posted(message("calm", "#1f4e79", dwell=600),
+                                                                           tapes=TAPES), "size": (640, 360)}, tmp_path)
+    margin, before = result["margin"], result["before"]
+    following = next(index for index, start in enumerate(before) if start > margin + 1)
+    assert abs(result["forward"][following] - margin) < 1, result
+    assert abs(result["back"][following - 1] - margin) < 1, result

@@ -1,8 +1,8 @@
 """Frame rate of the product's canvas against the same scene drawn by a bare Kivy app.
 
-    .venv/bin/python benchmarks/render_fps.py [--seconds 10] [--size 1920x1080]
+    .venv/bin/python benchmarks/render_fps.py [--seconds 10] [--size 1920x1080] [--ticker]
 
-One run measures three scenes, each in its own process (Kivy allows one window per
+One run measures these scenes, each in its own process (Kivy allows one window per
 process), offscreen (``SDL_VIDEODRIVER=offscreen``), uncapped (``maxfps=0``),
 ``multisamples=0``:
 
@@ -14,10 +14,17 @@ process), offscreen (``SDL_VIDEODRIVER=offscreen``), uncapped (``maxfps=0``),
 - ``product+preview``: the product with one live-preview viewer attached (capture into a
   small Fbo at SVC_DISPLAY_LIVE_PREVIEW_FPS, JPEG encoding on the worker thread).
 
+Two more scenes, capped at 60 fps as the display runs, measure what the scrolling ticker
+costs (goal: the product at most 1.2x the bare app's CPU):
+
+- ``bare_ticker``: a bare Kivy app: a static slide and a band whose text was drawn once into
+  a texture, moved every frame;
+- ``product_ticker``: svc-display with a ``message`` slide and a ``text`` tape of the same text.
+
 It prints one JSON object: per scene the median frames per second and the median CPU
 time per frame (all threads of the process, llvmpipe's rasteriser threads included), and
-the two ratios the goals are stated in (product/bare >= 0.9; preview costs <= 10 %),
-from both measures.
+the ratios the goals are stated in (product/bare >= 0.9; preview costs <= 10 %; the
+ticker scenes' CPU share of a core, product / bare), from both measures.
 """
 from __future__ import annotations
 
@@ -32,15 +39,18 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 REPO = Path(__file__).resolve().parents[1]
 WARMUP = 3.0
+TICKER_FPS = 60
+TICKER_TEXT = "Welcome to the lobby  \u2022  Fresh coffee in the lounge until 11:00  \u2022  Lifts serviced on Friday"
 
 
-def _kivy_env(size: str) -> None:
+def _kivy_env(size: str, max_fps: int = 0) -> None:
     os.environ.update({"SDL_VIDEODRIVER": "offscreen", "KIVY_NO_ARGS": "1", "KIVY_NO_FILELOG": "1",
                        "KIVY_LOG_MODE": "PYTHON", "KIVY_NO_CONFIG": "1", "SVC_DISPLAY_WINDOW_SIZE": size,
-                       "SVC_DISPLAY_MAX_FPS": "0", "SVC_DISPLAY_MULTISAMPLES": "0"})
+                       "SVC_DISPLAY_MAX_FPS": str(max_fps), "SVC_DISPLAY_MULTISAMPLES": "0"})
 
 
 class FrameCounter:
@@ -66,81 +76,60 @@ class FrameCounter:
 
         def end(_dt):
             frames = max(1, self.frames)
-            self.result = {"fps": round(self.frames / (time.perf_counter() - self.start), 1),
-                           "cpu_ms_per_frame": round((time.process_time() - self.cpu_start) * 1000 / frames, 2)}
+            wall, cpu = time.perf_counter() - self.start, time.process_time() - self.cpu_start
+            self.result = {"fps": round(self.frames / wall, 1),
+                           "cpu_ms_per_frame": round(cpu * 1000 / frames, 2),
+                           "cpu_percent": round(cpu * 100 / wall, 1)}
             stop()
 
         Clock.schedule_once(begin, WARMUP)
         Clock.schedule_once(end, WARMUP + self.seconds)
 
 
-def run_bare(seconds: float, size: str) -> dict:
-    _kivy_env(size)
+def _bare_kivy(size: str, max_fps: int = 0) -> tuple[int, int]:
+    """Kivy configured for a bare app of ``size``; its width and height."""
+    _kivy_env(size, max_fps)
     width, height = (int(v) for v in size.split("x"))
     from kivy.config import Config
 
     Config.set("graphics", "multisamples", "0")
-    Config.set("graphics", "maxfps", "0")
+    Config.set("graphics", "maxfps", str(max_fps))
     Config.set("graphics", "width", str(width))
     Config.set("graphics", "height", str(height))
+    return width, height
+
+
+def _bare_slide(root, width: int, height: int, rgb: tuple[float, float, float]) -> None:
+    """The bare apps' slide: a coloured rectangle above the ticker band, a title and a body."""
+    from kivy.graphics import Color, Rectangle
+    from kivy.uix.label import Label
+    from kivy.uix.widget import Widget
+
+    band = height * 0.075
+    slide = Widget()
+    with slide.canvas:
+        Color(*rgb, 1)
+        Rectangle(pos=(0, band), size=(width, height - band))
+    root.add_widget(slide)
+    root.add_widget(Label(text="Hello", font_size=height * 0.074, bold=True, pos=(width * 0.08, height * 0.7),
+                          size_hint=(None, None), size=(width * 0.8, height * 0.16)))
+    root.add_widget(Label(text="Bare Kivy slide", font_size=height * 0.067, pos=(width * 0.08, height * 0.4),
+                          size_hint=(None, None), size=(width * 0.8, height * 0.3)))
+
+
+def _run_bare_app(seconds: float, build: Callable[[Any], Callable[[float], None]]) -> dict:
+    """Run a bare Kivy app whose root ``build(root)`` fills, calling what it returns every frame."""
     from kivy.app import App
     from kivy.clock import Clock
     from kivy.core.window import Window
-    from kivy.graphics import Color, Ellipse, Rectangle
     from kivy.uix.floatlayout import FloatLayout
-    from kivy.uix.label import Label
-    from kivy.uix.widget import Widget
 
     counter = FrameCounter(seconds)
 
     class Bare(App):
         def build(self):
             root = FloatLayout()
-            ticker_h = height * 0.075
-            slide = Widget()
-            with slide.canvas:
-                Color(0.8, 0.1, 0.1, 1)
-                Rectangle(pos=(0, ticker_h), size=(width, height - ticker_h))
-            root.add_widget(slide)
-            root.add_widget(Label(text="Hello", font_size=height * 0.074, bold=True, pos=(width * 0.08, height * 0.7),
-                                  size_hint=(None, None), size=(width * 0.8, height * 0.16)))
-            root.add_widget(Label(text="Bare Kivy slide", font_size=height * 0.067, pos=(width * 0.08, height * 0.4),
-                                  size_hint=(None, None), size=(width * 0.8, height * 0.3)))
-            with root.canvas:
-                Color(0.1, 0.1, 0.1, 1)
-                Rectangle(pos=(0, 0), size=(width, ticker_h))
-            ticker = Label(text="SCROLLING TICKER TEXT " * 4, font_size=ticker_h * 0.55, bold=True,
-                           size_hint=(None, None))
-            ticker.texture_update()
-            ticker.size = ticker.texture_size
-            root.add_widget(ticker)
-            pieces = []
-            layer = Widget()
-            with layer.canvas:
-                for _ in range(200):  # the product's confetti: sizes, shapes and speeds alike
-                    Color(random.random(), random.random(), random.random(), 1)
-                    s = 18 * height / 1080 * random.uniform(0.6, 1.4)
-                    circle = random.random() < 0.5
-                    shape = (Ellipse if circle else Rectangle)(
-                        pos=(random.random() * width, random.random() * height),
-                        size=(s, s if circle else s * random.uniform(0.4, 1.0)))
-                    pieces.append([shape, -height * 0.25 * random.uniform(0.7, 1.3)])
-            root.add_widget(layer)
-            state = {"x": float(width)}
-
-            def frame(dt):
-                state["x"] -= 150 * height / 1080 * dt
-                if state["x"] < -ticker.width:
-                    state["x"] = width
-                ticker.pos = (state["x"], (ticker_h - ticker.height) / 2)
-                for piece in pieces:
-                    x, y = piece[0].pos
-                    y += piece[1] * dt
-                    if y < -20:
-                        y = height
-                    piece[0].pos = (x, y)
-
-            Clock.schedule_interval(frame, 0)
+            Clock.schedule_interval(build(root), 0)
             counter.attach(Window, self.stop)
             return root
 
@@ -148,8 +137,93 @@ def run_bare(seconds: float, size: str) -> dict:
     return counter.result
 
 
-def run_product(seconds: float, size: str, preview: bool) -> dict:
-    _kivy_env(size)
+def run_bare(seconds: float, size: str) -> dict:
+    width, height = _bare_kivy(size)
+
+    def build(root):
+        from kivy.graphics import Color, Ellipse, Rectangle
+        from kivy.uix.label import Label
+        from kivy.uix.widget import Widget
+
+        ticker_h = height * 0.075
+        _bare_slide(root, width, height, (0.8, 0.1, 0.1))
+        with root.canvas:
+            Color(0.1, 0.1, 0.1, 1)
+            Rectangle(pos=(0, 0), size=(width, ticker_h))
+        ticker = Label(text="SCROLLING TICKER TEXT " * 4, font_size=ticker_h * 0.55, bold=True,
+                       size_hint=(None, None))
+        ticker.texture_update()
+        ticker.size = ticker.texture_size
+        root.add_widget(ticker)
+        pieces = []
+        layer = Widget()
+        with layer.canvas:
+            for _ in range(200):  # the product's confetti: sizes, shapes and speeds alike
+                Color(random.random(), random.random(), random.random(), 1)
+                s = 18 * height / 1080 * random.uniform(0.6, 1.4)
+                circle = random.random() < 0.5
+                shape = (Ellipse if circle else Rectangle)(
+                    pos=(random.random() * width, random.random() * height),
+                    size=(s, s if circle else s * random.uniform(0.4, 1.0)))
+                pieces.append([shape, -height * 0.25 * random.uniform(0.7, 1.3)])
+        root.add_widget(layer)
+        state = {"x": float(width)}
+
+        def frame(dt):
+            state["x"] -= 150 * height / 1080 * dt
+            if state["x"] < -ticker.width:
+                state["x"] = width
+            ticker.pos = (state["x"], (ticker_h - ticker.height) / 2)
+            for piece in pieces:
+                x, y = piece[0].pos
+                y += piece[1] * dt
+                if y < -20:
+                    y = height
+                piece[0].pos = (x, y)
+
+        return frame
+
+    return _run_bare_app(seconds, build)
+
+
+def run_bare_ticker(seconds: float, size: str) -> dict:
+    """A bare Kivy app at 60 fps: a static slide (colour, title, body) and a ticker band whose
+    text was drawn once into a texture, moved every frame."""
+    width, height = _bare_kivy(size, TICKER_FPS)
+
+    def build(root):
+        from kivy.core.text import Label as CoreLabel
+        from kivy.graphics import Color, Rectangle
+        from kivy.uix.widget import Widget
+
+        band = height * 0.075
+        _bare_slide(root, width, height, (0.12, 0.3, 0.47))
+        text = CoreLabel(text=TICKER_TEXT, font_size=band * 0.55, bold=True)
+        text.refresh()
+        texture = text.texture
+        layer = Widget()
+        with layer.canvas:
+            Color(0.04, 0.11, 0.23, 1)
+            Rectangle(pos=(0, 0), size=(width, band))
+            Color(1, 1, 1, 1)
+            rects = [Rectangle(texture=texture, size=texture.size) for _ in range(3)]
+        root.add_widget(layer)
+        state = {"x": 0.0}
+
+        def frame(dt):
+            state["x"] -= 150 * height / 1080 * dt
+            if state["x"] < -texture.width:
+                state["x"] += texture.width
+            for index, rect in enumerate(rects):
+                rect.pos = (round(state["x"] + index * texture.width), (band - texture.height) / 2)
+
+        return frame
+
+    return _run_bare_app(seconds, build)
+
+
+def run_product(seconds: float, size: str, preview: bool, ticker_only: bool = False) -> dict:
+    _kivy_env(size, TICKER_FPS if ticker_only else 0)
     data_dir = Path(tempfile.mkdtemp(prefix="svc-bench-"))
     os.environ.update({"SVC_DISPLAY_DATA_DIR": str(data_dir), "SVC_DISPLAY_LOG_LEVEL": "WARNING"})
     sys.path.insert(0, str(REPO))
@@ -167,6 +241,12 @@ def run_product(seconds: float, size: str, preview: bool) -> dict:
                       "start_month": 1, "start_day": 1, "end_month": 12, "end_day": 31,
                       "config_json": {"density": 1.0, "shapes": ["mix"], "fall_speed": 1.0}}],
     }
+
+    if ticker_only:  # a static slide and the scrolling ticker, at 60 fps
+        program["screens"][0]["config_json"]["backgroundColor"] = "#1f4e79"
+        program["tapes"] = [{"id": "tape", "ticker_type": "text", "enabled": True,
+                             "config_json": {"text": TICKER_TEXT}}]
+        program["overlays"] = []
 
     class Bench:
         """Only the rows: the types, their renderers and the layers are the builtin plugins' own."""
@@ -222,16 +302,22 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--size", default="1920x1080")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the median of each scene counts")
-    parser.add_argument("--scene", choices=["bare", "product", "product+preview"])
+    parser.add_argument("--scene", choices=["bare", "product", "product+preview", "bare_ticker", "product_ticker"])
+    parser.add_argument("--ticker", action="store_true", help="only the two ticker scenes")
     args = parser.parse_args()
     if args.scene:
         if args.scene == "bare":
             result = run_bare(args.seconds, args.size)
+        elif args.scene == "bare_ticker":
+            result = run_bare_ticker(args.seconds, args.size)
+        elif args.scene == "product_ticker":
+            result = run_product(args.seconds, args.size, preview=False, ticker_only=True)
         else:
             result = run_product(args.seconds, args.size, preview=args.scene == "product+preview")
         print(json.dumps({"scene": args.scene, **result}))
         return 0
-    samples: dict[str, list[float]] = {"bare": [], "product": [], "product+preview": []}
+    scenes = ["bare_ticker", "product_ticker"] + ([] if args.ticker else ["bare", "product", "product+preview"])
+    samples: dict[str, list[dict]] = {scene: [] for scene in scenes}
     for _round in range(args.rounds):  # interleaved, so a noisy neighbour hurts every scene alike
         for scene in samples:
             out = subprocess.run([sys.executable, __file__, "--scene", scene, "--seconds", str(args.seconds),
@@ -248,14 +334,24 @@ def main() -> int:
         "fps_samples": {scene: [v["fps"] for v in values] for scene, values in samples.items()},
         "fps_median": fps,
         "cpu_ms_per_frame_median": cpu,
-        # wall-clock frame rates on a shared machine swing with the neighbours' load; CPU time
-        # per frame (every thread of the process, llvmpipe's included) is the stable measure
-        # of what a frame costs, and its inverse is the frame rate on an otherwise idle machine.
-        "product_vs_bare_fps": round(fps["product"] / fps["bare"], 3),
-        "product_vs_bare_by_cpu": round(cpu["bare"] / cpu["product"], 3),
-        "preview_cost_fps": round(1 - fps["product+preview"] / fps["product"], 3),
-        "preview_cost_by_cpu": round(1 - cpu["product"] / cpu["product+preview"], 3),
     }
+    # a static slide with the scrolling ticker at 60 fps: CPU share of a core, product / bare
+    percent = {scene: statistics.median(v["cpu_percent"] for v in samples[scene])
+               for scene in ("bare_ticker", "product_ticker")}
+    report["ticker_cpu_percent_samples"] = {scene: [v["cpu_percent"] for v in samples[scene]]
+                                            for scene in ("bare_ticker", "product_ticker")}
+    report["ticker_cpu_percent_median"] = percent
+    report["ticker_product_vs_bare_cpu"] = round(percent["product_ticker"] / percent["bare_ticker"], 3)
+    if args.ticker:
+        print(json.dumps(report, indent=2))
+        return 0
+    # wall-clock frame rates on a shared machine swing with the neighbours' load; CPU time
+    # per frame (every thread of the process, llvmpipe's included) is the stable measure
+    # of what a frame costs, and its inverse is the frame rate on an otherwise idle machine.
+    report["product_vs_bare_fps"] = round(fps["product"] / fps["bare"], 3)
+    report["product_vs_bare_by_cpu"] = round(cpu["bare"] / cpu["product"], 3)
+    report["preview_cost_fps"] = round(1 - fps["product+preview"] / fps["product"], 3)
+    report["preview_cost_by_cpu"] = round(1 - cpu["product"] / cpu["product+preview"], 3)
     preview = samples["product+preview"]
     capture_ms = statistics.median(v["capture_ms"] for v in preview)
     encode_ms = statistics.median(v["encode_ms"] for v in preview)

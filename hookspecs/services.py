@@ -158,8 +158,9 @@ class ScreensService(Protocol):
 @runtime_checkable
 class TickerService(Protocol):
     """The one meaning of a tape's ``frequency_weight``: ``cycle(tapes)`` is the tape order of
-    one marquee cycle (each enabled tape repeated per its weight, interleaved round by round),
-    the same order ``GET /v1/ticker/items`` lists. ``enabled()`` is every enabled tape row,
+    one marquee cycle (each enabled tape repeated per its weight, spread by the smooth
+    weighted round-robin of ``hookspecs.weights``), the same order ``GET /v1/ticker/items``
+    lists. ``enabled()`` is every enabled tape row,
     ``config_json`` decoded, in ``(sort_order, id)`` order."""
 
     def cycle(self, tapes: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]: ...

@@ -53,7 +53,8 @@ def _prepare_headlines(context: RenderContext) -> Any:
         return None
     sources = {}
     if config_flag(context, "showSource", False):
-        for feed in context.host.db.RssFeed.select(lambda f: f.id in [r.feed_id for r in rows]):
+        feed_ids = sorted({r.feed_id for r in rows})  # a plain list: Pony cannot translate rows in the query
+        for feed in context.host.db.RssFeed.select(lambda f: f.id in feed_ids):
             sources[feed.id] = feed.title or ""
     return {"titles": [f"{r.title}  \u00b7 {sources[r.feed_id]}" if sources.get(r.feed_id) else r.title
                        for r in rows]}

@@ -14,7 +14,7 @@ from typing import Any
 from marshmallow import Schema, fields, validate
 from pony import orm
 
-from hookspecs import AUTHENTICATED, LayerSpec, Operation, Permission, Route, hookimpl
+from hookspecs import AUTHENTICATED, LayerSpec, Operation, Permission, Route, hookimpl, weights
 from hookspecs.permissions import OPERATORS
 from hookspecs.services import SCREENS
 from svc_host.rest.configurable import EmptySchema, IncludeSchemaQuery, time_zone_check
@@ -86,7 +86,7 @@ def startup(host: Any) -> None:
 def register_display_layers() -> list[LayerSpec]:
     return [LayerSpec("slides", 100, "builtin_plugins.screens.display:SlidesLayer", area="content",
                       topics=("screens", "curator", "catalog"), surface="screen",
-                      description="the slide program: dwell, weighted choice, crossfade, navigation")]
+                      description="the slide program: dwell, smooth weighted round-robin, crossfade, navigation")]
 
 
 class _ScreenFields(StorableSchema):
@@ -95,7 +95,8 @@ class _ScreenFields(StorableSchema):
     description = fields.String(allow_none=True, validate=validate.Length(max=2000))
     enabled = fields.Boolean()
     dwell_seconds = fields.Float(allow_nan=False, validate=DWELL)
-    frequency_weight = fields.Float(allow_nan=False, validate=WEIGHT)
+    frequency_weight = fields.Float(allow_nan=False, validate=WEIGHT,
+                                    metadata={"description": weights.DESCRIPTION})
     data_key = fields.String(allow_none=True, validate=validate.Length(max=200))
     require_news_photo = fields.Boolean(allow_none=True)
     sort_order = fields.Integer(strict=True, validate=SORT)

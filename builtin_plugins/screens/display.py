@@ -4,29 +4,37 @@
 for its members and program controls (``hookspecs.services.curated``); ``apply`` (UI
 thread) keeps the program going:
 
-- eligible: enabled, ``frequency_weight > 0``, a type with a renderer, ``screens_enabled``;
-  the next slide is a weighted random choice, never the one on screen while another is
-  eligible; ``dwell_seconds`` (default 15, 1 s to a day) on screen;
+- eligible: enabled, ``frequency_weight`` of at least one appearance, a type with a
+  renderer, ``screens_enabled``;
+- the next slide is the pick of a smooth weighted round-robin (:mod:`hookspecs.weights`,
+  the one meaning of ``frequency_weight``, shared with the ticker): each cycle shows every
+  eligible slide as many times as its weight (rounded, 1 to 10), spread over the cycle;
+  ``dwell_seconds`` (default 15, 1 s to a day) on screen, counted in frame time
+  (``Stage.after``);
 - a slide's renderer ``prepare`` runs on the loader thread; no content or a failure skips
-  it (the next candidate is tried; none left: retry after 5 s, or at the next change);
+  it at once (the next pick is tried; none left: the slide on screen stays, or the stage is
+  cleared when that one left the program, and the program tries again after 5 s or at the
+  next change);
 - the new slide crossfades in under the old one (0.6 s), so no frame shows an empty stage;
+  the slide on screen picked again (a one-slide program, or a heavy slide's turn) with the
+  same content stays as it is: no crossfade into itself, only its dwell starts again;
 - a change to the slide on screen, or to the display preferences, re-renders it; a
-  removed or disabled slide is replaced at once;
-- navigation: ``forward`` to the next slide of the history (after a ``back``) or a new
-  choice, ``back`` to the previous one (50 entries).
+  removed or disabled slide is replaced at once (its change event reloads this layer);
+- navigation: ``forward`` to the next slide of the history (after a ``back``) or the next
+  pick, ``back`` to the previous one (50 entries).
 
 Program telemetry lines go to ``PROGRAM_TELEMETRY`` when its plugin runs.
 """
 from __future__ import annotations
 
 import logging
-import random
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable
 
 from hookspecs.render import Stage
 from hookspecs.services import CURATOR, PROGRAM_TELEMETRY, SCREENS, curated, service
+from hookspecs.weights import SmoothRoundRobin, appearances
 
 log = logging.getLogger("builtin_plugins.screens")
 
@@ -53,7 +61,8 @@ class SlidesLayer:
         self.stage = stage
         self.host = stage.host
         self.rows: list[dict] = []
-        self.current: dict | None = None  # {"row", "widget"}
+        self.current: dict | None = None  # {"row", "widget", "data"}
+        self.robin = SmoothRoundRobin()
         self.history: list[str] = []
         self.history_pos = -1
         self._generation = 0
@@ -61,6 +70,7 @@ class SlidesLayer:
         self._program: list[dict] | None = None
         self._cancel_dwell: Callable[[], None] | None = None
         self._cancel_retry: Callable[[], None] | None = None
+        self._fading: list[Any] = []  # slides fading out over the one on screen, oldest first
 
     @cached_property
     def widget(self) -> Any:
@@ -95,6 +105,8 @@ class SlidesLayer:
         eligible = self.eligible()
         changed = eligible != self._program
         self._program = eligible
+        if changed:
+            self.robin.forget([r.get("id") for r in eligible])
         if changed and eligible:
             self._record([self._line(r) for r in eligible], "program_changed")
         if self.current is None:
@@ -108,11 +120,11 @@ class SlidesLayer:
         elif current != self.current["row"]:
             self.show(current, "content_changed")
         elif restyle:
-            self.show(current, "settings_changed")
+            self.show(current, "settings_changed", redraw=True)
 
     def eligible(self) -> list[dict]:
         return [row for row in self.rows
-                if row.get("enabled", True) and _number(row.get("frequency_weight", 1), 1.0) > 0
+                if row.get("enabled", True) and self._weight(row) > 0
                 and self.stage.renderer("screen", row.get("screen_type", "")) is not None]
 
     def _dwell(self, row: dict) -> float:
@@ -121,15 +133,16 @@ class SlidesLayer:
     def _line(self, row: dict) -> dict:
         return {"id": row.get("id"), "screen_type": row.get("screen_type"), "dwell_seconds": self._dwell(row)}
 
+    @staticmethod
+    def _weight(row: dict) -> int:
+        return appearances(row.get("frequency_weight", 1))
+
     def _choose(self, exclude: set[str]) -> dict | None:
-        candidates = [r for r in self.eligible() if r.get("id") not in exclude]
-        if not candidates:
-            return None
-        current_id = self.current["row"].get("id") if self.current else None
-        if len(candidates) > 1:
-            candidates = [r for r in candidates if r.get("id") != current_id] or candidates
-        weights = [max(0.0, _number(r.get("frequency_weight", 1), 1.0)) for r in candidates]
-        return random.choices(candidates, weights=weights, k=1)[0]
+        """The next slide of the round-robin among the eligible ones not in ``exclude``."""
+        candidates = {r.get("id"): r for r in self.eligible() if r.get("id") not in exclude}
+        last = self.current["row"].get("id") if self.current else None
+        picked = self.robin.pick([(row_id, self._weight(row)) for row_id, row in candidates.items()], last)
+        return candidates.get(picked)
 
     def advance(self, reason: str, direction: str = "forward") -> None:
         """Move the slide program (dwell elapsed, navigation, content change)."""
@@ -148,7 +161,9 @@ class SlidesLayer:
                 self.history_pos = pos
                 self.show(by_id[self.history[pos]], reason, from_history=True)
                 return
-        row = self._choose(set())
+        # navigating forward asks for another slide; the dwell takes the round-robin's pick
+        navigating = self.current is not None and reason.startswith("navigation") and len(by_id) > 1
+        row = self._choose({self.current["row"].get("id")} if navigating else set())
         if row is None:
             self._clear_slide()
             return
@@ -157,8 +172,10 @@ class SlidesLayer:
     def navigate(self, direction: str) -> None:
         self.advance(f"navigation_{direction}", direction)
 
-    def show(self, row: dict, reason: str, from_history: bool = False, tried: set[str] | None = None) -> None:
-        """Prepare ``row`` on the loader thread, then crossfade it in; skip it without content."""
+    def show(self, row: dict, reason: str, from_history: bool = False, tried: set[str] | None = None,
+             redraw: bool = False) -> None:
+        """Prepare ``row`` on the loader thread, then crossfade it in; skip it without content.
+        ``redraw``: build it again even when it is on screen with the same content (new settings)."""
         tried = set(tried or ()) | {row.get("id")}
         self._generation += 1
         generation = self._generation
@@ -172,30 +189,57 @@ class SlidesLayer:
             if generation != self._generation:
                 return
             self._loading = False
-            widget = None
+            if all(r.get("id") != row.get("id") for r in self.eligible()):
+                self._skip(reason, tried)  # left the program while it was prepared
+                return
             if error is not None:
                 self.stage.report_failure("screen", type_id, row.get("id"), "prepare", error)
             elif data is None:
                 log.info("display: screen %r has no content; skipped", row.get("id"))
+            elif not redraw and self._same(row, data):
+                self._keep(row, reason, from_history)
+                return
             else:
                 try:
                     widget = renderer(context.with_data(data))
                 except Exception as exc:  # noqa: BLE001  contained: the next slide is tried
                     self.stage.report_failure("screen", type_id, row.get("id"), "build", exc)
-            if widget is None:
-                following = self._choose(tried)
-                if following is not None:
-                    self.show(following, reason, tried=tried)
                 else:
-                    self._schedule_retry()
-                return
-            self._put_slide(row, widget, reason, from_history)
+                    if widget is not None:
+                        self._put_slide(row, widget, data, reason, from_history)
+                        return
+            self._skip(reason, tried)
 
         self.stage.submit(lambda: self.stage.prepare(renderer, context), done)
 
-    def _put_slide(self, row: dict, widget: Any, reason: str, from_history: bool) -> None:
-        from kivy.animation import Animation
+    def _same(self, row: dict, data: Any) -> bool:
+        """True when ``row`` with ``data`` is exactly what is on screen (no crossfade into itself)."""
+        current = self.current
+        if current is None or current["row"] != row:
+            return False
+        try:
+            return bool(current.get("data") == data)
+        except Exception:  # noqa: BLE001  data that cannot be compared is new content
+            return False
 
+    def _skip(self, reason: str, tried: set[str]) -> None:
+        """The slide just tried cannot be shown: the next pick at once; none left: keep the
+        slide on screen (cleared when it left the program) and try again later."""
+        following = self._choose(tried)
+        if following is not None:
+            self.show(following, reason, tried=tried)
+            return
+        if self.current is not None and \
+                all(r.get("id") != self.current["row"].get("id") for r in self.eligible()):
+            self._clear_slide()
+        self._schedule_retry()
+
+    def _keep(self, row: dict, reason: str, from_history: bool) -> None:
+        """The slide on screen was picked again with the same content: it stays, its dwell restarts."""
+        self.current["row"] = row
+        self._shown(row, reason, from_history)
+
+    def _put_slide(self, row: dict, widget: Any, data: Any, reason: str, from_history: bool) -> None:
         box = self.widget
         widget.size_hint = (None, None)
         widget.pos, widget.size = box.pos, box.size
@@ -203,17 +247,14 @@ class SlidesLayer:
         # The new slide goes underneath the old one at full opacity; the old one fades out
         # on top of it, so no frame shows an empty stage between the two.
         box.add_widget(widget, index=len(box.children))
-        if old is not None:
-            def finished(*_args: Any) -> None:
-                if old.parent is not None:
-                    old.parent.remove_widget(old)
-                self._dispose(old)
+        if old is not None and old not in self._fading:
+            self._fading.append(old)  # faded out by tick, in frame time
+        self.current = {"row": row, "widget": widget, "data": data}
+        self._shown(row, reason, from_history)
 
-            animation = Animation(opacity=0.0, duration=CROSSFADE_SECONDS)
-            animation.bind(on_complete=finished)
-            animation.start(old)
-        self.current = {"row": row, "widget": widget}
-        if not from_history:
+    def _shown(self, row: dict, reason: str, from_history: bool) -> None:
+        again = self.history[-1:] == [row.get("id")] and self.history_pos == len(self.history) - 1
+        if not from_history and not again:
             del self.history[self.history_pos + 1:]
             self.history.append(row.get("id"))
             del self.history[:-HISTORY]
@@ -256,6 +297,13 @@ class SlidesLayer:
 
     # ------------------------------------------------------------------ per frame, shutdown
     def tick(self, dt: float) -> None:
+        for old in list(self._fading):
+            old.opacity = max(0.0, old.opacity - max(0.0, dt) / CROSSFADE_SECONDS)
+            if old.opacity <= 0:
+                self._fading.remove(old)
+                if old.parent is not None:
+                    old.parent.remove_widget(old)
+                self._dispose(old)
         if self.current is None:
             return
         widget = self.current["widget"]
@@ -268,6 +316,7 @@ class SlidesLayer:
             row = self.current["row"]
             self.stage.report_failure("screen", row.get("screen_type", ""), row.get("id"), "tick", exc)
             widget.tick = None
+            self.current["data"] = object()  # never the same content: picked again, it is built again
             self.advance("renderer_error")
 
     @staticmethod
@@ -284,5 +333,6 @@ class SlidesLayer:
         self._generation += 1
         widgets = list(self.widget.children) if "widget" in self.__dict__ else []
         self.current = None
+        self._fading = []
         for widget in widgets:
             self._dispose(widget)

@@ -14,7 +14,7 @@ import falcon
 from marshmallow import Schema, fields, validate
 from pony import orm
 
-from hookspecs import AUTHENTICATED, LayerSpec, Operation, Permission, Route, hookimpl
+from hookspecs import AUTHENTICATED, LayerSpec, Operation, Permission, Route, hookimpl, weights
 from hookspecs.services import TICKER
 from hookspecs.permissions import OPERATORS
 from svc_host.rest.configurable import EmptySchema, IncludeSchemaQuery, time_zone_check
@@ -76,7 +76,8 @@ class _TapeFields(StorableSchema):
     name = fields.String(allow_none=True, validate=validate.Length(max=200))
     description = fields.String(allow_none=True, validate=validate.Length(max=2000))
     enabled = fields.Boolean()
-    frequency_weight = fields.Float(allow_nan=False, validate=validate.Range(min=0, max=1000))
+    frequency_weight = fields.Float(allow_nan=False, validate=validate.Range(min=0, max=1000),
+                                    metadata={"description": weights.DESCRIPTION})
     sort_order = fields.Integer(strict=True, validate=validate.Range(min=-1_000_000, max=1_000_000))
     config_json = JsonObject(metadata={"description": "object, or a string holding a JSON object"})
 

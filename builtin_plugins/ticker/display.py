@@ -5,22 +5,40 @@ its members and ``ticker_enabled``; the tapes of a registered type are kept. The
 claimed (7.5 % of the screen height times the ticker text scale, clamped 0.5-2) while a
 marquee cycle has tapes; the compositor gives the rest to the slides.
 
-Each cycle takes the tapes in the order ``TickerService.cycle`` gives (the one meaning of
-``frequency_weight``), builds each tape's texts on the loader thread with its type's
-``build_items`` (the texts ``GET /v1/ticker/items`` lists: the one way a ticker type makes
-items), lays the segments in a row from the right edge and scrolls it left by 150 px per
-second at 1080 px height (scaled), moved every frame. A segment of a type with
-``refresh_seconds`` (the time tape: every second) is built again on the loader thread that
-often and its text replaced in place. When the row has left, the next cycle starts (a
-ticker telemetry line). Navigation jumps to the next or previous segment.
+**The row.** A cycle takes the tapes in the order ``TickerService.cycle`` gives (the one
+meaning of ``frequency_weight``, :mod:`hookspecs.weights`), prepares them on the loader
+thread and lays their items in a row, each item followed by the one separator (a dot in the
+theme's first accent colour, the same between the items of a tape, between tapes and
+between one row and the next). Each item is drawn **once** into a texture; a *run* (one
+placement of a row) is a group of rectangles on those textures behind one ``Translate``.
+
+**The loop.** Runs follow each other without a gap: when the last run's end comes into the
+band, the next run is appended right behind it: the freshly prepared next cycle when it is
+ready (its preparation starts as soon as the previous fresh row is placed), else another
+copy of the row on screen. So the band is never empty once it has text; a run is dropped
+when it has left on the left (a ticker telemetry line is written for each run placed).
+Each frame moves the runs by 150 px per second at 1080 px height (scaled): one
+``Translate.x`` per run on screen, nothing laid out again.
+
+**Colours** (theme roles): the band is the darkest stop of the theme's ``display``
+gradient (``theme.background[0]``), the text the theme's text colour (``primary_fg``,
+the pair every slide's text is drawn in), the separators and a thin rule on top of the
+band the first accent.
+
+**The texts** of each tape come from its type's ``build_items`` on the loader thread (the
+texts ``GET /v1/ticker/items`` lists: the one way a ticker type makes items).
+
+**In place.** A segment of a type with ``refresh_seconds`` (the time tape: every second) is
+built again on the loader thread on that period of frame time, and only its item textures
+are replaced (a text wider than its slot lays that row out again).
+Navigation brings the next (or previous) item to the left edge.
 """
 from __future__ import annotations
 
 import logging
-import time
-from types import SimpleNamespace
 from dataclasses import dataclass, field
 from functools import cached_property
+from types import SimpleNamespace
 from typing import Any, Callable, Mapping
 
 from pony import orm
@@ -32,6 +50,7 @@ log = logging.getLogger("builtin_plugins.ticker")
 
 BAR_FRACTION = 0.075
 SPEED_AT_1080 = 150.0  # pixels per second at 1080 px canvas height
+EMPTY_RETRY_SECONDS = 10.0  # a cycle without any text is prepared again after this much frame time
 
 
 @dataclass
@@ -40,16 +59,67 @@ class MarqueeState:
     due_ms: int | None = None
 
 
+@dataclass
+class Item:
+    """One text of a segment: its texture (white; tinted by the run) and its slot width."""
+
+    text: str
+    texture: Any = None
+    slot: float = 0.0
+    x: float = 0.0  # start within its row
+
+
+@dataclass
+class Segment:
+    """One tape's appearance in a row."""
+
+    tape: dict
+    context: RenderContext
+    kind: str
+    items: list[Item]
+    refresh: float | None = None
+    next_refresh: float = 0.0
+    building: bool = False  # a refresh of its texts is on the loader thread
+
+
+@dataclass
+class Row:
+    """One prepared cycle: its segments, laid out (item positions, separators, width)."""
+
+    segments: list[Segment]
+    width: float = 0.0
+    dots: list[float] = field(default_factory=list)  # separator centres within the row
+
+    @property
+    def items(self) -> list[Item]:
+        return [item for segment in self.segments for item in segment.items]
+
+
+@dataclass
+class Run:
+    """One placement of a row in the band: its instruction group behind one Translate."""
+
+    row: Row
+    group: Any
+    translate: Any
+    rects: list[Any]
+
+
 class MarqueeLayer:
     def __init__(self, stage: Stage):
         self.stage = stage
         self.host = stage.host
         self.tapes: list[dict] = []
-        self.segments: list[dict] = []
-        self.offset = 0.0
+        self.runs: list[Run] = []
+        self.offset = 0.0  # x of the first run's start, from the band's left edge
         self.cycle = 0
+        self.elapsed = 0.0  # frame time seen by this layer (refresh periods run on it)
+        self._next: Row | None = None
         self._pending = False
-        self._restart_after = False
+        self._stale = False
+        self._retry_at: float | None = None
+        self._font_px = 0.0
+        self._textures: dict[str, Any] = {}
 
     @cached_property
     def widget(self) -> Any:
@@ -58,14 +128,21 @@ class MarqueeLayer:
 
         bar = Widget(size_hint=(None, None))
         with bar.canvas.before:
-            self._bg_color = Color(*self.stage.preferences.theme.secondary_bg)
+            self._bg_color = Color(*self._colours()[0])
             self._bg = Rectangle(pos=bar.pos, size=bar.size)
+            self._rule_color = Color(*self._colours()[2])
+            self._rule = Rectangle(pos=bar.pos, size=(0, 0))
         bar.bind(pos=self._sync, size=self._sync)
         return bar
 
     @property
     def visible(self) -> bool:
         return bool(self.tapes)
+
+    def _colours(self) -> tuple[Any, Any, Any]:
+        """(band, text, accent) of the theme: see the module doc."""
+        theme = self.stage.preferences.theme
+        return theme.background[0], theme.text, theme.accents[0]
 
     # ------------------------------------------------------------------ loader thread
     def load(self) -> MarqueeState:
@@ -92,32 +169,190 @@ class MarqueeLayer:
         return {"ticker": round(screen.height * BAR_FRACTION * scale)}
 
     def apply(self, state: MarqueeState, restyle: bool) -> None:
-        self._bg_color.rgba = self.stage.preferences.theme.secondary_bg
-        if state.tapes != self.tapes or restyle:
-            self.tapes = state.tapes
-            self.widget.opacity = 1.0 if self.visible else 0.0
-            self._start_cycle()
+        self._restyle_colours()
+        if state.tapes == self.tapes and not restyle:
+            return
+        self.tapes = state.tapes
+        self.widget.opacity = 1.0 if self.visible else 0.0
+        if not self.visible:
+            self._clear()
+            return
+        # what has not come into the band yet is prepared again with the new tapes
+        self._next = None
+        while len(self.runs) > 1 and self._start_of(len(self.runs) - 1) >= self.widget.width:
+            self._drop(len(self.runs) - 1)
+        self._prepare()
+
+    def _restyle_colours(self) -> None:
+        band, text, accent = self._colours()
+        self._bg_color.rgba, self._rule_color.rgba = band, accent
+        for run in self.runs:
+            for instruction in run.group.get_group("text"):
+                instruction.rgba = text
+            for instruction in run.group.get_group("dot"):
+                instruction.rgba = accent
 
     def _sync(self, *_args: Any) -> None:
-        self._bg.pos, self._bg.size = self.widget.pos, self.widget.size
-        for segment in self.segments:
-            label = segment["label"]
-            label.font_size = self._font_size()
-            label.texture_update()
-            label.size = label.texture_size
+        bar = self.widget
+        self._bg.pos, self._bg.size = bar.pos, bar.size
+        rule = max(2.0, round(bar.height * 0.04))
+        self._rule.pos, self._rule.size = (bar.x, bar.top - rule), (bar.width, rule)
+        if abs(self._font_size() - self._font_px) > 0.5:
+            self._redraw_all()
         self._place()
 
     def _font_size(self) -> float:
         return max(8.0, self.widget.height * 0.55)
 
+    def _gap(self) -> float:
+        """Space on each side of a separator dot."""
+        return max(12.0, self.widget.height * 0.6)
+
+    def _dot(self) -> float:
+        return max(4.0, self.widget.height * 0.16)
+
+    # -- textures and layout -------------------------------------------------------------
+    def _texture(self, text: str) -> Any:
+        """The texture of ``text`` (white), drawn once while a row on screen or next shows it."""
+        texture = self._textures.get(text)
+        if texture is None:
+            texture = self._textures[text] = self._render(text)
+        return texture
+
+    def _render(self, text: str) -> Any:
+        from kivy.core.text import Label as CoreLabel
+
+        label = CoreLabel(text=text, font_size=self._font_size(), bold=True)
+        label.refresh()
+        return label.texture
+
+    def _forget_textures(self) -> None:
+        alive = {item.text for row in self._rows() for item in row.items}
+        self._textures = {text: texture for text, texture in self._textures.items() if text in alive}
+
+    def _draw_item(self, item: Item) -> None:
+        item.texture = self._texture(item.text)
+        item.slot = max(item.slot, float(item.texture.width))
+
+    def _lay_out(self, row: Row) -> None:
+        x, row.dots = 0.0, []
+        pitch = 2 * self._gap() + self._dot()
+        for item in row.items:
+            item.x = x
+            x += item.slot
+            row.dots.append(x + pitch / 2)
+            x += pitch
+        row.width = x
+
+    def _rows(self) -> list[Row]:
+        seen: list[Row] = []
+        for row in [run.row for run in self.runs] + ([self._next] if self._next else []):
+            if all(row is not other for other in seen):
+                seen.append(row)
+        return seen
+
+    def _redraw_all(self) -> None:
+        """New font size or theme: every row's textures drawn again, the runs rebuilt in place."""
+        self._font_px = self._font_size()
+        self._textures = {}
+        for row in self._rows():
+            for item in row.items:
+                item.slot = 0.0
+                self._draw_item(item)
+            self._lay_out(row)
+        for index in range(len(self.runs)):
+            self._rebuild(index)
+
+    # -- runs ------------------------------------------------------------------------------
+    def _make_run(self, row: Row) -> Run:
+        from kivy.graphics import (Color, Ellipse, InstructionGroup, PopMatrix, PushMatrix, Rectangle,
+                                   Translate)
+
+        _band, text, accent = self._colours()
+        height = self.widget.height
+        group = InstructionGroup()
+        group.add(PushMatrix())
+        translate = Translate(0, self.widget.y)
+        group.add(translate)
+        group.add(Color(*text, group="text"))
+        rects = []
+        for item in row.items:
+            width, tex_height = item.texture.size
+            rect = Rectangle(texture=item.texture, size=(width, tex_height),
+                             pos=(item.x + (item.slot - width) / 2, round((height - tex_height) / 2)))
+            group.add(rect)
+            rects.append(rect)
+        group.add(Color(*accent, group="dot"))
+        dot = self._dot()
+        for centre in row.dots:
+            group.add(Ellipse(pos=(centre - dot / 2, (height - dot) / 2), size=(dot, dot)))
+        group.add(PopMatrix())
+        return Run(row=row, group=group, translate=translate, rects=rects)
+
+    def _append(self, row: Row) -> None:
+        run = self._make_run(row)
+        self.widget.canvas.add(run.group)
+        self.runs.append(run)
+        self.cycle += 1
+        telemetry = service(self.host, PROGRAM_TELEMETRY)
+        if telemetry is not None:
+            items = [{"ordinal": i, "kind": segment.kind, "body": item.text}
+                     for i, (segment, item) in enumerate((s, it) for s in row.segments for it in s.items)]
+            telemetry.record_ticker(items)
+
+    def _rebuild(self, index: int) -> None:
+        canvas, old = self.widget.canvas, self.runs[index]
+        place = canvas.indexof(old.group)
+        canvas.remove(old.group)
+        self.runs[index] = self._make_run(old.row)
+        canvas.insert(place, self.runs[index].group)
+
+    def _drop(self, index: int) -> None:
+        self.widget.canvas.remove(self.runs[index].group)
+        del self.runs[index]
+        self._forget_textures()
+
+    def _clear(self) -> None:
+        for index in reversed(range(len(self.runs))):
+            self._drop(index)
+        self._next = None
+        self.offset = 0.0
+
+    def _start_of(self, index: int) -> float:
+        return self.offset + sum(run.row.width for run in self.runs[:index])
+
+    def _fill(self) -> None:
+        """Runs behind runs until the band is covered: the next cycle when ready, else a copy."""
+        while True:
+            end = self._start_of(len(self.runs))
+            if self.runs and end >= self.widget.width:
+                return
+            if self._next is not None:
+                row, self._next = self._next, None
+                if not self.runs:
+                    self.offset = 0.0  # the first text starts at the left edge: no empty band
+                self._append(row)
+                self._prepare()  # the cycle after it, while this one scrolls
+            elif self.runs:
+                self._append(self.runs[-1].row)
+            else:
+                return
+
+    def _place(self) -> None:
+        x = self.widget.x + self.offset
+        for run in self.runs:
+            run.translate.xy = (round(x), self.widget.y)
+            x += run.row.width
+
     # -- cycles ------------------------------------------------------------------------
-    def _start_cycle(self) -> None:
+    def _prepare(self) -> None:
+        """Prepare the next cycle on the loader thread (again when the tapes changed meanwhile)."""
         if self._pending:
-            self._restart_after = True
+            self._stale = True
             return
-        self._restart_after = False
+        self._stale = False
+        self._retry_at = None
         if not self.tapes:
-            self._clear()
             return
         ticker = service(self.host, TICKER)
         tapes = list(ticker.cycle(self.tapes)) if ticker is not None else list(self.tapes)
@@ -151,116 +386,118 @@ class MarqueeLayer:
         """The tape's texts as built (None when it failed)."""
         return context.data if isinstance(context.data, TickerContent) else None
 
-    def _clear(self) -> None:
-        for segment in self.segments:
-            self.widget.remove_widget(segment["label"])
-        self.segments = []
-
     def _cycle_ready(self, results: Any, error: BaseException | None) -> None:
-        from kivy.uix.label import Label
-
         self._pending = False
-        if self._restart_after:
-            self._start_cycle()
+        if self._stale:
+            self._prepare()
             return
-        self._clear()
-        if error is not None or results is None:
+        if error is not None or results is None or not self.visible:
             return
-        color = self.stage.preferences.theme.secondary_fg
-        items = []
+        if abs(self._font_size() - self._font_px) > 0.5:
+            self._redraw_all()
+        segments = []
         for tape, context, exc in results:
             if exc is not None:
                 type_id = tape.get("ticker_type", "")
                 self.stage.report_failure("ticker", type_id, tape.get("id"), "prepare", exc)
                 continue
             content = self._segment(tape, context)
-            if content is None or not content.items:
+            texts = [str(t) for t in (content.items if content is not None else []) if str(t).strip()]
+            if not texts:
                 continue
-            label = Label(text=self._text(content), font_size=self._font_size(), color=color, bold=True,
-                          size_hint=(None, None))
-            label.texture_update()
-            label.size = label.texture_size
-            self.widget.add_widget(label)
-            self.segments.append({"tape": tape, "context": context, "label": label,
-                                  "refresh": content.refresh_seconds,
-                                  "next_refresh": time.monotonic() + (content.refresh_seconds or 0)})
-            for body in content.items:
-                items.append({"ordinal": len(items), "kind": content.kind or tape.get("ticker_type", ""),
-                              "body": body})
-        self.cycle += 1
-        self.offset = float(self.widget.width)
+            items = [Item(text) for text in texts]
+            for item in items:
+                self._draw_item(item)
+            segments.append(Segment(tape, context, content.kind or tape.get("ticker_type", ""), items,
+                                    content.refresh_seconds, self.elapsed + (content.refresh_seconds or 0)))
+        if not segments:
+            self._retry_at = self.elapsed + EMPTY_RETRY_SECONDS
+            return
+        row = Row(segments)
+        self._lay_out(row)
+        self._next = row
+        self._fill()
         self._place()
-        telemetry = service(self.host, PROGRAM_TELEMETRY)
-        if telemetry is not None:
-            telemetry.record_ticker(items)
-
-    @staticmethod
-    def _text(content: TickerContent) -> str:
-        return "     \u2022     ".join(content.items)
-
-    def _gap(self) -> float:
-        return max(20.0, self.widget.height * 1.5)
-
-    def _place(self) -> None:
-        x = self.widget.x + self.offset
-        for segment in self.segments:
-            label = segment["label"]
-            label.pos = (x, self.widget.y + (self.widget.height - label.height) / 2)
-            x += label.width + self._gap()
-
-    @property
-    def row_width(self) -> float:
-        return sum(s["label"].width + self._gap() for s in self.segments)
 
     # ------------------------------------------------------------------ per frame, navigation
     def tick(self, dt: float) -> None:
-        if not self.segments or not self.visible:
+        if not self.visible:
+            return
+        self.elapsed += max(0.0, dt)
+        if self._retry_at is not None and self.elapsed >= self._retry_at:
+            self._prepare()
+        if not self.runs:
             return
         speed = SPEED_AT_1080 * max(1.0, self.stage.layout.screen.height) / 1080.0
-        self.offset -= speed * min(dt, 0.25)
-        now = time.monotonic()
-        for segment in self.segments:
-            if segment["refresh"] and now >= segment["next_refresh"] and not segment.get("building"):
-                segment["next_refresh"] = now + segment["refresh"]
-                segment["building"] = True
-                self.stage.submit(self._content_job([segment["tape"]]),
-                                  lambda results, error, segment=segment: self._rebuilt(segment, results, error))
+        self.offset -= speed * min(max(0.0, dt), 0.25)
+        while self.runs and self.offset + self.runs[0].row.width <= 0:
+            self.offset += self.runs[0].row.width
+            self._drop(0)
+        self._fill()
+        self._refresh_in_place()
         self._place()
-        if self.offset + self.row_width < 0 and not self._pending:
-            self._start_cycle()
 
-    def _rebuilt(self, segment: dict, results: Any, error: BaseException | None) -> None:
-        """UI thread: a refreshing segment's new texts replace its label's (when it is still shown)."""
-        segment["building"] = False
-        if error is not None or not results or not any(s is segment for s in self.segments):
+    def _refresh_in_place(self) -> None:
+        """Segments of a type with ``refresh_seconds`` are built again on the loader thread on
+        that period of frame time (one build at a time each); :meth:`_rebuilt` puts the texts in."""
+        for row in self._rows():
+            for segment in row.segments:
+                if not segment.refresh or segment.building or self.elapsed < segment.next_refresh:
+                    continue
+                segment.next_refresh = self.elapsed + segment.refresh
+                segment.building = True
+                self.stage.submit(self._content_job([segment.tape]),
+                                  lambda results, error, row=row, segment=segment:
+                                  self._rebuilt(row, segment, results, error))
+
+    def _rebuilt(self, row: Row, segment: Segment, results: Any, error: BaseException | None) -> None:
+        """UI thread: a refreshing segment's new texts replace its items' textures, in every run of
+        its row still on screen (a text wider than its slot lays the row out again)."""
+        segment.building = False
+        if error is not None or not results or not any(shown is row for shown in self._rows()):
             return
         tape, context, exc = results[0]
         if exc is not None:
             self.stage.report_failure("ticker", tape.get("ticker_type", ""), tape.get("id"), "refresh", exc)
             return
         content = self._segment(tape, context)
-        if content is not None and content.items and self._text(content) != segment["label"].text:
-            label = segment["label"]
-            label.text = self._text(content)
-            label.texture_update()
-            label.size = label.texture_size
+        wider = False
+        for item, text in zip(segment.items, content.items if content is not None else []):
+            if str(text) == item.text:
+                continue
+            item.text = str(text)
+            slot = item.slot
+            self._draw_item(item)
+            wider |= item.slot > slot
+        if wider:
+            self._lay_out(row)
+        for index, run in enumerate(self.runs):
+            if run.row is not row:
+                continue
+            if wider:
+                self._rebuild(index)
+                continue
+            for rect, item in zip(run.rects, row.items):
+                if rect.texture is not item.texture:
+                    width, height = item.texture.size
+                    rect.texture, rect.size = item.texture, (width, height)
+                    rect.pos = (item.x + (item.slot - width) / 2, rect.pos[1])
 
     def navigate(self, direction: str) -> None:
-        """Bring the next (or previous) segment to the left edge."""
-        if not self.segments:
-            return
-        starts, x = [], self.offset
-        for segment in self.segments:
-            starts.append(x)
-            x += segment["label"].width + self._gap()
+        """Bring the next (or previous) item to the left edge."""
         margin = self.widget.width * 0.02
-        current = max([i for i, s in enumerate(starts) if s <= margin + 1] or [-1])
+        starts = [self._start_of(index) + item.x
+                  for index, run in enumerate(self.runs) for item in run.row.items]
         if direction == "forward":
-            target = current + 1
-            if target >= len(starts):
-                self._start_cycle()
-                return
+            target = next((s for s in starts if s > margin + 1), None)
         else:
-            target = max(0, current - 1) if current >= 0 else 0
-        self.offset += margin - starts[target]
+            target = next((s for s in reversed(starts) if s < margin - 1), None)
+        if target is None:
+            return
+        self.offset += margin - target
+        self._fill()
         self._place()
+
+    def dispose(self) -> None:
+        if "widget" in self.__dict__:
+            self._clear()

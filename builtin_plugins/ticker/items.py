@@ -12,35 +12,16 @@ from typing import Any, Callable, Mapping, Sequence
 
 from pony.orm import db_session
 
-from hookspecs.formatting import round_half_away as _round
 from hookspecs.services import MARQUEE_PREFIX, SETTINGS, marquee_lines, service
+from hookspecs.weights import smooth_cycle
 from svc_host.rest.typed_rows import list_rows
 
 log = logging.getLogger(__name__)
 
 TAPE_FIELDS = ("id", "ticker_type", "name", "description", "enabled", "frequency_weight", "sort_order",
                "config_json", "created_at_ms", "updated_at_ms")
-MAX_REPEATS = 10  # a tape's weight is rounded and capped at this many appearances per cycle
 
 
-def repeats(weight: Any) -> int:
-    """Appearances per cycle of a tape of ``weight``: rounded half away from zero, at least 1
-    for any positive weight, at most :data:`MAX_REPEATS`; 0 (or no number) leaves it out."""
-    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight <= 0:
-        return 0
-    return min(MAX_REPEATS, max(1, _round(weight)))
-
-
-def weighted_cycle(weights: Sequence[Any]) -> list[int]:
-    """The tape indices of one marquee cycle, the one meaning of ``frequency_weight``.
-
-    Each tape appears :func:`repeats` times; appearances are interleaved round by round
-    (weights 3, 1 -> 0 1 0 0), so a heavy tape is spread over the cycle. The REST snapshot
-    (``GET /v1/ticker/items``) and the canvas marquee (``TickerService.cycle``) both use it.
-    """
-    counts = [repeats(w) for w in weights]
-    return [index for round_index in range(MAX_REPEATS) for index, count in enumerate(counts)
-            if count > round_index]
 
 
 class TickerService:
@@ -51,7 +32,7 @@ class TickerService:
 
     def cycle(self, tapes: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
         enabled = [t for t in tapes if t.get("enabled", True)]
-        return [enabled[i] for i in weighted_cycle([t.get("frequency_weight", 1) for t in enabled])]
+        return [enabled[i] for i in smooth_cycle([t.get("frequency_weight", 1) for t in enabled])]
 
     def enabled(self) -> list[dict[str, Any]]:
         """Every enabled tape, ``config_json`` decoded, in ``(sort_order, id)`` order (any thread)."""
@@ -67,8 +48,8 @@ def build_ticker(host: Any, now_ms: int) -> list[dict[str, Any]]:
     """``[{ordinal, kind, body}]`` from every enabled tape plus stand-alone plugin marquees.
 
     Tapes are taken in ``sort_order`` (then id). ``frequency_weight`` says how many times a
-    tape appears per cycle (rounded, at most :data:`MAX_REPEATS`, 0 leaves it out); the
-    appearances are interleaved round by round so a heavy tape is spread over the cycle.
+    tape appears per cycle (:mod:`hookspecs.weights`: rounded, at most 10, 0 leaves it out);
+    the smooth weighted round-robin spreads a heavy tape over the cycle.
     Key-values ``ticker.marquee.<plugin_id>`` not claimed by a ``plugin`` tape follow.
     """
     entity = getattr(host.db, "TickerTape", None)
@@ -90,7 +71,7 @@ def build_ticker(host: Any, now_ms: int) -> list[dict[str, Any]]:
         built.append((tape.frequency_weight, tape.ticker_type, texts))
 
     sequence: list[tuple[str, str]] = []
-    for index in weighted_cycle([weight for weight, _, _ in built]):
+    for index in smooth_cycle([weight for weight, _, _ in built]):
         _, kind, texts = built[index]
         sequence.extend((kind, text) for text in texts)
     settings = service(host, SETTINGS)

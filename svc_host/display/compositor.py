@@ -12,7 +12,9 @@ layer's widget in the rectangle its spec names (:class:`hookspecs.render.Layout`
   on the host's :class:`~svc_host.events.ChangeBus`, when the time its state says it goes
   stale (``Layer.due_ms``) comes, and every ``SVC_DISPLAY_REFRESH_SECONDS`` (default 10)
   as a slow safety net;
-- **ticks** every layer each frame and routes **navigation** to the layer of the surface;
+- **ticks** every layer each frame and runs the layers' timers (``Stage.after``) on the
+  frame time (the sum of the frames' ``dt``), and routes **navigation** to the layer of
+  the surface;
 - **contains** a layer that raises in apply, tick or navigation: logged with the plugin that
   contributed it, its widget removed and disposed, the others keep drawing. A failed load
   is logged and the layer keeps what it shows until the next load;
@@ -106,11 +108,7 @@ class LayerStage:
         self._compositor.relayout()
 
     def after(self, seconds: float, callback: Callable[[], None]) -> Callable[[], None]:
-        from kivy.clock import Clock
-
-        guarded = self._guarded(lambda: callback(), "timer")
-        event = Clock.schedule_once(lambda _dt: guarded(), max(0.0, seconds))
-        return event.cancel
+        return self._compositor.after(seconds, self._guarded(lambda: callback(), "timer"))
 
     def _guarded(self, callback: Callable[..., Any], step: str) -> Callable[..., Any]:
         """``callback`` with its failure contained: the layer is removed, the canvas keeps running."""
@@ -144,6 +142,11 @@ class Compositor:
         self._pending = False
         self._unsubscribe: Callable[[], None] | None = None
         self._events: list[Any] = []
+        self.elapsed = 0.0  # seconds of frames (the sum of the frames' dt): the layers' timers run on it
+        self._timers: list[list[Any]] = []  # heap of [due, sequence, callback or None when cancelled]
+        self._sequence = 0
+        self.in_flight = 0  # loader jobs whose callback has not run yet
+        self._reported: set[tuple] = set()
 
     # ------------------------------------------------------------------ building
     def create_layers(self) -> list[LayerEntry]:
@@ -168,8 +171,11 @@ class Compositor:
     def entry(self, layer_id: str) -> LayerEntry | None:
         return next((entry for entry in self.entries if entry.spec.id == layer_id), None)
 
-    def attach(self, root: Any) -> None:
-        """Build the canvas in ``root`` (UI thread) and start loading."""
+    def attach(self, root: Any, frames: bool = True) -> None:
+        """Build the canvas in ``root`` (UI thread) and start loading.
+
+        ``frames=False`` leaves the frames to the caller (:meth:`frame` with a ``dt`` of its own:
+        the tests drive the canvas's time that way); otherwise Kivy's clock calls it every frame."""
         from kivy.clock import Clock
 
         from svc_host.display.backdrop import Backdrop
@@ -200,7 +206,8 @@ class Compositor:
             events = service(self.host, EVENTS)
             if events is not None:
                 self._unsubscribe = events.subscribe(lambda topic: bus.post("changed", topic=topic))
-        self._events.append(Clock.schedule_interval(self._frame, 0))
+        if frames:
+            self._events.append(Clock.schedule_interval(self.frame, 0))
         self._events.append(Clock.schedule_interval(lambda _dt: self.refresh(),
                                                     float(self.host.settings.display_refresh_seconds)))
         self.refresh()
@@ -368,17 +375,46 @@ class Compositor:
                 result, error = job(), None
             except Exception as exc:  # contained: handed back to the UI thread
                 result, error = None, exc
-            Clock.schedule_once(lambda _dt: done(result, error), 0)
+            Clock.schedule_once(lambda _dt: finished(result, error), 0)
+
+        def finished(result: Any, error: BaseException | None) -> None:
+            self.in_flight -= 1
+            done(result, error)
 
         if self._loader is None:
             return
         try:
             self._loader.submit(run)
+            self.in_flight += 1
         except RuntimeError:  # shut down
             pass
 
+    def after(self, seconds: float, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback`` on the first frame ``seconds`` of frame time from now; returns its cancel."""
+        import heapq
+
+        self._sequence += 1
+        timer = [self.elapsed + max(0.0, seconds), self._sequence, callback]
+        heapq.heappush(self._timers, timer)
+
+        def cancel() -> None:
+            timer[2] = None
+
+        return cancel
+
+    def _run_timers(self) -> None:
+        import heapq
+
+        while self._timers and self._timers[0][0] <= self.elapsed:
+            callback = heapq.heappop(self._timers)[2]
+            if callback is not None:
+                callback()
+
     # ------------------------------------------------------------------ per frame, navigation
-    def _frame(self, dt: float) -> None:
+    def frame(self, dt: float) -> None:
+        """One frame: the frame time moves by ``dt``, due timers run, every layer ticks."""
+        self.elapsed += max(0.0, dt)
+        self._run_timers()
         for entry in self.entries:
             if entry.failed:
                 continue
@@ -449,7 +485,12 @@ class Compositor:
             return None
 
     def report_failure(self, kind: str, type_id: str, row_id: Any, step: str, exc: BaseException) -> None:
+        """Log a renderer's failure naming its plugin; the same failure again (a slide that
+        fails each cycle) is one line without the traceback."""
         owner = self.registry(kind).owner.get(type_id, "unknown")
-        log.error("display: %s renderer %r of plugin %r failed (%s, row %r): %s: %s; skipped",
-                  kind, type_id, owner, step, row_id, type(exc).__name__, exc,
-                  exc_info=(type(exc), exc, exc.__traceback__))
+        key = (kind, type_id, row_id, step, type(exc).__name__, str(exc))
+        again = key in self._reported
+        self._reported.add(key)
+        log.error("display: %s renderer %r of plugin %r failed (%s, row %r): %s: %s; skipped%s",
+                  kind, type_id, owner, step, row_id, type(exc).__name__, exc, " (again)" if again else "",
+                  exc_info=None if again else (type(exc), exc, exc.__traceback__))

@@ -1,7 +1,9 @@
 """The display runtime: the mode, Kivy on the main thread, HTTP next to it.
 
 - :func:`choose_mode`: ``headless`` (``SVC_DISPLAY_HEADLESS=1``: no canvas, no bus),
-  ``window`` (a display is available: fullscreen unless ``SVC_DISPLAY_WINDOW_SIZE`` is set)
+  ``window`` (a display is available: fullscreen unless ``SVC_DISPLAY_WINDOW_SIZE`` is set;
+  the window is made the screen's size at 0,0 too, so a screen without a window manager,
+  where fullscreen is not honoured, still shows the whole canvas)
   or ``offscreen`` (``SDL_VIDEODRIVER=offscreen``);
 - :func:`run`: the HTTP server on a background thread while Kivy owns the main thread;
   when the canvas cannot start it logs why in one line and keeps serving headless;
@@ -148,6 +150,15 @@ def _create_window(size: tuple[int, int] | None) -> Any:
             Config.set("graphics", "fullscreen", "0")
         else:
             Config.set("graphics", "fullscreen", "auto")
+            screen = desktop_size()
+            if screen is not None:
+                # without a window manager fullscreen is not honoured: the window keeps the
+                # size it was made with (Kivy's 800x600), so make it the screen's size, at 0,0
+                Config.set("graphics", "width", str(screen[0]))
+                Config.set("graphics", "height", str(screen[1]))
+                Config.set("graphics", "position", "custom")
+                Config.set("graphics", "left", "0")
+                Config.set("graphics", "top", "0")
         from kivy.core.window import Window
     except ImportError as exc:
         raise CanvasUnavailable(f"Kivy is not installed ({exc})") from None
@@ -158,6 +169,38 @@ def _create_window(size: tuple[int, int] | None) -> Any:
     if Window is None:
         raise CanvasUnavailable("no usable window provider (no display or no OpenGL)")
     return Window
+
+
+def desktop_size() -> tuple[int, int] | None:
+    """The size of the first display, from the SDL2 library Kivy loads (None when unknown)."""
+    import ctypes
+    import ctypes.util
+    import glob
+
+    try:
+        import kivy
+    except ImportError:
+        return None
+    bundled = sorted(glob.glob(os.path.join(os.path.dirname(os.path.dirname(kivy.__file__)), "Kivy.libs",
+                                            "libSDL2-2*.so*")))
+    name = bundled[0] if bundled else ctypes.util.find_library("SDL2")
+    if not name:
+        return None
+
+    class DisplayMode(ctypes.Structure):
+        _fields_ = [("format", ctypes.c_uint32), ("w", ctypes.c_int), ("h", ctypes.c_int),
+                    ("refresh_rate", ctypes.c_int), ("driverdata", ctypes.c_void_p)]
+
+    try:
+        sdl = ctypes.CDLL(name)
+        if sdl.SDL_InitSubSystem(0x20) != 0:  # SDL_INIT_VIDEO; Kivy's own init counts on top of it
+            return None
+        mode = DisplayMode()
+        if sdl.SDL_GetDesktopDisplayMode(0, ctypes.byref(mode)) != 0 or mode.w <= 0 or mode.h <= 0:
+            return None
+        return mode.w, mode.h
+    except (OSError, AttributeError):
+        return None
 
 
 class DisplayRuntime:

@@ -2,12 +2,14 @@
 canvas (SQLite and PostgreSQL)."""
 from __future__ import annotations
 
-import random
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pony import orm
 
+from hookspecs.weights import SmoothRoundRobin, appearances
 from tests.display import fixture_plugin
 from tests.display.layers import layer, prepare, shown, tape_items
 
@@ -28,21 +30,52 @@ def screen(screen_id, screen_type="message", **extra):
     return {"id": screen_id, "screen_type": screen_type, "enabled": True, "frequency_weight": 1, **extra}
 
 
-def test_weighted_choice_among_enabled_known_screens(display_host):
+@pytest.mark.parametrize("weight, count", [(0, 0), (-1, 0), (None, 0), (True, 0), ("3", 0), (0.2, 1), (1, 1),
+                                           (1.5, 2), (2.5, 3), (2.49, 2), (10, 10), (1000, 10)])
+def test_a_weight_is_appearances_per_cycle(weight, count):
+    assert appearances(weight) == count
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=10), min_size=1, max_size=8), st.integers(0, 3))
+def test_the_smooth_round_robin_shows_each_key_its_weight_in_every_cycle(weights, warm):
+    robin, last = SmoothRoundRobin(), None
+    picks = []
+    for _ in range((warm + 3) * sum(weights)):
+        last = robin.pick(list(enumerate(weights)), last)
+        picks.append(last)
+    for start in range(0, len(picks), sum(weights)):
+        assert Counter(picks[start:start + sum(weights)]) == dict(enumerate(weights))
+
+
+def test_the_slides_layer_picks_by_smooth_weighted_round_robin(display_host):
     slides = layer(display_host, "slides")
     slides.rows = [
         screen("heavy", frequency_weight=3), screen("light", frequency_weight=1),
         screen("off", enabled=False, frequency_weight=50), screen("zero", frequency_weight=0),
         screen("unknown", screen_type="no_such_type", frequency_weight=50),
+        screen("tiny", frequency_weight=0.3),
     ]
-    assert [r["id"] for r in slides.eligible()] == ["heavy", "light"]
-    random.seed(7)
-    counts = Counter(slides._choose(set())["id"] for _ in range(4000))
-    assert set(counts) == {"heavy", "light"}
-    assert 0.70 < counts["heavy"] / 4000 < 0.80
-    # the slide on screen is not chosen again while another one is eligible
-    slides.current = {"row": slides.rows[0], "widget": None}
-    assert {slides._choose(set())["id"] for _ in range(200)} == {"light"}
+    assert [r["id"] for r in slides.eligible()] == ["heavy", "light", "tiny"]
+    picks = []
+    for _ in range(5 * 5):
+        row = slides._choose(set())
+        slides.current = {"row": row, "widget": None}
+        picks.append(row["id"])
+    assert picks[:5] == ["heavy", "light", "heavy", "tiny", "heavy"]  # spread, not clumped
+    for start in range(0, len(picks), 5):
+        assert Counter(picks[start:start + 5]) == {"heavy": 3, "light": 1, "tiny": 1}
+    # a slide that failed is skipped: the others share its turn
+    assert slides._choose({"heavy"})["id"] in ("light", "tiny")
+
+
+def test_headlines_with_show_source_name_the_feed(seeded):
+    """``showSource: true`` used to fail in Pony (a list built from the rows inside the query):
+    the slide never appeared and the canvas logged a traceback at every try."""
+    with orm.db_session:
+        seeded.db.RssFeed(id="f1", url="https://feeds.invalid/f1", title="Kivy Times", category="tech")
+    data = prepare(seeded, "screen", "news_headlines", {"id": "n", "config_json": {"showSource": True}})
+    assert data["titles"] == ["Kivy draws the news  \u00b7 Kivy Times", "No picture here  \u00b7 Kivy Times"]
 
 
 def test_the_slides_layer_asks_the_screens_service_and_the_curator(display_host):

@@ -1,0 +1,319 @@
+"""The real canvas with a driven clock, offscreen, in a subprocess: ``python -m tests.display.driven JOB``.
+
+The child builds a host of the test's environment with only the builtin plugins, stores the
+job's rows through the REST app (``ApiClient``: the change events of a write fire as in
+production), starts Kivy offscreen as ``svc-display serve`` does and attaches the real
+:class:`~svc_host.display.compositor.Compositor` with ``frames=False``: the job's scenario
+calls ``compositor.frame(dt)`` itself, so seconds of frame time (dwells, the ticker's speed,
+its refresh periods, the host clock) pass as fast as the machine draws, and between frames
+the loader thread's work is waited for (:func:`settle`), so every run is the same. It
+prints one JSON line with what the scenario saw; :func:`run` starts it from a test.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run(env: dict[str, str], job: dict[str, Any], tmp_path: Path, timeout: float = 300) -> dict[str, Any]:
+    """Run ``job`` (``scenario``, ``size``, ``requests``: ``[method, path, body]``, ``seed``,
+    scenario parameters) in a child process; its JSON answer."""
+    path = tmp_path / f"driven-{job['scenario']}.json"
+    path.write_text(json.dumps({"env": env, **job}))
+    child_env = {**os.environ, **env, "SDL_VIDEODRIVER": "offscreen", "SVC_DISPLAY_HEADLESS": "",
+                 "SVC_DISPLAY_WINDOW_SIZE": "x".join(str(v) for v in job.get("size", (960, 540))),
+                 "SVC_DISPLAY_MAX_FPS": "0", "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-m", "tests.display.driven", str(path)], env=child_env,
+                          capture_output=True, text=True, timeout=timeout, cwd=str(REPO))
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    assert done.returncode == 0 and lines, f"driven canvas failed ({done.returncode}):\n{done.stderr[-5000:]}"
+    answer = json.loads(lines[-1])
+    answer["log"] = done.stderr
+    return answer
+
+
+# -- the child process ---------------------------------------------------------------------------
+
+class FrameClock:
+    """The host clock of a driven canvas: a fixed start plus the compositor's frame time."""
+
+    def __init__(self, compositor: Any, start_ms: int):
+        self.compositor = compositor
+        self.start_ms = start_ms
+
+    def now_ms(self) -> int:
+        return self.start_ms + int(self.compositor.elapsed * 1000)
+
+    def now(self) -> float:
+        return self.now_ms() / 1000.0
+
+
+class Canvas:
+    """The compositor of ``host`` in Kivy's offscreen window, driven frame by frame."""
+
+    def __init__(self, host: Any):
+        from kivy.clock import Clock
+        from kivy.core.window import Window
+        from kivy.uix.floatlayout import FloatLayout
+
+        from svc_host.display.bus import DisplayBus
+        from svc_host.display.compositor import Compositor
+
+        self.host = host
+        host.display_bus = DisplayBus()
+        host.display_bus.bind(Clock.create_trigger(host.display_bus.drain, 0))
+        self.root = FloatLayout(size=Window.size)
+        Window.add_widget(self.root)
+        self.compositor = Compositor(host)
+        host.clock = FrameClock(self.compositor, host.clock.now_ms())
+        self.compositor.attach(self.root, frames=False)
+        self.settle()
+
+    def layer(self, layer_id: str) -> Any:
+        return self.compositor.entry(layer_id).layer
+
+    def settle(self, limit: float = 30) -> None:
+        """Run Kivy's clock (callbacks, change events, layout, drawing) until the loader is idle."""
+        from kivy.clock import Clock
+
+        deadline = time.monotonic() + limit
+        quiet = 0
+        while quiet < 2:
+            Clock.tick()  # what EventLoop.idle does but drawing the window: the test draws what it looks at
+            Clock.tick_draw()
+            busy = self.compositor.in_flight or self.compositor._pending
+            quiet = 0 if busy else quiet + 1
+            if busy:
+                time.sleep(0.002)
+            assert time.monotonic() < deadline, "the loader did not settle"
+
+    def frame(self, dt: float) -> None:
+        self.compositor.frame(dt)
+        self.settle()
+
+    def pixels(self) -> bytes:
+        """The window's picture now: RGBA rows bottom-up."""
+        from kivy.core.window import Window
+        from kivy.graphics import Fbo
+        from kivy.graphics.opengl import GL_COLOR_BUFFER_BIT, glClear, glClearColor
+
+        fbo = Fbo(size=Window.size, with_stencilbuffer=True)
+        fbo.bind()
+        try:
+            glClearColor(0, 0, 0, 1)
+            glClear(GL_COLOR_BUFFER_BIT)
+            Window.render_context.draw()
+        finally:
+            fbo.release()
+        return fbo.pixels
+
+    def widget_pixels(self, widget: Any, fbo: Any = None) -> tuple[Any, bytes]:
+        """What ``widget`` draws now (RGBA rows bottom-up), drawn on its own into ``fbo``
+        (made when None), as Kivy's ``export_as_image`` does, without the rest of the window."""
+        from kivy.graphics import ClearBuffers, ClearColor, Fbo, Translate
+
+        if fbo is None:
+            fbo = Fbo(size=(int(widget.width), int(widget.height)), with_stencilbuffer=True)
+            with fbo:
+                ClearColor(0, 0, 0, 1)
+                ClearBuffers()
+                Translate(-widget.x, -widget.y, 0)
+        parent = widget.parent.canvas
+        index = parent.indexof(widget.canvas)
+        parent.remove(widget.canvas)
+        fbo.add(widget.canvas)
+        try:
+            fbo.draw()
+        finally:
+            fbo.remove(widget.canvas)
+            parent.insert(index, widget.canvas)
+        return fbo, fbo.pixels
+
+    def png(self, path: str) -> None:
+        """The window as a PNG at ``path``, after Kivy's own frames have laid it out."""
+        from PIL import Image
+        from kivy.base import EventLoop
+        from kivy.core.window import Window
+
+        for _ in range(2):
+            EventLoop.idle()
+        data = self.pixels()
+        Image.frombuffer("RGBA", tuple(Window.size), data, "raw", "RGBA", 0, -1).convert("RGB").save(path)
+
+
+def lines(host: Any) -> list[dict]:
+    """The program telemetry lines, oldest first."""
+    from hookspecs.services import PROGRAM_TELEMETRY
+
+    return list(reversed(host.services[PROGRAM_TELEMETRY].programs.query(10_000)))
+
+
+def shown(host: Any) -> list[tuple[str, str]]:
+    """(reason, slide id) of every line that put a slide on screen, oldest first."""
+    return [(line["reason"], line["slides"][0]["id"]) for line in lines(host)
+            if line["reason"] not in ("program_changed", "idle") and line["slides"]]
+
+
+def seed_news(host: Any) -> None:
+    from pony import orm
+
+    now = host.clock.now_ms()
+    with orm.db_session:
+        host.db.RssFeed(id="lobby-news", url="https://feeds.invalid/lobby", title="Lobby Times", category="news")
+        for index, title in enumerate(("Lifts serviced on Friday", "New coffee in the lounge")):
+            host.db.RssArticle(id=f"n{index}", feed_id="lobby-news", guid=f"g{index}", title=title,
+                               published_at_ms=now - index * 60_000, created_at_ms=now)
+
+
+# -- scenarios: each returns what the test asserts on ------------------------------------------------
+
+def ticker(canvas: Canvas, job: dict) -> dict:
+    """Frames of ``dt`` until ``cycles`` runs of the row have left the band; per frame, how many
+    pixels of the band are text (near the theme's text colour)."""
+    from PIL import Image, ImageChops
+
+    marquee = canvas.layer("marquee")
+    renders = {"count": 0}
+    draw = marquee._render
+
+    def counted(text: str) -> Any:
+        renders["count"] += 1
+        return draw(text)
+
+    marquee._render = counted
+    widget = marquee.widget
+    band = (int(widget.y), int(widget.height))
+    text_rgb = [round(c * 255) for c in canvas.compositor.preferences.theme.text[:3]]
+    width = int(canvas.root.width)
+    fbo, ink, times, dropped, frames, runs = None, [], [], 0, 0, []
+    first_width = None
+    while dropped < job["cycles"] and frames < job.get("max_frames", 20_000):
+        before = marquee.runs[0] if marquee.runs else None
+        canvas.frame(job["dt"])
+        frames += 1
+        if before is not None and (not marquee.runs or marquee.runs[0] is not before):
+            dropped += 1
+        if first_width is None and marquee.runs:
+            first_width = marquee.runs[0].row.width
+        runs.append(len(marquee.runs))
+        fbo, data = canvas.widget_pixels(widget, fbo)
+        picture = Image.frombuffer("RGBA", (width, band[1]), data, "raw", "RGBA", 0, 1).convert("RGB")
+        picture = picture.crop((0, 2, width, band[1] - 4))  # inside the band, off its rule
+        distance = ImageChops.difference(picture, Image.new("RGB", picture.size, tuple(text_rgb))).convert("L")
+        ink.append(sum(distance.histogram()[:25]))  # pixels of the text colour
+        times.extend(item.text for row in canvas.layer("marquee")._rows() for segment in row.segments
+                     if segment.kind == "time" for item in segment.items)
+        if frames == job.get("picture_frame", 60) and job.get("png"):
+            canvas.png(job["png"])
+    return {"frames": frames, "ink": ink, "cycles": dropped, "runs": runs, "renders": renders["count"],
+            "times": sorted(set(times)), "row_width": first_width, "band": band, "width": width,
+            "telemetry": len(lines(canvas.host))}
+
+
+def program(canvas: Canvas, job: dict) -> dict:
+    """Frames of ``dt`` for ``seconds`` of frame time: every slide put on screen, and the most
+    slide widgets the slides layer ever held at once."""
+    slides = canvas.layer("slides")
+    most, steps = 0, int(job["seconds"] / job["dt"])
+    widgets = set()
+    for _ in range(steps):
+        canvas.frame(job["dt"])
+        most = max(most, len(slides.widget.children))
+        if slides.current is not None:
+            widgets.add(id(slides.current["widget"]))
+    if job.get("png"):
+        canvas.png(job["png"])
+    return {"shown": shown(canvas.host), "most_widgets": most, "widgets": len(widgets),
+            "weights": {r["id"]: r.get("frequency_weight") for r in slides.eligible()}}
+
+
+def disable(canvas: Canvas, job: dict) -> dict:
+    """Show ``slide``, then disable it through REST without any frame time passing."""
+    from svc_display.testing import issue_key
+    from svc_display.testing.clients import ApiClient
+
+    slides = canvas.layer("slides")
+    for _ in range(400):
+        if slides.current is not None and slides.current["row"]["id"] == job["slide"]:
+            break
+        canvas.frame(1.0)
+    assert slides.current["row"]["id"] == job["slide"], shown(canvas.host)
+    old = slides.current["widget"]
+    elapsed = canvas.compositor.elapsed
+    api = ApiClient(canvas.host, issue_key(canvas.host, "admin"))
+    answer = api.patch(f"/v1/screens/{job['slide']}", json={"enabled": False})
+    assert answer.status_code == 200, answer.text
+    canvas.settle()  # the change event, the reload, the next slide's preparation: no frame time
+    after = {"current": slides.current["row"]["id"] if slides.current else None,
+             "elapsed": canvas.compositor.elapsed - elapsed,
+             "last": [(line["reason"], [slide["id"] for slide in line["slides"]]) for line in lines(canvas.host)][-1]}
+    fade = 0  # frames until the old slide has faded out (0.6 s of frame time)
+    while old.parent is not None and fade < 100:
+        canvas.frame(0.1)
+        fade += 1
+    after["fade_frames"] = fade
+    after["on_stage"] = len(slides.widget.children)
+    return after
+
+
+def ticker_navigation(canvas: Canvas, job: dict) -> dict:
+    """Item starts in the band (px from its left edge) before and after ``forward``, then ``back``."""
+    marquee = canvas.layer("marquee")
+    for _ in range(job.get("frames", 30)):
+        canvas.frame(1 / 15)
+
+    def starts() -> list[float]:
+        return [round(marquee._start_of(index) + item.x, 1)
+                for index, run in enumerate(marquee.runs) for item in run.row.items]
+
+    seen = {"margin": round(marquee.widget.width * 0.02, 1), "before": starts()}
+    canvas.host.display_bus.post("navigate", surface="ticker", direction="forward")
+    canvas.settle()
+    seen["forward"] = starts()
+    canvas.host.display_bus.post("navigate", surface="ticker", direction="back")
+    canvas.settle()
+    seen["back"] = starts()
+    return seen
+
+
+SCENARIOS = {"ticker": ticker, "program": program, "disable": disable, "ticker_navigation": ticker_navigation}
+
+
+def main(argv: list[str]) -> int:
+    import logging
+
+    from svc_display.testing import issue_key
+    from svc_display.testing.clients import ApiClient
+    from svc_host.config import load_settings
+    from svc_host.display import MODE_OFFSCREEN, start_kivy
+    from svc_host.host import build_host
+
+    job = json.loads(Path(argv[0]).read_text())
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    host = build_host(load_settings({**job["env"], "SVC_DISPLAY_HEADLESS": ""}))
+    try:
+        if job.get("seed") == "news":
+            seed_news(host)
+        api = ApiClient(host, issue_key(host, "admin"))
+        for method, path, body in job.get("requests", []):
+            answer = api.request(method, path, json=body)
+            assert answer.status_code < 300, (path, answer.status_code, answer.text)
+        start_kivy(host, MODE_OFFSCREEN)
+        canvas = Canvas(host)
+        answer = SCENARIOS[job["scenario"]](canvas, job)
+        canvas.compositor.detach()
+    finally:
+        host.close()
+    print(json.dumps(answer))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

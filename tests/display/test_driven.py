@@ -1,0 +1,111 @@
+"""The slide program and the ticker band on the real canvas (offscreen, the builtin types and
+layers, rows stored through REST), with the frame time driven by the test
+(:mod:`tests.display.driven`): minutes of program in seconds, the same run every time."""
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from hookspecs.weights import appearances
+from tests.display.driven import run
+
+pytestmark = pytest.mark.slow
+
+
+def message(slide_id: str, colour: str, weight: float = 1, dwell: float = 5, **extra) -> dict:
+    return {"id": slide_id, "screen_type": "message", "dwell_seconds": dwell, "frequency_weight": weight,
+            "config_json": {"title": slide_id.title(), "body": f"Slide {slide_id}", "backgroundColor": colour},
+            **extra}
+
+
+def posted(*screens: dict, tapes: tuple = ()) -> list:
+    return [["POST", "/v1/screens", s] for s in screens] + [["POST", "/v1/ticker/tapes", t] for t in tapes]
+
+
+SIX = [
+    message("welcome", "#1f4e79", weight=3),
+    message("menu", "#2e7d32", weight=2),
+    {"id": "clock", "screen_type": "clock", "dwell_seconds": 5, "frequency_weight": 1, "config_json": {}},
+    {"id": "headlines", "screen_type": "news_headlines", "dwell_seconds": 5, "frequency_weight": 1,
+     "config_json": {"showSource": True}},
+    {"id": "wifi", "screen_type": "qr_code", "dwell_seconds": 5, "frequency_weight": 0.4,
+     "config_json": {"payload": "https://example.invalid/wifi"}},
+    message("events", "#6d2877", weight=2.5),
+    message("retired", "#000000", weight=5, enabled=False),
+]
+
+
+def test_every_enabled_slide_appears_per_its_weight_in_each_cycle(env, tmp_path):
+    """Six enabled slides (weights 3, 2, 1, 1, 0.4 and 2.5: 3, 2, 1, 1, 1 and 3 appearances,
+    a cycle of 11) and a disabled one, four cycles of 5 s slides: each cycle shows each slide
+    as often as its weight says (±1), the headlines slide with ``showSource`` included."""
+    weights = {s["id"]: appearances(s["frequency_weight"]) for s in SIX if s.get("enabled", True)}
+    cycle = sum(weights.values())
+    result = run(env, {"scenario": "program", "requests": posted(*SIX), "seed": "news", "size": (640, 360),
+                       "seconds": 4 * cycle * 5 + 1, "dt": 0.5}, tmp_path)
+    shown = [slide for _reason, slide in result["shown"]]
+    assert len(shown) >= 4 * cycle, result["shown"]
+    for start in range(0, 4 * cycle, cycle):
+        counts = Counter(shown[start:start + cycle])
+        for slide, weight in weights.items():
+            assert abs(counts[slide] - weight) <= 1, (start, counts, shown)
+    assert Counter(shown[:4 * cycle]) == {slide: 4 * weight for slide, weight in weights.items()}
+    assert "retired" not in shown
+    assert "news renderer" not in result["log"] and "Traceback" not in result["log"], result["log"][-3000:]
+
+
+def test_a_one_slide_program_does_not_crossfade_into_itself(env, tmp_path):
+    result = run(env, {"scenario": "program", "requests": posted(message("only", "#1f4e79", dwell=2)),
+                       "size": (640, 360), "seconds": 11, "dt": 0.25}, tmp_path)
+    assert [reason for reason, _slide in result["shown"]] == ["start"] + ["dwell"] * 5  # its dwell, again and again
+    assert result["widgets"] == 1  # the slide built once...
+    assert result["most_widgets"] == 1  # ...and never a second copy fading over it
+
+
+@pytest.mark.parametrize("other, after", [
+    (message("second", "#2e7d32", dwell=600), ("content_changed", ["second"])),
+    # the only other slide has no content (no articles): the stage is cleared, not left showing
+    ({"id": "empty", "screen_type": "news_headlines", "dwell_seconds": 600, "config_json": {}}, ("idle", [])),
+], ids=["replaced", "cleared"])
+def test_a_slide_disabled_through_rest_leaves_the_screen_on_its_change_event(env, tmp_path, other, after):
+    screens = [message("first", "#1f4e79", dwell=600), other]
+    result = run(env, {"scenario": "disable", "requests": posted(*screens), "slide": "first", "size": (640, 360)},
+                 tmp_path)
+    assert tuple(result["last"]) == after
+    assert result["current"] == (after[1][0] if after[1] else None)
+    assert result["elapsed"] == 0  # on the event: no frame time (no dwell, no timer) passed
+    assert result["fade_frames"] <= 7  # gone within the crossfade's 0.6 s
+    assert result["on_stage"] == len(after[1])
+
+
+TAPES = (
+    {"id": "hello", "ticker_type": "text", "sort_order": 1, "config_json": {"text": "Welcome to the lobby"}},
+    {"id": "now", "ticker_type": "time", "sort_order": 2,
+     "config_json": {"timeFormatPreset": "24h_hms", "labelPrefix": "Now", "timeZone": "UTC"}},
+    {"id": "coffee", "ticker_type": "text", "sort_order": 3, "frequency_weight": 2,
+     "config_json": {"text": "Fresh coffee in the lounge until 11:00"}},
+)
+
+
+def test_the_ticker_band_shows_text_in_every_frame_of_two_cycles(env, tmp_path):
+    """Frame by frame (1/15 s each) until two runs of the row have left the band: every frame
+    of the band has text in it; the time item changes in place; the texts are drawn into
+    textures when they change, not per frame."""
+    result = run(env, {"scenario": "ticker", "requests": posted(message("calm", "#1f4e79", dwell=600),
+                                                                tapes=TAPES),
+                       "cycles": 2, "dt": 1 / 15}, tmp_path)
+    ink = result["ink"]
+    assert result["cycles"] == 2 and result["frames"] * 5 > 2 * result["row_width"], result  # 5 px per frame
+    assert min(ink) > 50, [i for i, count in enumerate(ink) if count <= 50][:20]
+    assert len(result["times"]) >= result["frames"] / 15 - 2  # "Now ... hh:mm:ss", one per second
+    assert result["renders"] < result["frames"] / 5  # a handful per second of frames, never one per frame
+
+
+def test_ticker_navigation_brings_the_next_and_the_previous_item_to_the_left_edge(env, tmp_path):
+    result = run(env, {"scenario": "ticker_navigation", "requests": posted(message("calm", "#1f4e79", dwell=600),
+                                                                           tapes=TAPES), "size": (640, 360)}, tmp_path)
+    margin, before = result["margin"], result["before"]
+    following = next(index for index, start in enumerate(before) if start > margin + 1)
+    assert abs(result["forward"][following] - margin) < 1, result
+    assert abs(result["back"][following - 1] - margin) < 1, result

@@ -4,7 +4,8 @@ import json
 import pytest
 from pony import orm
 
-from tests.conftest import advance_clock, issue_key
+from svc_display.testing import issue_key
+from tests.conftest import advance_clock
 
 pytestmark = pytest.mark.storage
 

@@ -2,7 +2,7 @@
 import pytest
 from pony import orm
 
-from tests.conftest import issue_key
+from svc_display.testing import issue_key
 from tests.content_rows import ThrowawayAlertPlugin, add_article, add_joke, add_photo, add_trivia
 
 pytestmark = pytest.mark.storage

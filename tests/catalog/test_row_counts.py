@@ -7,7 +7,8 @@ import pytest
 from pony import orm
 
 from builtin_plugins.catalog.row_counts import COUNTS_TABLE, row_counts
-from tests.conftest import Api, issue_key
+from svc_display.testing import issue_key
+from svc_display.testing.clients import ApiClient as Api
 from tests.content_rows import add_article, add_joke
 
 pytestmark = pytest.mark.storage

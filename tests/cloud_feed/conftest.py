@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import free_port
+from svc_display.testing import free_port
 
 SERVER = Path(__file__).resolve().parents[2] / "examples" / "cloud-feed" / "feed_server.py"
 KEY = "feed-key-123"

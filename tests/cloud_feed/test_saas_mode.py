@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tests.cloud_feed.conftest import KEY
-from tests.conftest import Api, issue_key
+from svc_display.testing import issue_key
+from svc_display.testing.clients import ApiClient as Api
 
 
 def test_running_an_integration_is_409_saas_mode_and_runs_nothing(feed, make_host):

@@ -20,7 +20,8 @@ from typing import Any, Iterator
 import pytest
 import requests
 
-from tests.conftest import BACKENDS_CHOICE, ServerProcess, free_port, throwaway_pg_database
+from svc_display.testing import ServerProcess, free_port
+from tests.conftest import BACKENDS_CHOICE, throwaway_pg_database
 
 CSRF = {"X-Requested-With": "svc-controller"}
 

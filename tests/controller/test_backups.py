@@ -14,7 +14,8 @@ import psycopg2
 import pytest
 import requests
 
-from tests.conftest import ServerProcess, free_port, throwaway_pg_database
+from svc_display.testing import ServerProcess, free_port
+from tests.conftest import throwaway_pg_database
 from tests.controller.archives import make_archive
 from tests.controller.conftest import ControllerProcess, display_env, running, start_display
 from tests.controller.upstream import Upstream

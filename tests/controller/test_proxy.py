@@ -12,7 +12,7 @@ import requests
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
-from tests.conftest import free_port
+from svc_display.testing import free_port
 from tests.controller.conftest import ControllerProcess, running, start_display
 from tests.controller.upstream import FIRST_CHUNK, Upstream
 from tests.display.canvas import ServeCanvas, canvas_env

@@ -3,7 +3,7 @@ import pytest
 from pony import orm
 
 from builtin_plugins.curator.categories import SEEDED_CATEGORIES
-from tests.conftest import issue_key
+from svc_display.testing import issue_key
 
 pytestmark = pytest.mark.storage
 

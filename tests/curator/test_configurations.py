@@ -5,7 +5,8 @@ import pytest
 from pony import orm
 
 from hookspecs import CuratorPredicate, hookimpl
-from tests.conftest import Api, issue_key
+from svc_display.testing import issue_key
+from svc_display.testing.clients import ApiClient as Api
 from tests.curator.members_plugin import set_clock
 
 pytestmark = pytest.mark.storage

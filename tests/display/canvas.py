@@ -17,7 +17,8 @@ import requests
 from PIL import Image
 from websockets.sync.client import connect
 
-from tests.conftest import REPO, ServerProcess
+from svc_display.testing import ServerProcess
+from tests.conftest import REPO
 
 CANVAS_SIZE = (640, 360)
 PREVIEW_WIDTH = 320

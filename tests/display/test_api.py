@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import issue_key
+from svc_display.testing import issue_key
 
 
 def test_navigation_is_unavailable_headless(api):

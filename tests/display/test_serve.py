@@ -1,7 +1,7 @@
 """``svc-display serve`` as a real process: canvas offscreen, canvas unavailable, headless."""
 from __future__ import annotations
 
-from tests.conftest import ServerProcess
+from svc_display.testing import ServerProcess
 from tests.display.canvas import canvas_env
 
 

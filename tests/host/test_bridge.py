@@ -19,7 +19,7 @@ import requests
 from svc_host.http.bridge import BUFFERED_RESPONSE, WsgiBridge
 from svc_host.http.connection import BodyRules, CompleteRequests, ConnectionLimits
 from svc_host.server import run_uvicorn
-from tests.conftest import free_port
+from svc_display.testing import free_port
 
 LARGE = 5 * BUFFERED_RESPONSE + 12345
 HUGE = 256 * 1024 * 1024

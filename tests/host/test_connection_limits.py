@@ -20,7 +20,7 @@ from websockets.sync.client import connect
 from svc_host.http.connection import ConnectionLimits
 from svc_host.server import run_uvicorn
 from svc_host.tls import generate_self_signed
-from tests.conftest import free_port
+from svc_display.testing import free_port
 
 PER_ADDRESS = 3
 

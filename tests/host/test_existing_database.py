@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Api, issue_key
+from svc_display.testing import issue_key
+from svc_display.testing.clients import ApiClient as Api
 
 FIXTURE = Path(__file__).parent / "data" / "main-database.sqlite3.gz"
 

@@ -5,7 +5,8 @@ from importlib import metadata
 
 import pytest
 
-from tests.conftest import Api, issue_key
+from svc_display.testing import issue_key
+from svc_display.testing.clients import ApiClient as Api
 
 # plugin -> what it contributes: slide, overlay, ticker and integration types, content lists,
 # entities (tables), and a route it serves.

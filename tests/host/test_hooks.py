@@ -33,7 +33,8 @@ from hookspecs import (
 )
 from svc_host.auth import Principal
 from svc_host.server import create_websocket_app
-from tests.conftest import Api, issue_key
+from svc_display.testing import issue_key
+from svc_display.testing.clients import ApiClient as Api
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "additionalProperties": False}

@@ -16,7 +16,7 @@ import time
 import pytest
 import requests
 
-from tests.conftest import ServerProcess
+from svc_display.testing import ServerProcess
 
 pytestmark = pytest.mark.slow
 

@@ -8,7 +8,8 @@ from pony import orm
 
 from hookspecs import AUTHENTICATED, PUBLIC, Operation, Route, hookimpl
 from svc_host.http.errors import ApiError
-from tests.conftest import Api, issue_key
+from svc_display.testing import issue_key
+from svc_display.testing.clients import ApiClient as Api
 
 
 class ThingBody(Schema):

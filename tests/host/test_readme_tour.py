@@ -8,7 +8,8 @@ import subprocess
 
 import pytest
 
-from tests.conftest import REPO, free_port
+from svc_display.testing import free_port
+from tests.conftest import REPO
 
 pytestmark = pytest.mark.slow
 

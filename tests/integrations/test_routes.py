@@ -6,7 +6,7 @@ import uuid
 
 from pony import orm
 
-from tests.conftest import issue_key
+from svc_display.testing import issue_key
 from tests.integrations.probes import Probes
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ServerProcess
+from svc_display.testing import ServerProcess
 
 
 def server_env(folder: Path, **extra: str) -> dict[str, str]:

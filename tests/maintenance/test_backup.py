@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from tests.conftest import ServerProcess, advance_clock
+from svc_display.testing import ServerProcess
+from tests.conftest import advance_clock
 from tests.maintenance.archives import backup, members_of, wait_for_job
 from tests.maintenance.conftest import server_env
 

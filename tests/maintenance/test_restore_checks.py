@@ -23,7 +23,7 @@ from tests.maintenance.archives import (
     tar_info,
     zip_info,
 )
-from tests.conftest import ServerProcess
+from svc_display.testing import ServerProcess
 from tests.maintenance.conftest import database_rows, server_env, tree_digest
 
 pytestmark = pytest.mark.slow

@@ -13,7 +13,7 @@ import pytest
 
 from builtin_plugins.catalog.row_counts import COUNTS_TABLE
 
-from tests.conftest import ServerProcess
+from svc_display.testing import ServerProcess
 from tests.content_media import image_bytes
 from tests.maintenance.archives import members_of, wait_for_job
 from tests.maintenance.conftest import database_rows, server_env, tree_digest

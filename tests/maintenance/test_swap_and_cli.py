@@ -11,7 +11,8 @@ import textwrap
 
 import pytest
 
-from tests.conftest import REPO, ServerProcess
+from svc_display.testing import ServerProcess
+from tests.conftest import REPO
 from tests.maintenance.archives import backup, members_of
 from tests.maintenance.conftest import server_env, tree_digest
 

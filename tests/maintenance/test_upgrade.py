@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.x509.oid import NameOID
 
-from tests.conftest import ServerProcess
+from svc_display.testing import ServerProcess
 from tests.maintenance.archives import members_of
 from tests.maintenance.conftest import server_env
 

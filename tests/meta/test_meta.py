@@ -3,7 +3,8 @@ import jsonschema
 from marshmallow import Schema
 
 from hookspecs import IntegrationType, ScreenType, hookimpl
-from tests.conftest import Api, issue_key
+from svc_display.testing import issue_key
+from svc_display.testing.clients import ApiClient as Api
 
 
 class ExtraTypes:

@@ -12,7 +12,8 @@ from builtin_plugins.catalog.queries import MAX_TERMS, CatalogQuery
 from builtin_plugins.catalog.routes import catalog_of
 from builtin_plugins.news import search_index
 from builtin_plugins.news.search_index import PENDING_TABLE, TERMS_TABLE, ascii_words, is_one_word
-from tests.conftest import Api, issue_key
+from svc_display.testing import issue_key
+from svc_display.testing.clients import ApiClient as Api
 from tests.content_rows import add_article
 
 pytestmark = pytest.mark.storage

@@ -6,7 +6,8 @@ import pytest
 from pony import orm
 
 from builtin_plugins.overlays import SEED_ID, _hearts_rain_to_shape_rain
-from tests.conftest import Api, issue_key
+from svc_display.testing import issue_key
+from svc_display.testing.clients import ApiClient as Api
 from tests.ticker.clock import FixedClock
 
 pytestmark = pytest.mark.storage

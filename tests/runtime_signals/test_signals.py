@@ -10,7 +10,7 @@ from marshmallow import Schema
 
 from builtin_plugins.runtime_signals import routes
 from builtin_plugins.runtime_signals.store import MAX_SIGNALS, SignalError, SignalStore
-from tests.conftest import ServerProcess
+from svc_display.testing import ServerProcess
 
 pytestmark = pytest.mark.slow
 

@@ -4,7 +4,7 @@ import json
 import jsonschema
 import pytest
 
-from tests.conftest import issue_key
+from svc_display.testing import issue_key
 
 pytestmark = pytest.mark.storage
 

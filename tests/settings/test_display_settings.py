@@ -3,7 +3,7 @@ import pytest
 from pony import orm
 
 from builtin_plugins.settings.store import ALL_ROLES
-from tests.conftest import issue_key
+from svc_display.testing import issue_key
 
 pytestmark = pytest.mark.storage
 

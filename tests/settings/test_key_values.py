@@ -4,7 +4,7 @@ from pony import orm
 
 from builtin_plugins.settings.store import KEY_MAX, VALUE_MAX
 from hookspecs.services import SETTINGS, require
-from tests.conftest import issue_key
+from svc_display.testing import issue_key
 
 pytestmark = pytest.mark.storage
 

@@ -5,7 +5,7 @@ from pony import orm
 from builtin_plugins.settings.themes import BUILTIN_THEMES, MAX_CUSTOM_THEMES, contrast_problems, preview_problems
 from hookspecs.contrast import BLACK, WHITE, contrast_ratio, legible, qr_colours, readable_on
 from hookspecs.render import parse_color
-from tests.conftest import issue_key
+from svc_display.testing import issue_key
 
 pytestmark = pytest.mark.storage
 

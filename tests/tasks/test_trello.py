@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pony import orm
 
-from tests.conftest import Api, issue_key
+from svc_display.testing import issue_key
+from svc_display.testing.clients import ApiClient as Api
 from tests.integrations.test_accounts import _json
 
 

@@ -2,7 +2,7 @@
 import jsonschema
 import pytest
 
-from tests.conftest import issue_key
+from svc_display.testing import issue_key
 
 pytestmark = pytest.mark.storage
 

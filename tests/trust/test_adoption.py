@@ -9,7 +9,9 @@ from pony import orm
 
 from builtin_plugins.adoption.challenges import ALPHABET, CHALLENGE_TTL_MS, new_code, normalize_code
 from svc_host.auth import sha256_hex
-from tests.conftest import Api, advance_clock, issue_key
+from svc_display.testing import issue_key
+from svc_display.testing.clients import ApiClient as Api
+from tests.conftest import advance_clock
 from tests.trust.helpers import (
     CODE,
     CROCKFORD,

@@ -8,7 +8,7 @@ from pony import orm
 
 from svc_host.auth import sha256_hex
 from svc_host.permissions import ROLES
-from tests.conftest import issue_key
+from svc_display.testing import issue_key
 from tests.trust.helpers import assert_error, count
 
 pytestmark = pytest.mark.storage

@@ -6,7 +6,8 @@ import pytest
 from svc_host.rest.origins import normalize_origin
 from builtin_plugins.cors.middleware import ALLOW_HEADERS, ALLOW_METHODS
 from builtin_plugins.cors.policy import DNS_CACHE_MS, PrivateOriginPolicy, is_private_address
-from tests.conftest import Api, issue_key
+from svc_display.testing import issue_key
+from svc_display.testing.clients import ApiClient as Api
 from tests.trust.helpers import challenge_for
 
 ACAO = "access-control-allow-origin"

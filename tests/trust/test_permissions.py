@@ -13,7 +13,9 @@ from hookspecs.permissions import INTERESTS_READ, declare
 from svc_host import permissions as perms
 from svc_host.config import load_settings
 from svc_host.host import build_host
-from tests.conftest import REPO, Api, issue_key
+from svc_display.testing import issue_key
+from svc_display.testing.clients import ApiClient as Api
+from tests.conftest import REPO
 
 DOC = REPO / "docs" / "permissions.md"
 

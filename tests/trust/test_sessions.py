@@ -11,7 +11,9 @@ from builtin_plugins.sessions.passwords import hash_password, verify_password
 from builtin_plugins.sessions.routes import FAILURES_PER_ADDRESS, FAILURES_PER_USERNAME
 from builtin_plugins.sessions.store import SESSION_LIFETIME_MS, create_user
 from svc_host.auth import sha256_hex
-from tests.conftest import Api, advance_clock, issue_key
+from svc_display.testing import issue_key
+from svc_display.testing.clients import ApiClient as Api
+from tests.conftest import advance_clock
 from tests.trust.helpers import assert_error, count
 
 pytestmark = pytest.mark.storage

@@ -20,7 +20,8 @@ from typing import Any, Iterator
 
 import pytest
 
-from tests.conftest import REPO, ServerProcess
+from svc_display.testing import ServerProcess
+from tests.conftest import REPO
 
 CHROMIUM = os.environ.get("SVC_TEST_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

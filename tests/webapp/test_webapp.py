@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from tests.conftest import free_port
+from svc_display.testing import free_port
 from tests.controller.conftest import ControllerProcess, running, start_display
 from tests.webapp.conftest import Page, challenge_code, shoot
 

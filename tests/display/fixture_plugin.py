@@ -171,16 +171,18 @@ class EventWitness:
                           for line in reversed(new))
 
     def _watch_the_marquee(self) -> None:
-        """Each text a marquee segment shows, once per change: ``{cycle, tape, text, frame}``."""
+        """Each text a marquee segment shows, once per change: ``{cycle, tape, text, frame}``
+        (``cycle`` names the prepared row the segment belongs to, whichever runs show it)."""
         compositor = getattr(self.host.services.get("display"), "compositor", None)
         entry = compositor.entry("marquee") if compositor is not None else None
         marquee = getattr(entry, "layer", None)
-        for segment in getattr(marquee, "segments", []):
-            key = (marquee.cycle, segment["tape"].get("id"))
-            text = segment["label"].text
-            if self._segment_texts.get(key) != text:
-                self._segment_texts[key] = text
-                self.segments.append({"cycle": key[0], "tape": key[1], "text": text, "frame": self.frame})
+        for run in getattr(marquee, "runs", []):
+            for segment in run.row.segments:
+                key = (id(run.row), segment.tape.get("id"))
+                text = " ".join(item.text for item in segment.items)
+                if self._segment_texts.get(key) != text:
+                    self._segment_texts[key] = text
+                    self.segments.append({"cycle": key[0], "tape": key[1], "text": text, "frame": self.frame})
 
     def report(self) -> dict:
         return {"frame": self.frame, "published": list(self.published), "delivered": list(self.delivered),

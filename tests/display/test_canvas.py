@@ -551,7 +551,13 @@ def test_an_offscreen_canvas_writes_the_adoption_code_to_the_console(canvas):
 
     asked = canvas.request("POST", "/v1/adoption/request", json={"identifier": "offscreen-tablet", "role": "viewer"})
     assert asked.status_code == 200, asked.text
-    assert wait_for_code(canvas, "offscreen-tablet")  # no window anyone looks at: the console shows it
+    code = wait_for_code(canvas, "offscreen-tablet")  # no window anyone looks at: the console shows it
+    assert code
+    # confirmed, so that its card (drawn above everything for the challenge's 5 minutes) does not
+    # cover the middle of the screen for the module's later tests
+    confirmed = canvas.request("POST", "/v1/adoption/confirm", json={
+        "identifier": "offscreen-tablet", "challenge_code": code})
+    assert confirmed.status_code == 200, confirmed.text
 
 
 def test_the_screen_text_scale_changes_the_slide(canvas):

@@ -37,7 +37,7 @@ import json, sys
 from pathlib import Path
 from svc_host.display.gallery import build_sample_host
 host = build_sample_host(Path(sys.argv[1]))
-print(json.dumps(host.registries.screen_types[sys.argv[2]].example_config))
+print(json.dumps(host.registries.screen_types.get(sys.argv[2]).example_config))
 """
 
 

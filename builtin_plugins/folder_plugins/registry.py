@@ -2,9 +2,10 @@
 
 Rows are what ``GET /v1/plugins`` answers and ``svc-display plugins list`` prints: every
 entry point (``svc_host.plugins.PluginHost.states``) and every folder plugin with its
-state. While the server runs, every change of state is written to
-``<data dir>/plugins-state.json`` (0600, ``svc_host.plugins.write_state_file``), which the
-CLI reads (it runs in another process); the file goes when the server stops.
+state. The host writes ``<data dir>/plugins-state.json`` (0600,
+``svc_host.plugins.write_state_file``) when it starts serving and removes it when it stops;
+this service rewrites it with its sidecars' rows at every change of state. The CLI reads it
+(it runs in another process).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from builtin_plugins.folder_plugins.manifest import FolderPlugin, Refused, disco
 from builtin_plugins.folder_plugins.supervisor import STOP_GRACE_SECONDS, Sidecar
 from builtin_plugins.folder_plugins.templates import TemplateError
 from hookspecs.services import INTEGRATIONS, service
-from svc_host.plugins import remove_state_file, write_state_file
+from svc_host.plugins import write_state_file
 from svc_host.tls import ensure_certificate
 
 log = logging.getLogger(__name__)
@@ -112,9 +113,7 @@ class FolderPlugins:
             sidecar.request_stop()
         for sidecar in self.sidecars.values():
             sidecar.join(STOP_GRACE_SECONDS + 5)
-        if self.serving:
-            self.serving = False
-            remove_state_file(self.host.settings.data_dir)
+        self.serving = False  # the host removes the state file once every plugin has shut down
 
     def changed(self) -> None:
         """A state changed: rewrite the state file the CLI reads (only in a serving process)."""

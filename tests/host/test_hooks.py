@@ -15,7 +15,6 @@ from pony import orm
 
 import hookspecs
 from hookspecs import (
-    AUTHENTICATED,
     ContentList,
     CuratorPredicate,
     FeedKind,

@@ -17,7 +17,6 @@ from pony import orm
 from hookspecs import AUTHENTICATED, Migration, Operation, Permission, Route, ScreenType, hookimpl
 from svc_display.testing.clients import ApiClient
 from svc_host.config import load_settings
-from svc_host.host import build_host
 from svc_host.plugins import PluginError, PluginHost, load_plugins
 from svc_host.schema import add_column, column_exists
 

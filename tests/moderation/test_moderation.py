@@ -3,7 +3,6 @@ import pytest
 from pony import orm
 
 from svc_display.testing import issue_key
-from svc_display.testing.clients import ApiClient as Api
 from tests.content_media import b64, image_bytes
 from tests.content_rows import add_article, add_joke, add_photo, add_trivia
 

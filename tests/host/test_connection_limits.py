@@ -99,8 +99,11 @@ def test_an_address_holds_at_most_its_limit_of_websockets(served):
         for _ in range(PER_ADDRESS - 1):
             held.enter_context(_open(url, context))
         with _open(url, context):
-            # plain HTTP: 429 before the upgrade; TLS: closed before the handshake
-            with pytest.raises((OSError, WebSocketException)):
+            # plain HTTP: 429 before the upgrade; TLS: closed before the handshake. When the 429
+            # and the close arrive while websockets' sync client is still sending its handshake,
+            # the client fails with a bare AssertionError from its state machine ("unexpected
+            # internal error"): still a refused connection.
+            with pytest.raises((OSError, WebSocketException, AssertionError)):
                 with _open(url, context):
                     pass
         deadline = time.monotonic() + 20  # a stall bound, generous for a loaded machine

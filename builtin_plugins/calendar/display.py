@@ -144,6 +144,9 @@ def calendar_month(context: RenderContext) -> Any:
     grid = month_grid(context, data, TYPE_SCALE["body"], config_text(context, "weekStartsOn", "monday"),
                       config_flag(context, "highlightToday", True))
     grid.role = "primary"
+    for cell in grid.walk(restrict=True):  # the days are the slide's primary text
+        if cell is not grid and hasattr(cell, "font_size"):
+            cell.role = "primary"
     grid.size_hint = (0.84, 0.78)
     grid.pos_hint = {"x": 0.08, "y": 0.04}
     slide.add_widget(grid)

@@ -115,18 +115,17 @@ def weather_forecast(context: RenderContext) -> Any:
     days = data["days"] or [{}]
     width = 0.88 / len(days)
     fg = theme.primary_fg
-    step = "body" if len(days) <= 5 else "secondary"
     for i, day in enumerate(days):
         high, low = _high_low(day)
         box = (0.06 + i * width, 0.27, width * 0.94, 0.69)
         slide.add_widget(w.Backdrop([theme.primary_bg], **w.box_hints(box)))
-        name = w.entry(context, _day_name(context, day, i), fg, step=step, bold=True, halign="center")
+        name = w.entry(context, _day_name(context, day, i), fg, bold=True, halign="center")
         entries = [name, w.Entry([w.icon(icon_name(day.get("weather_code"), day.get("description")),
                                          context.type_px("headline"), fg)])]
-        entries += [w.entry(context, text, fg, step=step, halign="center")
+        entries += [w.entry(context, text, fg, halign="center")
                     for text in _temperatures(context, high, low, "\n").split("\n")]
         if day.get("description"):
-            entries.append(w.entry(context, str(day["description"]), fg, step="secondary", halign="center"))
+            entries.append(w.entry(context, str(day["description"]), fg, step="secondary", halign="center", role=""))
         inner = (box[0] + box[2] * 0.05, box[1] + 0.03, box[2] * 0.9, box[3] - 0.06)
         w.body_column(context, slide, entries, inner)
     return slide

@@ -80,6 +80,14 @@ def _rgba_hex(color: Any) -> str:
     return "#" + "".join(f"{max(0, min(255, round(c * 255))):02x}" for c in tuple(color)[:4])
 
 
+def _font_file(name: str) -> str:
+    """The file name of the font a label draws with (a name registered with Kivy resolved)."""
+    from kivy.core.text import LabelBase
+
+    registered = LabelBase._fonts.get(name)  # noqa: SLF001  Kivy keeps no other registry
+    return Path(str(registered[0] if registered else name)).name
+
+
 def text_boxes(widget: Any, height: int) -> list[dict]:
     """Every label under ``widget`` showing text: where its text is drawn (window pixels, top-left
     origin: ``[x, y, width, height]``), its colour, font size, whether it has an outline, its
@@ -102,7 +110,7 @@ def text_boxes(widget: Any, height: int) -> list[dict]:
                       "color": _rgba_hex(child.color), "font_px": round(float(child.font_size), 1),
                       "bold": bool(child.bold), "outlined": bool(child.outline_width),
                       "opacity": round(opacity, 3), "role": getattr(child, "role", ""),
-                      "font": Path(str(child.font_name)).name, "icon": getattr(child, "icon_name", "")})
+                      "font": _font_file(child.font_name), "icon": getattr(child, "icon_name", "")})
     return boxes
 
 

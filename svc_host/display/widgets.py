@@ -384,13 +384,14 @@ class Column(Widget):
 def entry(context: RenderContext, text: str, color: RGBA | None = None, step: str = "body",
           meta: str = "", meta_color: RGBA | None = None, marker: str | None = None,
           marker_color: RGBA | None = None, highlight: RGBA | None = None, bold: bool = False,
-          halign: str = "left", meta_above: bool = False) -> Entry:
+          halign: str = "left", meta_above: bool = False, role: str = "primary") -> Entry:
     """An item of a :class:`Column`: ``text`` at the type scale's ``step`` (``role = "primary"``),
     ``meta`` under it (over it with ``meta_above``) at ``secondary`` (a source and age, a time and
-    place), the icon ``marker`` at its left, ``highlight`` filled behind it."""
+    place), the icon ``marker`` at its left, ``highlight`` filled behind it; ``role`` ``""`` for an
+    item that is not the slide's primary text (a note under it)."""
     fg = color or context.theme.text
     main = label(text, context.type_px(step), fg, bold=bold, halign=halign)
-    main.role = "primary"
+    main.role = role
     lines = [main]
     if meta:
         note = label(meta, context.type_px("secondary"), meta_color or context.theme.accents[0], halign=halign)

@@ -211,8 +211,8 @@ class CatalogQuery:
 
     def _index_count(self, index: str, match: str) -> int:
         """The rows an FTS5 index matches, counted by FTS5 alone (the table is not read)."""
-        connection = self.db.get_connection()
-        return int(connection.execute(f"SELECT COUNT(*) FROM {index} WHERE {index} MATCH ?", (match,)).fetchone()[0])
+        return int(select_rows(self.db, f"SELECT COUNT(*) FROM {index} WHERE {index} MATCH $match",
+                               {"match": match})[0][0])
 
     def _page_mode(self, table: str, total: int, limit: int, offset: int) -> str:
         """How to read the page.
@@ -313,8 +313,6 @@ def column_rows(db: Any, entity: Any, sql: str, params: dict[str, Any]) -> list[
         return list(entity.select_by_sql(sql.format("t.*"), params))
     columns = ", ".join(f't."{attr.column}"' for attr in attrs)
     found = select_rows(db, sql.format(columns), params)
-    if len(attrs) == 1:  # Pony returns bare values for a single column
-        found = [(value,) for value in found]
     convert = [(index, attr.converters[0].sql2py) for index, attr in enumerate(attrs)
                if attr.py_type not in (str, int)]
     names = [attr.name for attr in attrs]

@@ -12,7 +12,6 @@ checks the values itself, from the defaults on POST and from the stored row on P
 from __future__ import annotations
 
 import json
-import re
 import uuid
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -67,12 +66,7 @@ def list_rows(entity: Any, names: Sequence[str], order_by: Sequence[str]) -> lis
     attrs = [entity._adict_[name] for name in names]
     columns = ", ".join(f'"{attr.column}"' for attr in attrs)
     order = ", ".join(f'"{entity._adict_[name].column}"' for name in order_by)
-    # ``Database.select``, not ``execute``: Pony treats ``execute`` as a possible write and, on
-    # SQLite, opens ``BEGIN IMMEDIATE`` under a process-wide lock, which serialised every list
-    # request behind the others (docs/performance.md, "Where the time went").
     found = select_rows(entity._database_, f'SELECT {columns} FROM "{entity._table_}" ORDER BY {order}')
-    if len(names) == 1:  # Pony returns bare values for a single column
-        found = [(value,) for value in found]
     booleans = [name for name, attr in zip(names, attrs) if attr.py_type is bool]
     documents = [name for name, attr in zip(names, attrs) if getattr(attr.py_type, "__name__", "") == "Json"]
     rows = [dict(zip(names, row)) for row in found]
@@ -86,19 +80,25 @@ def list_rows(entity: Any, names: Sequence[str], order_by: Sequence[str]) -> lis
     return rows
 
 
-# Integers of 19 digits or more may pass 64 bits, which orjson reads as floats.
-_LONG_NUMBER = re.compile(r"\d{19}")
-
-
 def load_document(text: str | bytes) -> Any:
     """Stored JSON text parsed as the standard library parses it, through orjson (half the
-    time) unless it holds what orjson reads differently: a long integer, NaN or Infinity."""
-    if not _LONG_NUMBER.search(text if isinstance(text, str) else text.decode("utf-8", "replace")):
-        try:
-            return orjson.loads(text)
-        except orjson.JSONDecodeError:
-            pass
-    return json.loads(text)
+    time) unless orjson reads it differently: NaN or Infinity (refused), an integer past
+    64 bits (read as a float, so a float that large sends the text to the standard library)."""
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        elif kind is float and abs(item) >= 2.0 ** 63:
+            return json.loads(text)
+    return data
 
 
 def _schema_of(host: Any, kind: RowKind, type_id: str) -> dict[str, Any]:

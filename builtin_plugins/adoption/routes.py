@@ -7,7 +7,7 @@ from marshmallow import Schema, fields, validate
 
 from hookspecs import PUBLIC, Operation, Route
 from builtin_plugins.adoption.challenges import MAX_PENDING, ConfirmFailed
-from builtin_plugins.clients.keys import issue_client, keys_changed
+from builtin_plugins.clients.keys import issue_client
 from builtin_plugins.clients.routes import grant_json, require_instance_id
 from builtin_plugins.clients.schemas import AdoptionGrantSchema, Identifier, role_field
 from svc_host.rest.origins import request_origin
@@ -121,7 +121,6 @@ class RequestResource:
             if pending is not None:  # the admin adopted it directly: the challenge is moot
                 self.routes.service.finish(pending)
             remember_origin(self.host, req)
-        keys_changed(self.host)
         resp.media = grant_json(self.host, issued)
 
 
@@ -150,7 +149,6 @@ class ConfirmResource:
                 raise ApiError(401, "invalid_challenge", "the challenge code is wrong or expired")
             issued = issue_client(self.host, body["identifier"], role, challenge=challenge)
             remember_origin(self.host, req)
-        keys_changed(self.host)
         resp.media = grant_json(self.host, issued)
 
 

@@ -8,6 +8,7 @@ from typing import Any, Callable
 from builtin_plugins.catalog.row_counts import row_counts
 from hookspecs.content import TextIndex
 from svc_host.rest.query import substring_needle
+from svc_host.storage import select_rows
 
 # SQLite's lower() folds ASCII letters only: a scanned needle is folded the same way.
 SQLITE_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
@@ -210,8 +211,8 @@ class CatalogQuery:
 
     def _index_count(self, index: str, match: str) -> int:
         """The rows an FTS5 index matches, counted by FTS5 alone (the table is not read)."""
-        connection = self.db.get_connection()
-        return int(connection.execute(f"SELECT COUNT(*) FROM {index} WHERE {index} MATCH ?", (match,)).fetchone()[0])
+        return int(select_rows(self.db, f"SELECT COUNT(*) FROM {index} WHERE {index} MATCH $match",
+                               {"match": match})[0][0])
 
     def _page_mode(self, table: str, total: int, limit: int, offset: int) -> str:
         """How to read the page.
@@ -263,11 +264,65 @@ class CatalogQuery:
                 page_ids = ", ".join(str(int(rowid)) for rowid in ids[offset:offset + limit])
                 if not page_ids:
                     return len(ids), []
-                sql = f'SELECT t.* FROM "{table}" t WHERE t.rowid IN ({page_ids}){self._order_sql()}'
-                return len(ids), list(self.entity.select_by_sql(sql, {}))
+                sql = f'SELECT {{}} FROM "{table}" t WHERE t.rowid IN ({page_ids}){self._order_sql()}'
+                return len(ids), column_rows(self.db, self.entity, sql, {})
         total = self._count(table)
         if total <= offset:
             return total, []
         where = self._where_sql(self._page_mode(table, total, limit, offset))
-        sql = f'SELECT t.* FROM "{table}" t{where}{self._order_sql()} LIMIT {int(limit)} OFFSET {int(offset)}'
-        return total, list(self.entity.select_by_sql(sql, self.params))
+        sql = f'SELECT {{}} FROM "{table}" t{where}{self._order_sql()} LIMIT {int(limit)} OFFSET {int(offset)}'
+        return total, column_rows(self.db, self.entity, sql, self.params)
+
+
+class ColumnRow:
+    """A page row as its column values (what Pony would hold for them), read with a plain
+    ``SELECT``: materialising Pony entities took two thirds of a 25-row catalog page
+    (``_fetch_objects``, docs/performance.md). An attribute that is no column of the row (a
+    relation, a collection: a calendar event's categories) is read from the Pony entity,
+    loaded for the whole page with one query the first time a row needs it."""
+
+    def __init__(self, values: dict[str, Any], page: "_Page"):
+        self.__dict__.update(values)
+        self._page = page
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self._page.entity_of(self), name)
+
+
+class _Page:
+    def __init__(self, entity: Any, sql: str, params: dict[str, Any]):
+        self.entity, self.sql, self.params = entity, sql, params
+        self.loaded = False
+
+    def entity_of(self, row: ColumnRow) -> Any:
+        if not self.loaded:  # into Pony's identity map: the lookups below read no more
+            list(self.entity.select_by_sql(self.sql.format("t.*"), self.params))
+            self.loaded = True
+        key = tuple(row.__dict__[attr.name] for attr in self.entity._pk_attrs_)
+        return self.entity[key if len(key) > 1 else key[0]]
+
+
+def column_rows(db: Any, entity: Any, sql: str, params: dict[str, Any]) -> list[ColumnRow]:
+    """The rows of ``sql`` (its select list a ``{}`` to fill) as :class:`ColumnRow`: every
+    attribute stored in one column of the row, converted the way Pony converts it."""
+    attrs = [attr for attr in entity._attrs_
+             if not attr.is_collection and not attr.is_relation and len(attr.columns) == 1]
+    if any(attr not in attrs for attr in entity._pk_attrs_):  # a relation in the key: entities as before
+        return list(entity.select_by_sql(sql.format("t.*"), params))
+    columns = ", ".join(f't."{attr.column}"' for attr in attrs)
+    found = select_rows(db, sql.format(columns), params)
+    convert = [(index, attr.converters[0].sql2py) for index, attr in enumerate(attrs)
+               if attr.py_type not in (str, int)]
+    names = [attr.name for attr in attrs]
+    page = _Page(entity, sql, params)
+    rows = []
+    for values in found:
+        if convert:
+            values = list(values)
+            for index, sql2py in convert:
+                if values[index] is not None:
+                    values[index] = sql2py(values[index])
+        rows.append(ColumnRow(dict(zip(names, values)), page))
+    return rows

@@ -17,9 +17,9 @@ from builtin_plugins.clients.keys import (
     ClientError,
     authenticate_api_key,
     client_json,
+    close_key_reader,
     define_entities,
     issue_client,
-    keys_changed,
     revoke_client,
     validate_identifier,
 )
@@ -52,7 +52,6 @@ class KeyIssuer:
     def issue(self, identifier: str, role: str) -> str:
         with orm.db_session:
             issued = issue_client(self.host, identifier, role)
-        keys_changed(self.host)
         return issued.api_key
 
     def any_client(self) -> bool:
@@ -63,6 +62,11 @@ class KeyIssuer:
 @hookimpl
 def startup(host: Any) -> None:
     host.services[CLIENT_KEYS] = KeyIssuer(host)
+
+
+@hookimpl
+def shutdown(host: Any) -> None:
+    close_key_reader(host)
 
 
 @hookimpl
@@ -80,7 +84,6 @@ def _keys_create(host: Any, args: Any) -> int:
     except ClientError as exc:
         print(f"svc-display: {exc}", file=sys.stderr)
         return 2
-    keys_changed(host)  # a rotated key: running servers drop the old one's cached principal
     print(json.dumps({
         "api_key": issued.api_key,
         "identifier": issued.identifier,
@@ -124,6 +127,5 @@ def _keys_revoke(host: Any, args: Any) -> int:
         if row is None or not revoke_client(host, row.id):
             print(f"svc-display: no client with identifier {identifier!r}", file=sys.stderr)
             return 1
-    keys_changed(host)  # running servers refuse the key from their next request on
     print(json.dumps({"revoked": identifier}))
     return 0

@@ -4,15 +4,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import os
 import re
 import secrets
-import tempfile
-import threading
-import time
 import unicodedata
 import uuid
-from pathlib import Path
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +15,7 @@ from pony import orm
 
 from svc_host.auth import Principal, same_digest, sha256_hex
 from svc_host.permissions import ROLES
+from svc_host.storage import Reader
 
 KEY_PREFIX = "svc_"
 IDENTIFIER_MAX = 128
@@ -77,8 +73,7 @@ def validate_identifier(identifier: Any) -> str:
 
 
 def issue_client(host: Any, identifier: str, role: str, challenge: str | None = None) -> IssuedClient:
-    """Create the client row, or rotate the key of an existing identifier. Needs a db_session;
-    the caller calls :func:`keys_changed` once the change is committed.
+    """Create the client row, or rotate the key of an existing identifier. Needs a db_session.
 
     ``challenge`` is the confirmed adoption challenge; local and admin grants have none and
     use 128 random bits in its place, so every issued key is unpredictable.
@@ -109,8 +104,8 @@ def client_json(row: Any) -> dict:
 
 
 def revoke_client(host: Any, client_id: str) -> bool:
-    """Delete a client row; its key answers 401 from the next request on. Needs a db_session;
-    the caller calls :func:`keys_changed` once the change is committed."""
+    """Delete a client row; its key answers 401 from the next request on (once committed).
+    Needs a db_session."""
     if not isinstance(client_id, str) or not _CLIENT_ID.match(client_id):
         return False
     row = host.db.ApiClient.get(id=client_id)
@@ -121,90 +116,50 @@ def revoke_client(host: Any, client_id: str) -> bool:
 
 
 def authenticate_api_key(host: Any, token: str) -> Principal | None:
+    """The principal of an API key, read from the committed key rows on every call.
+
+    No cache can be trusted here: a key revoked or rotated by this process, the CLI, or
+    another display process on the same database must be refused on the very next request.
+    So each call reads the key's row with one indexed ``SELECT`` on a connection of the
+    thread's own, outside any ORM session (:class:`svc_host.storage.Reader`; tens of
+    microseconds on SQLite, one round trip on PostgreSQL), and only the :class:`Principal`
+    built from an unchanged row is reused.
+    """
     if not token.startswith(KEY_PREFIX):
         return None
     digest = sha256_hex(token)
-    cache = _principal_cache(host)
-    stamp = cache.stamp()  # before the database read: a change committed after it is seen next time
-    principal = cache.get(digest, stamp)
-    if principal is not None:
-        return principal
-    with orm.db_session:
-        row = host.db.ApiClient.get(key_hash=digest)
-        if row is None or not same_digest(row.key_hash, digest):
-            return None
-        principal = Principal(identifier=row.identifier, role=row.role, kind="api_key", subject_id=row.id)
-    cache.put(digest, principal, stamp)
+    row = _key_reader(host).fetchone(
+        'SELECT "key_hash", "identifier", "role", "id" FROM "svc_api_client" WHERE "key_hash" = ?', (digest,))
+    if row is None or not same_digest(row[0], digest):
+        return None
+    principals = _principals(host)
+    principal = principals.get(row)
+    if principal is None:
+        principal = Principal(identifier=row[1], role=row[2], kind="api_key", subject_id=row[3])
+        if len(principals) >= MAX_PRINCIPALS:
+            principals.clear()
+        principals[row] = principal
     return principal
 
 
-EPOCH_FILE = "api-keys.epoch"
+# Principals built from key rows, keyed by the whole row (a rotated or re-roled key is a new
+# row): only rows just read from the database are looked up, so nothing stale is served.
+MAX_PRINCIPALS = 1024
 
 
-def keys_changed(host: Any) -> None:
-    """Tell every process serving this data dir that API keys changed (issued, rotated,
-    revoked): call it after the change is committed. Replaces the epoch file, so its inode
-    and mtime change; servers drop their cached principals on the next request."""
-    path = Path(host.settings.data_dir) / EPOCH_FILE
-    fd, tmp = tempfile.mkstemp(prefix=".api-keys-", dir=path.parent)  # mode 0600
-    try:
-        os.write(fd, secrets.token_hex(8).encode())
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+def _principals(host: Any) -> dict[tuple, Principal]:
+    return host.services.setdefault("api_key_principals", {})
 
 
-class PrincipalCache:
-    """API-key principals by key digest, valid while the epoch file is unchanged.
-
-    Each request would otherwise open a database session just to find its key (about a
-    fifth of a list request's time, docs/performance.md). A revoke or rotation, by this
-    process, the CLI or any other process on the data dir, replaces the epoch file
-    (:func:`keys_changed`); one ``stat`` per request sees it and empties the cache. Entries
-    also expire after ``TTL`` seconds, and only valid keys are cached (at most ``MAX``), so
-    unknown tokens cannot grow it. Keys are SHA-256 digests: a dict lookup on them reveals
-    nothing usable about a token.
-    """
-
-    TTL = 60.0
-    MAX = 1024
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.entries: dict[str, tuple[Principal, float]] = {}
-        self.current: tuple | None = None
-        self.lock = threading.Lock()
-
-    def stamp(self) -> tuple | None:
-        try:
-            st = os.stat(self.path)
-        except FileNotFoundError:
-            return None
-        return (st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
-
-    def get(self, digest: str, stamp: tuple | None) -> Principal | None:
-        with self.lock:
-            if stamp != self.current:
-                self.entries.clear()
-                self.current = stamp
-                return None
-            entry = self.entries.get(digest)
-            if entry is None:
-                return None
-            if entry[1] < time.monotonic():
-                del self.entries[digest]
-                return None
-            return entry[0]
-
-    def put(self, digest: str, principal: Principal, stamp: tuple | None) -> None:
-        with self.lock:
-            if stamp == self.current and len(self.entries) < self.MAX:  # else the keys changed meanwhile
-                self.entries[digest] = (principal, time.monotonic() + self.TTL)
+def _key_reader(host: Any) -> Reader:
+    reader = host.services.get("api_key_reader")
+    if reader is None:
+        reader = host.services.setdefault("api_key_reader",
+                                          Reader(host.settings.database_url, host.settings.sqlite_path))
+    return reader
 
 
-def _principal_cache(host: Any) -> PrincipalCache:
-    cache = host.services.get("api_key_principals")
-    if cache is None:
-        cache = host.services.setdefault("api_key_principals",
-                                         PrincipalCache(Path(host.settings.data_dir) / EPOCH_FILE))
-    return cache
+def close_key_reader(host: Any) -> None:
+    reader = host.services.pop("api_key_reader", None)
+    if reader is not None:
+        reader.close()

@@ -6,7 +6,7 @@ from typing import Any
 from pony import orm
 
 from hookspecs import AUTHENTICATED, Operation, Route
-from builtin_plugins.clients.keys import ClientError, client_json, issue_client, keys_changed, revoke_client
+from builtin_plugins.clients.keys import ClientError, client_json, issue_client, revoke_client
 from builtin_plugins.clients.schemas import (
     AdoptionClientCreateBody,
     AdoptionClientListSchema,
@@ -45,7 +45,6 @@ class ClientsResource:
                 issued = issue_client(self.host, body["identifier"], body["role"])
             except ClientError as exc:  # pragma: no cover - the schema already checked both
                 raise ApiError(400, "validation_failed", str(exc)) from None
-        keys_changed(self.host)
         row = self.host.db.ApiClient[issued.id]
         resp.status = 201  # a new key either way: a new client, or a rotated one
         resp.media = {**grant_json(self.host, issued), **client_json(row)}
@@ -65,7 +64,6 @@ class ClientResource:
         if not revoke_client(self.host, id):
             raise not_found("client")
         orm.commit()
-        keys_changed(self.host)
         resp.status = 204
 
 

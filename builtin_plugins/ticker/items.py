@@ -8,6 +8,7 @@ list, followed by stand-alone plugin marquees (key-values ``ticker.marquee.<plug
 from __future__ import annotations
 
 import logging
+from types import SimpleNamespace
 from typing import Any, Callable, Mapping, Sequence
 
 from pony.orm import db_session
@@ -53,7 +54,10 @@ def build_ticker(host: Any, now_ms: int) -> list[dict[str, Any]]:
     Key-values ``ticker.marquee.<plugin_id>`` not claimed by a ``plugin`` tape follow.
     """
     entity = getattr(host.db, "TickerTape", None)
-    tapes = list(entity.select().order_by(lambda t: (t.sort_order, t.id))) if entity is not None else []
+    # The rows' columns, not Pony entities (a tenth of the time; the canvas hands builders the
+    # same kind of object): each tape as attributes, ``config_json`` decoded.
+    tapes = [SimpleNamespace(**row) for row in list_rows(entity, TAPE_FIELDS, ("sort_order", "id"))] \
+        if entity is not None else []
     claimed = {(t.config_json or {}).get("pluginId") for t in tapes if t.ticker_type == "plugin"}
     built: list[tuple[Any, str, list[str]]] = []
     for tape in tapes:

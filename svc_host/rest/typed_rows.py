@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import falcon
+import orjson
 
+from svc_host.storage import select_rows
 from svc_host.rest.configurable import require_type, row_id, validate_config
 from svc_host.http.errors import ApiError, conflict, not_found
 
@@ -59,17 +61,12 @@ def list_rows(entity: Any, names: Sequence[str], order_by: Sequence[str]) -> lis
     List routes are the hottest reads of the display configuration; materialising Pony
     objects costs about 0.1 ms per row, a plain ``SELECT`` of the same columns a tenth of
     that. Only what the drivers return differently from Pony is converted: SQLite's 0/1
-    booleans and JSON text.
+    booleans and JSON text (orjson: half the standard library's time).
     """
     attrs = [entity._adict_[name] for name in names]
     columns = ", ".join(f'"{attr.column}"' for attr in attrs)
     order = ", ".join(f'"{entity._adict_[name].column}"' for name in order_by)
-    # ``Database.select``, not ``execute``: Pony treats ``execute`` as a possible write and, on
-    # SQLite, opens ``BEGIN IMMEDIATE`` under a process-wide lock, which serialised every list
-    # request behind the others (docs/performance.md, "Where the time went").
-    found = entity._database_.select(f'SELECT {columns} FROM "{entity._table_}" ORDER BY {order}', {}, {})
-    if len(names) == 1:  # Pony returns bare values for a single column
-        found = [(value,) for value in found]
+    found = select_rows(entity._database_, f'SELECT {columns} FROM "{entity._table_}" ORDER BY {order}')
     booleans = [name for name, attr in zip(names, attrs) if attr.py_type is bool]
     documents = [name for name, attr in zip(names, attrs) if getattr(attr.py_type, "__name__", "") == "Json"]
     rows = [dict(zip(names, row)) for row in found]
@@ -79,8 +76,29 @@ def list_rows(entity: Any, names: Sequence[str], order_by: Sequence[str]) -> lis
                 row[name] = bool(row[name])
         for name in documents:
             if isinstance(row[name], (str, bytes)):
-                row[name] = json.loads(row[name])
+                row[name] = load_document(row[name])
     return rows
+
+
+def load_document(text: str | bytes) -> Any:
+    """Stored JSON text parsed as the standard library parses it, through orjson (half the
+    time) unless orjson reads it differently: NaN or Infinity (refused), an integer past
+    64 bits (read as a float, so a float that large sends the text to the standard library)."""
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        elif kind is float and abs(item) >= 2.0 ** 63:
+            return json.loads(text)
+    return data
 
 
 def _schema_of(host: Any, kind: RowKind, type_id: str) -> dict[str, Any]:

@@ -213,3 +213,48 @@ def test_rest_rotation_readoption_and_revoke_are_refused_at_once_over_https(star
         refused(confirmed["api_key"])
     finally:
         second.stop()
+
+
+@pytest.mark.slow
+def test_keys_rotated_or_revoked_on_one_server_are_refused_by_another_on_the_same_database_at_once(
+        start_server, env, backend, tmp_path):
+    """Two display processes share one database: on PostgreSQL each has a data dir of its own
+    (nothing but the database in common), on SQLite both serve the one data dir that holds the
+    file. A key rotated or revoked through either is refused by the other on the very next
+    request, after both have answered it many times."""
+    first = start_server()
+    second_env = {"SVC_DISPLAY_DATA_DIR": str(tmp_path / "data-second")} if backend == "postgres" else {}
+    second = start_server(second_env)
+    assert (second.data_dir == first.data_dir) == (backend == "sqlite")
+    admin = first.key("admin")
+    servers = (first, second)
+
+    def accepted(key: str, role: str) -> None:
+        for _ in range(3):
+            for process in servers:
+                assert process.get("/v1/adoption/session", key=key).json()["role"] == role
+                assert process.get("/v1/screens", key=key).status_code == 200
+
+    def refused(key: str, process) -> None:  # noqa: ANN001
+        assert_error(process.get("/v1/adoption/session", key=key), 401, "unauthorized")
+        assert_error(process.get("/v1/screens", key=key), 401, "unauthorized")
+
+    accepted(admin, "admin")
+    for changer, other in ((first, second), (second, first)):
+        identifier = f"shared-box-{changer.port}"
+        created = changer.request("POST", "/v1/adoption/clients", key=admin,
+                                  json={"identifier": identifier, "role": "operator"}).json()
+        accepted(created["api_key"], "operator")
+
+        rotated = changer.request("POST", "/v1/adoption/clients", key=admin,
+                                  json={"identifier": identifier, "role": "viewer"})
+        assert rotated.status_code == 201, rotated.text
+        refused(created["api_key"], other)
+        refused(created["api_key"], changer)
+        accepted(rotated.json()["api_key"], "viewer")
+
+        deleted = changer.request("DELETE", f"/v1/adoption/clients/{rotated.json()['id']}", key=admin)
+        assert deleted.status_code == 204, deleted.text
+        refused(rotated.json()["api_key"], other)
+        refused(rotated.json()["api_key"], changer)
+    accepted(admin, "admin")  # other keys keep working

@@ -168,7 +168,9 @@ def plugin_template_overlay(context: RenderContext) -> Any:
     except TemplateError as exc:
         _failed(context, prepared, str(exc))
         title, lines = fallback_lines(prepared, str(exc))
-        layer, box = w.boxed_layer(context, panel_hint((0.5, 0.3)), position(context, "center"))
+        panel, box = w.boxed_layer(context, panel_hint((0.5, 0.3)), position(context, "center"))
+        layer = w.Slide()  # a full-screen overlay: the panel in its middle, the messages in their band
+        layer.add_widget(panel)
         box.add_widget(w.label("\n".join([title, *lines]), context.font(32), context.theme.text, halign="center",
                                size_hint=(0.94, 0.9), pos_hint={"center_x": 0.5, "center_y": 0.5}))
     return w.with_messages(context, layer, context.theme.accents[0], 90)

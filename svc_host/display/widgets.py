@@ -30,7 +30,7 @@ from kivy.uix.label import Label
 from kivy.uix.widget import Widget
 
 from hookspecs.contrast import BLACK, PANEL_ALPHA, WHITE, composite, legible, qr_colours
-from hookspecs.render import TITLE_BOX, RenderContext, Theme
+from hookspecs.render import BAND, ROLE_CELEBRATION, ROLE_PRIMARY, ROLE_TITLE, TITLE_BOX, RenderContext, Theme
 # the compositor's own backdrop, re-exported for renderers
 from svc_host.display.backdrop import Backdrop, gradient_texture  # noqa: F401
 from svc_host.display.kit import config_number, config_strings, opacity, panel_hint, position
@@ -161,8 +161,9 @@ class VideoFill(ImageFill):
 
 
 def label(text: str, font_size: float, color: RGBA, bold: bool = False, halign: str = "left",
-          valign: str = "middle", **kwargs: Any) -> Label:
-    """A label that wraps inside its box.
+          valign: str = "middle", role: str | None = None, **kwargs: Any) -> Label:
+    """A label that wraps inside its box; ``role`` marks a slide's title or primary text
+    (:data:`hookspecs.render.ROLE_TITLE` ..., what no overlay may cover).
 
     The texture is only as tall as the text (``text_size=(width, None)``): a box-sized,
     mostly transparent texture would cost a full blend of the box on llvmpipe every
@@ -170,6 +171,7 @@ def label(text: str, font_size: float, color: RGBA, bold: bool = False, halign: 
     """
     widget = Label(text=text, font_size=font_size, color=color, bold=bold, halign=halign, valign="middle",
                    markup=False, shorten=False, **kwargs)
+    widget.role = role
     widget.bind(width=lambda w, width: setattr(w, "text_size", (width, None)))
     if valign == "top":
         # as tall as its text, anchored by its pos_hint "top": the text starts at the top
@@ -228,7 +230,7 @@ def add_title(context: RenderContext, slide: Widget, title: str, accent: RGBA | 
     slide.add_widget(Backdrop([accent or context.theme.accents[0]], size_hint=(0.012, height),
                               pos_hint={"x": max(0.0, x - 0.03), "top": 1 - y}))
     slide.add_widget(label(title, context.font(size), color or context.theme.text, bold=True, halign=halign,
-                           **box_hints(box)))
+                           role=ROLE_TITLE, **box_hints(box)))
 
 
 def text_slide(context: RenderContext, title: str, lines: Sequence[str], subtitle: str = "",
@@ -250,7 +252,7 @@ def text_slide(context: RenderContext, title: str, lines: Sequence[str], subtitl
                                pos_hint={"x": 0.08, "top": top}))
         top -= 0.09
     body = "\n".join(line for line in lines if line)
-    slide.add_widget(label(body, context.font(body_size), fg, valign="top", halign=halign,
+    slide.add_widget(label(body, context.font(body_size), fg, valign="top", halign=halign, role=ROLE_PRIMARY,
                            size_hint=(0.84, top - 0.06),
                            pos_hint={"x": 0.08, "top": top}))
     return slide
@@ -360,15 +362,15 @@ def on_panel(context: RenderContext, color: RGBA) -> RGBA:
 
 def boxed_layer(context: RenderContext, size_hint: tuple[float, float], pos_hint: dict,
                 backdrop: bool = True) -> tuple[Slide, Slide]:
-    """An overlay layer (its ``opacity`` from the config) holding one box, with a translucent theme
-    backdrop unless ``backdrop`` is false. Returns ``(layer, box)``."""
-    layer = Slide()
-    layer.opacity = opacity(context)
+    """An overlay panel: a box of ``size_hint`` (fractions of the content area; its ``opacity`` from
+    the config) with a translucent theme backdrop unless ``backdrop`` is false. Returns
+    ``(root, box)``, the same widget: the overlays layer puts the panel in its zone
+    (``hookspecs.render.Layout``); ``pos_hint`` places it where it is drawn alone."""
     box = Slide(size_hint=size_hint, pos_hint=pos_hint)
+    box.opacity = opacity(context)
     if backdrop:
         add_backdrop(context, box)
-    layer.add_widget(box)
-    return layer, box
+    return box, box
 
 
 def panel(context: RenderContext, size_hint: tuple[float, float], default_pos: str = "top_right",
@@ -397,10 +399,14 @@ class Messages:
 
 
 def message_label(context: RenderContext, color: RGBA, size: float = 110) -> Label:
-    """A large outlined caption in the middle of an overlay."""
-    return label("", context.font(size), color, bold=True, halign="center", size_hint=(0.9, 0.3),
-                 pos_hint={"center_x": 0.5, "center_y": 0.55}, outline_width=max(1, int(context.font(4))),
-                 outline_color=(0, 0, 0, 1))
+    """A large outlined caption in the celebration band (:data:`hookspecs.render.BAND` high at the
+    bottom of a full-screen overlay), one line at most as tall as the band allows."""
+    font = min(context.font(size), context.size[1] * BAND * 0.62)
+    caption = label("", font, color, bold=True, halign="center", size_hint=(0.96, BAND), role=ROLE_CELEBRATION,
+                    pos_hint={"center_x": 0.5, "y": 0}, outline_width=max(1, int(context.font(4))),
+                    outline_color=(0, 0, 0, 1))
+    caption.shorten = True
+    return caption
 
 
 def with_messages(context: RenderContext, layer: Slide, color: RGBA, size: float = 110,
@@ -411,6 +417,7 @@ def with_messages(context: RenderContext, layer: Slide, color: RGBA, size: float
     if messages:
         caption = message_label(context, color, size)
         layer.add_widget(caption)
+        layer.celebration = caption  # the overlays layer keeps the celebration band free of the slide
         every = config_number(context, "message_interval_sec", 6, 1, 3600) if interval is None else interval
         layer.animate(Messages(caption, messages, every))
     return layer

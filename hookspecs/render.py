@@ -396,19 +396,20 @@ class Layout:
         return Rect(max(c.x, x), max(c.y, y), width, height)
 
     def arrange(self, wanted: Sequence[tuple[str, tuple[float | None, float | None], bool]]
-                ) -> tuple[list[Rect], list[tuple[str, Rect]]]:
-        """Where each overlay of ``wanted`` (``(zone, size_hint, celebrates)``, in order) goes, and the
-        ``(zone, rect)`` they occupy (for :meth:`with_occupied`). Corners are first come first
-        served; a ``center`` overlay or a second one in a corner moves to a free corner (stays
-        where it asked when none is free); a band as asked; a ``fullscreen`` one covers the
-        content area and occupies nothing but, when it ``celebrates`` (shows a message), the
-        celebration band. An unknown zone counts as ``fullscreen``."""
+                ) -> tuple[list[Rect], list[tuple[str, Rect]], list[Rect | None]]:
+        """Where each overlay of ``wanted`` (``(zone, size_hint, celebrates)``, in order) goes, the
+        ``(zone, rect)`` they occupy (for :meth:`with_occupied`) and, for each one that celebrates,
+        where its message goes. Corners are first come first served; a ``center`` overlay or a
+        second one in a corner moves to a free corner (stays where it asked when none is free); a
+        band as asked; a ``fullscreen`` one covers the content area and occupies nothing but, when
+        it ``celebrates`` (shows a message), the celebration band, between the bottom corner panels.
+        An unknown zone counts as ``fullscreen``."""
         zones = [zone if zone in ZONES else "fullscreen" for zone, _hint, _celebrates in wanted]
         taken = {zone for zone in zones if zone in CORNERS}
         rects: list[Rect] = []
-        occupied: list[tuple[str, Rect]] = []
         used: set[str] = set()
-        for zone, (_wanted, hint, celebrates) in zip(zones, wanted):
+        for index, (_wanted, hint, _celebrates) in enumerate(wanted):
+            zone = zones[index]
             if zone == "center" or (zone in CORNERS and zone in used):
                 free = [corner for corner in _MOVE_ORDER if corner not in taken]
                 if free:
@@ -417,12 +418,19 @@ class Layout:
                 elif zone == "center":
                     zone = _MOVE_ORDER[0]
             used.add(zone)
+            zones[index] = zone
             rects.append(self.zone_rect(zone, hint))
-            if zone != "fullscreen":
-                occupied.append((zone, rects[-1]))
-            elif celebrates:
-                occupied.append((CELEBRATION_ZONE, self.zone_rect(CELEBRATION_ZONE)))
-        return rects, occupied
+        band = self.zone_rect(CELEBRATION_ZONE)
+        gap = self.content.width * MARGIN[0]
+        left = max([band.x] + [r.right + gap for z, r in zip(zones, rects) if z == "bottom_left"])
+        right = min([band.right] + [r.x - gap for z, r in zip(zones, rects) if z == "bottom_right"])
+        message = Rect(left, band.y, max(0.0, right - left), band.height)
+        occupied = [(zone, rect) for zone, rect in zip(zones, rects) if zone != "fullscreen"]
+        messages = [message if zone == "fullscreen" and celebrates else None
+                    for zone, (_z, _hint, celebrates) in zip(zones, wanted)]
+        if any(messages):
+            occupied.append((CELEBRATION_ZONE, band))
+        return rects, occupied, messages
 
     def with_occupied(self, occupied: Sequence[tuple[str, Rect]]) -> "Layout":
         """This layout with ``zones`` (each zone's bounding rectangle of what occupies it) and

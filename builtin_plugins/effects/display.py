@@ -94,7 +94,7 @@ def bouncing_message(context: RenderContext) -> Any:
     label = Label(text=messages[0], font_size=font, color=color, bold=True, size_hint=(None, None),
                   pos=(width * 0.2, band * 0.1), outline_width=max(1, int(context.font(3))),
                   outline_color=(0, 0, 0, 1))
-    label.role = ROLE_CELEBRATION
+    label.role, label.moves = ROLE_CELEBRATION, True  # it bounces in the band, on its own course
     layer.add_widget(label)
     layer.celebration = label
     layer.animate(_Bounce(label, width, band, speed(context, "speed", 0.15) * height))

@@ -24,6 +24,7 @@ from typing import Any
 
 from hookspecs.render import Layout, Rect, Stage
 from hookspecs.services import CURATOR, OVERLAYS, curated, service
+from svc_host.display.kit import place_celebration
 
 log = logging.getLogger("builtin_plugins.overlays")
 
@@ -64,11 +65,14 @@ class OverlaysLayer:
     def arrange(self, layout: Layout) -> list[tuple[str, Rect]]:
         """Place every overlay in its zone of ``layout`` (:meth:`Layout.arrange`); what they occupy."""
         shown = [(overlay_id, entry) for overlay_id, entry in self.overlays.items() if entry.get("widget") is not None]
-        rects, occupied = layout.arrange([(entry["zone"], entry["hint"],
-                                           getattr(entry["widget"], "celebration", None) is not None)
-                                          for _id, entry in shown])
+        rects, occupied, messages = layout.arrange([(entry["zone"], entry["hint"],
+                                                     getattr(entry["widget"], "celebration", None) is not None)
+                                                    for _id, entry in shown])
         self.placed = {overlay_id: rect for (overlay_id, _entry), rect in zip(shown, rects)}
         self._fit()
+        for (_id, entry), rect, message in zip(shown, rects, messages):
+            if message is not None:
+                place_celebration(entry["widget"], rect, message)
         return occupied
 
     # ------------------------------------------------------------------ loader thread

@@ -166,16 +166,19 @@ class Renderer:
         """The overlay of ``type_def`` in its zone and the sample slide in the area it leaves free,
         as the canvas lays them out (:meth:`hookspecs.render.Layout.arrange`), both placed."""
         from hookspecs.render import Layout
+        from svc_host.display.kit import place_celebration
 
         config = dict(type_def.example_config)
         overlay = self.build(prefs, "overlay", type_def.id, config)
         layout = Layout.of(*self.size)
-        rects, occupied = layout.arrange([(type_def.zone_for(config), tuple(overlay.size_hint),
-                                           getattr(overlay, "celebration", None) is not None)])
+        rects, occupied, messages = layout.arrange([(type_def.zone_for(config), tuple(overlay.size_hint),
+                                                     getattr(overlay, "celebration", None) is not None)])
         free = layout.with_occupied(occupied).free
         slide = self.build(prefs, "screen", BASE_SLIDE[0], BASE_SLIDE[1], (int(free.width), int(free.height)))
         self.place(slide, free)
         self.place(overlay, rects[0])
+        if messages[0] is not None:
+            place_celebration(overlay, rects[0], messages[0])
         return [slide, overlay]
 
     def steps(self) -> Iterator[int]:

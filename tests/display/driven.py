@@ -343,11 +343,11 @@ def main(argv: list[str]) -> int:
     try:
         if job.get("seed") == "news":
             seed_news(host)
-        elif job.get("seed") == "samples":  # every plugin's display_samples (the gallery's content)
+        elif job.get("seed") == "samples":  # display_samples (the gallery's content) of the plugins named
             from pony import orm
 
             with orm.db_session:
-                host.plugins.call_each("display_samples", host=host)
+                host.plugins.call_each("display_samples", only=job.get("samples"), host=host)
         api = ApiClient(host, issue_key(host, "admin"))
         for method, path, body in job.get("requests", []):
             answer = api.request(method, path, json=body)

@@ -27,17 +27,17 @@ def test_a_corner_panel_sits_its_margin_from_the_corner_of_the_content_area():
 
 def test_a_wide_flat_corner_panel_cuts_a_band_and_a_tall_one_a_column():
     layout = Layout.of(1000, 600)
-    rects, occupied = layout.arrange([("top_right", (0.3, 0.1), False)])
+    rects, occupied, _messages = layout.arrange([("top_right", (0.3, 0.1), False)])
     free = layout.with_occupied(occupied).free
     assert free == Rect(0, 0, 1000, rects[0].y - 600 * MARGIN[1])  # a band off the top: the larger rest
-    rects, occupied = layout.arrange([("bottom_left", (0.1, 0.5), False)])
+    rects, occupied, _messages = layout.arrange([("bottom_left", (0.1, 0.5), False)])
     free = layout.with_occupied(occupied).free
     assert free == Rect(rects[0].right + 1000 * MARGIN[0], 0, 1000 - rects[0].right - 20, 600)
 
 
 def test_free_is_the_largest_area_every_combination_of_cuts_leaves():
     layout = Layout.of(1000, 600)
-    rects, occupied = layout.arrange([("top_left", (0.3, 0.4), False), ("top_right", (0.3, 0.1), False),
+    rects, occupied, _messages = layout.arrange([("top_left", (0.3, 0.4), False), ("top_right", (0.3, 0.1), False),
                                       ("bottom_right", (0.1, 0.1), False)])
     free = layout.with_occupied(occupied).free
     for rect in rects:
@@ -50,24 +50,35 @@ def test_free_is_the_largest_area_every_combination_of_cuts_leaves():
 
 def test_center_and_a_second_overlay_in_a_taken_corner_move_to_free_corners():
     layout = Layout.of(1000, 600)
-    rects, occupied = layout.arrange([("top_right", (0.2, 0.2), False), ("center", (0.2, 0.2), False),
+    rects, occupied, _messages = layout.arrange([("top_right", (0.2, 0.2), False), ("center", (0.2, 0.2), False),
                                       ("top_right", (0.2, 0.2), False)])
     assert [zone for zone, _rect in occupied] == ["top_right", "bottom_right", "bottom_left"]
     assert rects[1] == layout.zone_rect("bottom_right", (0.2, 0.2))
-    rects, occupied = layout.arrange([(corner, (0.1, 0.1), False) for corner in CORNERS]
+    rects, occupied, _messages = layout.arrange([(corner, (0.1, 0.1), False) for corner in CORNERS]
                                      + [("center", (0.1, 0.1), False)])
     assert occupied[-1][0] == "bottom_right"  # no free corner: it shares one, never the middle
 
 
 def test_a_full_screen_overlay_occupies_only_its_celebration_band():
     layout = Layout.of(1000, 600, {"ticker": 50})
-    rects, occupied = layout.arrange([("fullscreen", (1, 1), True), ("fullscreen", (1, 1), False),
+    rects, occupied, _messages = layout.arrange([("fullscreen", (1, 1), True), ("fullscreen", (1, 1), False),
                                       ("no_such_zone", (1, 1), False)])
     assert rects == [layout.content] * 3
     assert occupied == [("bottom_band", layout.zone_rect("bottom_band"))]
+    assert _messages == [layout.zone_rect("bottom_band"), None, None]
     free = layout.with_occupied(occupied).free
     assert free == Rect(0, 50 + 550 * BAND, 1000, 550 * (1 - BAND))
     assert layout.with_occupied([]).free == layout.content
+
+
+def test_a_celebration_message_lies_between_the_bottom_corner_panels():
+    layout = Layout.of(1000, 600)
+    rects, occupied, messages = layout.arrange([("bottom_left", (0.2, 0.1), False), ("fullscreen", (1, 1), True),
+                                                ("bottom_right", (0.1, 0.1), False)])
+    band = layout.zone_rect("bottom_band")
+    assert messages[1] == Rect(rects[0].right + 20, 0, rects[2].x - 20 - rects[0].right - 20, band.height)
+    assert not messages[1].intersects(rects[0]) and not messages[1].intersects(rects[2])
+    assert ("bottom_band", band) in occupied
 
 
 def test_every_builtin_overlay_type_declares_a_known_zone(host):
@@ -124,7 +135,7 @@ def groups(host) -> list[list[dict]]:
 
 @pytest.mark.slow
 def test_no_overlay_covers_the_slide_title_or_primary_text(env, host, tmp_path):
-    result = run(env, {"scenario": "zones", "size": SIZE, "seed": "samples",
+    result = run(env, {"scenario": "zones", "size": SIZE, "seed": "samples", "samples": ["calendar", "media", "stocks"],
                        "requests": [["POST", "/v1/screens", SLIDE]], "overlays": groups(host)}, tmp_path)
     seen = result["groups"]
     assert len(seen) == len(CORNER_OVERLAYS) + len(CELEBRATIONS) + 1
@@ -135,6 +146,7 @@ def test_no_overlay_covers_the_slide_title_or_primary_text(env, host, tmp_path):
         marked = [(m["role"], Rect(*m["rect"])) for m in group["marked"]]
         free = Rect(*group["free"])
         assert group["overlays"], group
+        panels = [Rect(*d["rect"]) for d in group["overlays"] if d["zone"] != "fullscreen"]
         for drawn in group["overlays"]:
             rects = [Rect(*r) for r in drawn["celebrations"]] if drawn["zone"] == "fullscreen" \
                 else [Rect(*drawn["rect"])]
@@ -143,8 +155,9 @@ def test_no_overlay_covers_the_slide_title_or_primary_text(env, host, tmp_path):
                 assert not rect.intersects(free), (drawn, free)
                 for role, text in marked:
                     assert not rect.intersects(text), (drawn["id"], role, text, rect)
-                if drawn["zone"] == "fullscreen":  # the message lies in the band at the bottom
+                if drawn["zone"] == "fullscreen":  # the message lies in the band at the bottom, by the panels
                     assert rect.top <= free.y + 1, (drawn, free)
+                    assert not any(rect.intersects(panel) for panel in panels), (drawn, panels)
     # the centre overlay moved to a free corner; the four corner panels shared the screen
     centre = next(g for g in seen if g["overlays"][0]["id"] == "o_qr_code_center")["overlays"][0]
     assert centre["zone"] == "center" and Rect(*centre["rect"]).x > SIZE[0] / 2

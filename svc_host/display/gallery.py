@@ -166,6 +166,7 @@ class Renderer:
         """The overlay of ``type_def`` in its zone and the sample slide in the area it leaves free,
         as the canvas lays them out (:meth:`hookspecs.render.Layout.arrange`), both placed."""
         from hookspecs.render import Layout
+        from svc_host.display.backdrop import Backdrop
         from svc_host.display.kit import place_celebration
 
         config = dict(type_def.example_config)
@@ -175,11 +176,13 @@ class Renderer:
                                                      getattr(overlay, "celebration", None) is not None)])
         free = layout.with_occupied(occupied).free
         slide = self.build(prefs, "screen", BASE_SLIDE[0], BASE_SLIDE[1], (int(free.width), int(free.height)))
+        backdrop = Backdrop(list(prefs.theme.background))  # the compositor's, around the free area
+        self.place(backdrop)
         self.place(slide, free)
         self.place(overlay, rects[0])
         if messages[0] is not None:
             place_celebration(overlay, rects[0], messages[0])
-        return [slide, overlay]
+        return [backdrop, slide, overlay]
 
     def steps(self) -> Iterator[int]:
         for picture in self.jobs():

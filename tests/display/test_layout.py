@@ -165,3 +165,22 @@ def test_no_overlay_covers_the_slide_title_or_primary_text(env, host, tmp_path):
     assert len(last["overlays"]) == 5
     assert Rect(*last["free"]).area > 0.25 * SIZE[0] * SIZE[1]
     assert "Traceback" not in result["log"], result["log"][-3000:]
+
+
+def test_an_overlay_type_in_an_unknown_zone_is_refused_naming_its_plugin(caplog):
+    import logging
+
+    from hookspecs import OverlayType, hookimpl
+    from svc_host.plugins import build_registries, load_plugins
+
+    class Corner:
+        @hookimpl
+        def register_overlay_types(self):
+            return [OverlayType("corner_badge", "Badge", {"type": "object"}, {}, zone="top_middle")]
+
+    plugins = load_plugins(disabled={"clients", "adoption"}, extra=[("badge", Corner())])
+    plugins.info["badge"].origin = "third-party"
+    with caplog.at_level(logging.ERROR):
+        registries = build_registries(plugins)
+    assert "corner_badge" not in registries.overlay_types
+    assert any("'badge'" in r.getMessage() and "zone must be one of" in r.getMessage() for r in caplog.records)

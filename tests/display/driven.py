@@ -315,6 +315,7 @@ def zones(canvas: Canvas, job: dict) -> dict:
                   for w in slides.widget.walk(restrict=True) if getattr(w, "role", None) in ("title", "primary")]
         free = canvas.compositor.layout.free
         seen.append({"overlays": drawn, "marked": marked, "free": [free.x, free.y, free.width, free.height],
+                     "built": list(slides.current["size"]) if slides.current else None,
                      "failed": [e["row"]["id"] for e in overlays.overlays.values() if e["failed"]]})
         if job.get("png"):
             canvas.png(f"{job['png']}-{len(seen)}.png")

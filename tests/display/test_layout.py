@@ -145,6 +145,7 @@ def test_no_overlay_covers_the_slide_title_or_primary_text(env, host, tmp_path):
         assert roles == {"title", "primary"}, group  # the slide is on screen, its text marked
         marked = [(m["role"], Rect(*m["rect"])) for m in group["marked"]]
         free = Rect(*group["free"])
+        assert group["built"] == [int(free.width), int(free.height)], group  # built again when free changed
         assert group["overlays"], group
         panels = [Rect(*d["rect"]) for d in group["overlays"] if d["zone"] != "fullscreen"]
         for drawn in group["overlays"]:

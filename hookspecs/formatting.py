@@ -12,7 +12,13 @@ Decisions (``docs/display-configuration.md`` records them too):
   with `` AM``/`` PM``; a 12-hour clock writes ``12`` for noon and midnight and no leading
   zero; an unknown preset is ``24h_hm``;
 - temperatures are whole degrees, rounded half away from zero (22.5 -> 23, -2.5 -> -3),
-  after converting to Fahrenheit when the unit is ``f``; ``None`` is ``--``.
+  after converting to Fahrenheit when the unit is ``f``; ``None`` is ``--``;
+- friendly days and spans (what a person reads on a wall, English): ``Today``, ``Tomorrow``,
+  ``Yesterday``, a weekday name (``Friday``) within the next six days, else a short date in the
+  date order's way (``Mon 7 Dec``, ``Mon Dec 7`` for ``mdy``, with the year when it is not this
+  year's); a span is ``Today 14:00–15:00`` (an en dash; the end's day named when it differs),
+  ``Today · all day``, and a running one ``Now · until 15:00``;
+- ages: ``just now`` (under a minute), ``12 min ago``, ``2 h ago``, ``3 days ago``.
 """
 from __future__ import annotations
 
@@ -69,6 +75,73 @@ def format_time(moment: dt.datetime | dt.time, preset: str | None) -> str:
     if marker:
         text += " AM" if moment.hour < 12 else " PM"
     return text
+
+
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+          "October", "November", "December")
+EN_DASH, MIDDLE_DOT = "\u2013", "\u00b7"
+
+
+def friendly_day(day: dt.date, today: dt.date, order: str | None = "ymd") -> str:
+    """``day`` seen from ``today``: ``Today``, ``Tomorrow``, ``Yesterday``, a weekday name within the
+    next six days, else ``Mon 7 Dec`` (``Mon Dec 7`` for ``mdy``; the year added when not this year's)."""
+    delta = (day - today).days
+    if delta in (-1, 0, 1):
+        return ("Yesterday", "Today", "Tomorrow")[delta + 1]
+    if 1 < delta < 7:
+        return WEEKDAYS[day.weekday()]
+    weekday, month = WEEKDAYS[day.weekday()][:3], MONTHS[day.month - 1][:3]
+    text = f"{weekday} {month} {day.day}" if order == "mdy" else f"{weekday} {day.day} {month}"
+    return text if day.year == today.year else f"{text} {day.year}"
+
+
+def long_date(day: dt.date, order: str | None = "ymd") -> str:
+    """``Friday 27 November 2026`` (``Friday, November 27, 2026`` for ``mdy``)."""
+    weekday, month = WEEKDAYS[day.weekday()], MONTHS[day.month - 1]
+    return f"{weekday}, {month} {day.day}, {day.year}" if order == "mdy" else f"{weekday} {day.day} {month} {day.year}"
+
+
+def format_span(start: dt.datetime, end: dt.datetime | None, now: dt.datetime, preset: str | None,
+                all_day: bool = False, order: str | None = "ymd") -> str:
+    """When an event happens, seen from ``now`` (all three in the display's zone): ``Now · until
+    15:00`` while it runs, ``Today 14:00–15:00``, ``Tomorrow · all day``, ``Friday 9:00 AM–10:00 AM``;
+    an end on another day names that day (``Today 22:00–Saturday 02:00``)."""
+    today = now.date()
+    if end is not None and start <= now < end:
+        if all_day:
+            return f"Now {MIDDLE_DOT} all day"
+        until = format_time(end, preset)
+        if end.date() != today:
+            until = f"{friendly_day(end.date(), today, order)} {until}"
+        return f"Now {MIDDLE_DOT} until {until}"
+    day = friendly_day(start.date(), today, order)
+    if all_day:
+        return f"{day} {MIDDLE_DOT} all day"
+    text = f"{day} {format_time(start, preset)}"
+    if end is None or end <= start:
+        return text
+    finish = format_time(end, preset)
+    if end.date() != start.date():
+        finish = f"{friendly_day(end.date(), today, order)} {finish}"
+    return f"{text}{EN_DASH}{finish}"
+
+
+def format_age(then_ms: int | None, now_ms: int) -> str:
+    """How long ago ``then_ms`` was: ``just now``, ``12 min ago``, ``2 h ago``, ``3 days ago``
+    (``""`` for None; a time in the future is ``just now``)."""
+    if then_ms is None:
+        return ""
+    minutes = max(0, (now_ms - then_ms) // 60_000)
+    if minutes < 1:
+        return "just now"
+    if minutes < 60:
+        return f"{minutes} min ago"
+    hours = minutes // 60
+    if hours < 24:
+        return f"{hours} h ago"
+    days = hours // 24
+    return "1 day ago" if days == 1 else f"{days} days ago"
 
 
 def round_half_away(value: float) -> int:

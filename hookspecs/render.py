@@ -55,6 +55,14 @@ DEFAULT_THEME_PREVIEW: dict[str, list[str]] = {
 themes, and the canvas uses it when no themes service answers. Defined once, here."""
 
 
+TYPE_SCALE: dict[str, float] = {"display": 200, "headline": 120, "title": 80, "body": 56,
+                                 "secondary": 48, "caption": 40}
+"""The type scale of the builtin slides, in px at 1080 lines and text scale 1 (a lobby read from a few
+metres): ``display`` (a temperature, the clock), ``headline`` (a weather icon, a big number), ``title``
+(a slide's title), ``body`` (a slide's primary text: never smaller), ``secondary`` (a source and age,
+a date beside the text) and ``caption`` (credits, small print). :meth:`RenderContext.type_px` scales a
+step to the slide like :meth:`RenderContext.font`; one place for every slide's sizes."""
+
 TITLE_BOX = (0.08, 0.08, 0.86, 0.16)
 """The title band of the builtin slides (the renderer kit's ``text_slide`` and ``add_title``):
 ``[x, y, width, height]`` as fractions of the slide from its top left corner."""
@@ -186,10 +194,39 @@ class RenderContext:
     def format_temperature(self, celsius: float | None, unit: str | None = None) -> str:
         return formatting.format_temperature(celsius, unit or self.temperature_unit)
 
+    def moment(self, ms: int) -> dt.datetime:
+        """Epoch milliseconds as a time in the display's zone."""
+        return dt.datetime.fromtimestamp(ms / 1000, self.tzinfo())
+
+    def format_span(self, start_ms: int, end_ms: int | None = None, all_day: bool = False) -> str:
+        """An event's time as a person reads it (``Today 14:00–15:00``, ``Now · until 15:00``):
+        :func:`hookspecs.formatting.format_span` in the display's zone, clock and date order."""
+        end = self.moment(end_ms) if end_ms is not None else None
+        return formatting.format_span(self.moment(start_ms), end, self.now(),
+                                      formatting.preset_for(None, self.time_format), all_day, self.date_order)
+
+    def is_running(self, start_ms: int, end_ms: int | None) -> bool:
+        return end_ms is not None and start_ms <= self.now_ms() < end_ms
+
+    def friendly_day(self, day: dt.date) -> str:
+        """``Today``, ``Tomorrow``, a weekday name within a week, else a short date."""
+        return formatting.friendly_day(day, self.now().date(), self.date_order)
+
+    def long_date(self, day: dt.date, order: str | None = None) -> str:
+        return formatting.long_date(day, order or self.date_order)
+
+    def format_age(self, then_ms: int | None) -> str:
+        """``2 h ago`` from the display's clock."""
+        return formatting.format_age(then_ms, self.now_ms())
+
     # -- sizes --------------------------------------------------------------------
     def font(self, px_at_1080: float) -> float:
         """A font size scaled to the canvas height and the configured text scale."""
         return max(6.0, px_at_1080 * self.size[1] / 1080.0 * (self.text_scale or 1.0))
+
+    def type_px(self, step: str) -> float:
+        """A :data:`TYPE_SCALE` step (``title``, ``body``...) as a font size for this slide."""
+        return self.font(TYPE_SCALE[step])
 
     # -- data (loader thread) -------------------------------------------------------
     def blob_bytes(self, key: str | None) -> bytes | None:
@@ -523,7 +560,7 @@ class Layer(Protocol):
     def dispose(self) -> None: ...
 
 
-__all__: Sequence[str] = ("RGBA", "DEFAULT_THEME_ID", "DEFAULT_THEME_PREVIEW", "TITLE_BOX", "Theme",
+__all__: Sequence[str] = ("RGBA", "DEFAULT_THEME_ID", "DEFAULT_THEME_PREVIEW", "TYPE_SCALE", "TITLE_BOX", "Theme",
                           "parse_color", "parse_colors", "theme_from_preview", "default_theme", "TickerContent",
                           "RenderContext", "Widget", "Renderer", "renderer", "Preferences", "Rect", "Layout",
                           "CORNERS", "ZONES", "CELEBRATION_ZONE", "BAND", "MARGIN", "ROLE_TITLE", "ROLE_PRIMARY",

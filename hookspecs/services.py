@@ -95,9 +95,11 @@ class SettingsService(Protocol):
 class ClientKeys(Protocol):
     """API keys of adopted clients. ``issue`` creates the client ``identifier`` with ``role``
     (or rotates its key) and returns the key once; only its hash is stored. A bad identifier
-    or role raises ``ValueError``. Running servers of the same data dir accept the key at once."""
+    or role raises ``ValueError``. Running servers of the same data dir accept the key at once.
+    ``any_client()`` says whether any client is adopted (joins the caller's ``db_session``)."""
 
     def issue(self, identifier: str, role: str) -> str: ...
+    def any_client(self) -> bool: ...
 
 
 @runtime_checkable

@@ -36,7 +36,7 @@ def register_entities(db: Any) -> None:
 
 @hookimpl
 def register_routes(host: Any) -> list[Any]:
-    if "ApiClient" not in host.db.entities:
+    if "clients" not in host.plugins.info:
         raise RuntimeError("adoption issues API keys through the clients plugin: enable clients or disable adoption")
     _service(host)
     return routes(host)

@@ -21,7 +21,7 @@ from typing import Any
 
 from hookspecs.render import RenderContext, Stage, renderer
 from hookspecs.services import ALERT_SEVERITIES, ALERTS, service
-from svc_host.display.kit import config_number, config_strings, config_text
+from svc_host.display.kit import config_number, config_strings, config_text, slide_title
 from svc_host.display.kit import widgets as _w
 
 log = logging.getLogger("builtin_plugins.alerts")
@@ -128,10 +128,22 @@ def _prepare_alerts(context: RenderContext) -> Any:
             for a in alerts[:int(config_number(context, "maxAlerts", 6, 1, 20))]]
 
 
+SEVERITY_ICONS = {"critical": "error", "warning": "warning", "info": "info"}
+
+
 @renderer(prepare=_prepare_alerts)
 def alerts(context: RenderContext) -> Any:
-    """The active alerts as a text slide: ``[severity] title: body``, one a line."""
+    """An alert an item: its severity's icon (and the severity in words) beside its title, its body
+    under it; most severe first, as many as fit."""
     w = _w()
-    lines = [f"[{a['severity']}] {a['title']}: {a['body']}" if a["severity"] else f"{a['title']}: {a['body']}"
-             for a in context.data]
-    return w.text_slide(context, "Alerts", lines, accent=w.RED, body_size=56 if len(lines) <= 4 else 40)
+    slide = w.themed_slide(context)
+    w.add_title(context, slide, slide_title(context, "Alerts"), accent=w.RED)
+    entries = []
+    for a in context.data:
+        severity = str(a["severity"] or "").lower()
+        color = w.on_background(context, SEVERITY_COLORS.get(severity, SEVERITY_COLORS["warning"]))
+        meta = " \u00b7 ".join(p for p in (severity.capitalize(), a["body"]) if p)
+        entries.append(w.entry(context, a["title"], bold=True, meta=meta, meta_color=context.theme.text,
+                               marker=SEVERITY_ICONS.get(severity, "warning"), marker_color=color))
+    w.body_column(context, slide, entries)
+    return slide

@@ -28,10 +28,10 @@ def _qr_slide(context: RenderContext, payload: str, title: str, caption: str,
     w = _w()
     slide = w.themed_slide(context)
     text = context.theme.text
-    slide.add_widget(w.label(title, context.font(72), text, bold=True, valign="top", size_hint=(0.45, 0.3),
-                             pos_hint={"x": 0.06, "top": 0.9}))
-    slide.add_widget(w.label(caption, context.font(48), context.theme.accents[0], valign="top",
-                             size_hint=(0.45, 0.4), pos_hint={"x": 0.06, "top": 0.55}))
+    heading = w.entry(context, title, text, step="title", bold=True)
+    heading.main.role = "title"
+    w.body_column(context, slide, [heading, w.entry(context, caption, context.theme.accents[0])],
+                  (0.06, 0.1, 0.45, 0.8))
     fg, bg = w.qr_colours(fg, bg)  # dark modules on a light ground, whatever the config asks
     slide.add_widget(w.Backdrop([bg], size_hint=(0.4, 0.8), pos_hint={"right": 0.95, "center_y": 0.5}))
     slide.add_widget(w.ImageFill(w.qr_texture(payload, fg, bg), size_hint=(0.38, 0.76),

@@ -8,9 +8,10 @@ import calendar
 import datetime as dt
 from typing import Any
 
-from hookspecs.contrast import readable_on
-from hookspecs.render import RenderContext, renderer
-from svc_host.display.kit import config_flag, config_number, config_strings, config_text
+from hookspecs.contrast import legible, readable_on
+from hookspecs.formatting import MONTHS
+from hookspecs.render import TYPE_SCALE, RenderContext, renderer
+from svc_host.display.kit import category_label, config_flag, config_number, config_strings, config_text, slide_title
 from svc_host.display.kit import widgets as _w
 
 AGENDA_KEYS = ("daysAhead", "maxEvents", "categoryIds", "showLocation")  # the slide's
@@ -40,15 +41,18 @@ def _agenda(context: RenderContext, keys: tuple[str, str, str, str]) -> Any:
     if not rows:
         return None
     show_location = config_flag(context, keys[3], True)
-    return [{"title": e.title, "start_ms": e.start_ms, "all_day": e.all_day,
+    return [{"title": e.title, "start_ms": e.start_ms, "end_ms": e.end_ms, "all_day": e.all_day,
              "location": e.location if show_location else ""} for e in rows]
 
 
+def _when(context: RenderContext, event: dict) -> str:
+    """``Today 14:00–15:00 · Room 2``, ``Now · until 15:00`` (the display's friendly span) and the place."""
+    when = context.format_span(event["start_ms"], event.get("end_ms"), event["all_day"])
+    return f"{when}  \u00b7 {event['location']}" if event.get("location") else when
+
+
 def _event_line(context: RenderContext, event: dict) -> str:
-    start = dt.datetime.fromtimestamp(event["start_ms"] / 1000, context.tzinfo())
-    when = context.format_date(start) + ("" if event["all_day"] else "  " + context.format_time(start))
-    where = f"  \u00b7 {event['location']}" if event.get("location") else ""
-    return f"{when}   {event['title']}{where}"
+    return f"{_when(context, event)}   {event['title']}"
 
 
 def _month(context: RenderContext, key: str) -> Any:
@@ -99,14 +103,31 @@ def month_grid(context: RenderContext, data: dict, font_px: float, week_starts_o
 
 # -- slides -------------------------------------------------------------------------------------
 def _prepare_agenda(context: RenderContext) -> Any:
-    return _agenda(context, AGENDA_KEYS)
+    events = _agenda(context, AGENDA_KEYS)
+    if events is None:
+        return None
+    label = category_label(context, context.row.get("data_key") or next(iter(config_strings(context, "categoryIds")), ""))
+    return {"title": slide_title(context, f"{label} calendar" if label else "", "Coming up"), "events": events}
 
 
 @renderer(prepare=_prepare_agenda)
 def calendar_agenda(context: RenderContext) -> Any:
-    size = 56 if len(context.data) <= 8 else 40
-    lines = [_event_line(context, e) for e in context.data]
-    return _w().text_slide(context, "Coming up", lines, body_size=size)
+    """An event an item: when and where (``Today 14:00–15:00 · Room 2``) over its title; the running
+    one marked ``Now`` on a highlight; as many as fit, soonest first."""
+    w = _w()
+    theme = context.theme
+    slide = w.themed_slide(context)
+    w.add_title(context, slide, context.data["title"])
+    entries = []
+    for event in context.data["events"]:
+        running = context.is_running(event["start_ms"], event.get("end_ms"))
+        fg = theme.primary_fg if running else theme.text
+        accent = legible(theme.accents[0], [theme.primary_bg]) if running else theme.accents[0]
+        item = w.entry(context, event["title"], fg, meta=_when(context, event), meta_color=accent,
+                       highlight=theme.primary_bg if running else None, meta_above=True)
+        entries.append(item)
+    w.body_column(context, slide, entries)
+    return slide
 
 
 def _prepare_month(context: RenderContext) -> Any:
@@ -118,13 +139,16 @@ def calendar_month(context: RenderContext) -> Any:
     w = _w()
     data = context.data
     slide = w.themed_slide(context)
-    title = dt.date(data["year"], data["month"], 1).strftime("%B %Y")
-    slide.add_widget(w.label(title, context.font(72), context.theme.text, bold=True, size_hint=(0.84, 0.13),
-                             pos_hint={"x": 0.08, "top": 0.95}))
-    grid = month_grid(context, data, 48, config_text(context, "weekStartsOn", "monday"),
+    title = f"{MONTHS[data['month'] - 1]} {data['year']}"
+    w.add_title(context, slide, slide_title(context, title), box=(0.08, 0.04, 0.86, 0.12))
+    grid = month_grid(context, data, TYPE_SCALE["body"], config_text(context, "weekStartsOn", "monday"),
                       config_flag(context, "highlightToday", True))
-    grid.size_hint = (0.84, 0.74)
-    grid.pos_hint = {"x": 0.08, "y": 0.05}
+    grid.role = "primary"
+    for cell in grid.walk(restrict=True):  # the days are the slide's primary text
+        if cell is not grid and hasattr(cell, "font_size"):
+            cell.role = "primary"
+    grid.size_hint = (0.84, 0.78)
+    grid.pos_hint = {"x": 0.08, "y": 0.04}
     slide.add_widget(grid)
     return slide
 

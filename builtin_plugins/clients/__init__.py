@@ -55,6 +55,10 @@ class KeyIssuer:
         keys_changed(self.host)
         return issued.api_key
 
+    def any_client(self) -> bool:
+        with orm.db_session:
+            return self.host.db.ApiClient.select().exists()
+
 
 @hookimpl
 def startup(host: Any) -> None:

@@ -72,7 +72,7 @@ class _ClockFace:
                 self.time_label.text = text
             if self.date_label is not None:
                 order = config_text(context, "dateOrder") or None
-                self.date_label.text = f"{now.strftime('%A')}  {context.format_date(now, order)}"
+                self.date_label.text = context.long_date(now.date(), order)
 
 
 def clock(context: RenderContext) -> Any:
@@ -84,21 +84,24 @@ def clock(context: RenderContext) -> Any:
     analog = config_text(context, "style") == "analog"
     date_label = None
     if show_date:
-        date_label = w.label("", context.font(64), context.theme.accents[0], halign="center",
+        date_label = w.label("", context.font(72), context.theme.accents[0], halign="center",
                              size_hint=(1, 0.12), pos_hint={"x": 0, "y": 0.04 if analog else 0.24})
         slide.add_widget(date_label)
     title = config_text(context, "label")
     if title:
-        slide.add_widget(w.label(title, context.font(56), fg, halign="center", size_hint=(1, 0.1),
-                                 pos_hint={"x": 0, "top": 0.97}))
+        heading = w.label(title, context.type_px("title"), fg, bold=True, halign="center", size_hint=(1, 0.12),
+                          pos_hint={"x": 0, "top": 0.96})
+        heading.role = "title"
+        slide.add_widget(heading)
     time_label = None
     if analog:
         width, height = context.size
         zone = config_text(context, "timeZone") or None
         slide.animate(analog_face(slide, context, (width / 2, height * 0.54), height * 0.33, fg, zone, True))
     else:
-        time_label = w.label("", context.font(220), fg, bold=True, halign="center", size_hint=(1, 0.4),
-                             pos_hint={"x": 0, "center_y": 0.58 if show_date else 0.5})
+        time_label = w.label("", context.font(260), fg, bold=True, halign="center", size_hint=(1, 0.4),
+                             pos_hint={"x": 0, "center_y": 0.55 if show_date else 0.5})
+        time_label.role = "primary"
         slide.add_widget(time_label)
     slide.animate(_ClockFace(context, time_label, date_label))
     return slide

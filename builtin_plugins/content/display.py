@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from hookspecs.render import RenderContext, renderer
-from svc_host.display.kit import config_flag, config_number, newest_shuffled
+from svc_host.display.kit import (category_label, config_flag, config_number, data_key, icon_text, newest_shuffled,
+                                  slide_title)
 from svc_host.display.kit import widgets as _w
 
 
@@ -14,32 +15,37 @@ def _prepare_joke(context: RenderContext) -> Any:
     rows = newest_shuffled(context, context.host.db.Joke, "categoryId")
     if not rows:
         return None
-    return {"setup": rows[0].setup, "punchline": rows[0].punchline}
+    title = slide_title(context, category_label(context, data_key(context, "categoryId")), "Just for fun")
+    return {"title": title, "setup": rows[0].setup, "punchline": rows[0].punchline}
 
 
 class _Delayed:
-    """Sets ``label.text`` to ``text`` once ``after`` seconds have passed."""
+    """Calls ``show`` once ``after`` seconds have passed."""
 
-    def __init__(self, label: Any, text: str, after: float):
-        self.label, self.text, self.after, self.t = label, text, after, 0.0
+    def __init__(self, show: Any, after: float):
+        self.show, self.after, self.t = show, after, 0.0
 
     def tick(self, dt: float) -> None:
         self.t += dt
-        if self.t >= self.after and self.label.text != self.text:
-            self.label.text = self.text
+        if self.t >= self.after and self.show is not None:
+            show, self.show = self.show, None
+            show()
 
 
 @renderer(prepare=_prepare_joke)
 def joke(context: RenderContext) -> Any:
-    """The punchline appears after ``revealDelaySeconds`` (default: half the dwell)."""
+    """The setup, then the punchline (its place kept) after ``revealDelaySeconds`` (default: half the
+    dwell)."""
     w = _w()
-    slide = w.text_slide(context, "Joke", [context.data["setup"]], body_size=60)
-    punchline = w.label("", context.font(60), context.theme.accents[0], bold=True, valign="top",
-                        size_hint=(0.84, None), pos_hint={"x": 0.08, "top": 0.36})
-    slide.add_widget(punchline)
+    data = context.data
+    slide = w.themed_slide(context)
+    w.add_title(context, slide, data["title"])
+    punchline = w.entry(context, data["punchline"], w.on_background(context, context.theme.accents[0]), bold=True)
+    punchline.main.opacity = 0.0
+    w.body_column(context, slide, [w.entry(context, data["setup"]), punchline])
     half_dwell = float(context.row.get("dwell_seconds") or 10) / 2
     delay = config_number(context, "revealDelaySeconds", half_dwell, 0, 120)
-    slide.animate(_Delayed(punchline, context.data["punchline"], delay))
+    slide.animate(_Delayed(lambda: setattr(punchline.main, "opacity", 1.0), delay))
     return slide
 
 
@@ -48,19 +54,10 @@ def _prepare_trivia(context: RenderContext) -> Any:
     if not rows:
         return None
     row = rows[0]
-    return {"question": row.question, "options": [row.option_a, row.option_b, row.option_c, row.option_d],
+    label = category_label(context, data_key(context, "categoryId"))
+    return {"title": slide_title(context, f"{label} quiz" if label else "", "Quiz time"),
+            "question": row.question, "options": [row.option_a, row.option_b, row.option_c, row.option_d],
             "correct": row.correct_option}
-
-
-class _Reveal:
-    def __init__(self, labels: list, correct: int, after: float, color: Any):
-        self.labels, self.correct, self.after, self.color, self.t = labels, correct, after, color, 0.0
-
-    def tick(self, dt: float) -> None:
-        self.t += dt
-        if self.t >= self.after and 0 <= self.correct < len(self.labels):
-            self.labels[self.correct].color = self.color
-            self.after = float("inf")
 
 
 def _answer_delay(context: RenderContext) -> float:
@@ -68,31 +65,46 @@ def _answer_delay(context: RenderContext) -> float:
     return config_number(context, "answerDelaySeconds", dwell * 0.6, 1, 300)
 
 
+RIGHT = "right answer"
+
+
+def _mark_answer(context: RenderContext, item: Any) -> None:
+    """The right answer marked three ways: a tick for its circle, a frame around it and the words
+    :data:`RIGHT` after it (a colour alone is not a mark)."""
+    w = _w()
+    green = w.on_background(context, w.GREEN)
+    item.marker.text, item.marker.color, item.marker.icon_name = icon_text("check_circle"), green, "check_circle"
+    item.main.text = f"{item.main.text}  \u2014 {RIGHT}"
+    item.main.bold = True
+    item.outline(green)
+
+
 @renderer(prepare=_prepare_trivia)
 def trivia(context: RenderContext) -> Any:
+    """The question and its options; after ``answerDelaySeconds`` the right one is marked (with
+    ``showOptions`` false: the answer appears under the question)."""
     w = _w()
     data = context.data
     slide = w.themed_slide(context)
-    fg = context.theme.text
-    slide.add_widget(w.label(data["question"], context.font(60), fg, bold=True, valign="top",
-                             size_hint=(0.84, 0.3), pos_hint={"x": 0.08, "top": 0.92}))
-    labels = []
+    w.add_title(context, slide, data["title"])
+    question = w.entry(context, data["question"], bold=True)
+    entries, right = [question], None
     show_options = config_flag(context, "showOptions", True)
     for i, option in enumerate(data["options"]):
-        if not option:
+        if not option or (not show_options and "ABCD"[i] != data["correct"]):
             continue
-        if not show_options:  # the question alone; the right answer appears after the delay
-            if "ABCD"[i] == data["correct"]:
-                item = w.label("", context.font(56), w.on_background(context, w.GREEN), bold=True,
-                               size_hint=(0.84, 0.12), pos_hint={"x": 0.1, "top": 0.5})
-                slide.add_widget(item)
-                slide.animate(_Delayed(item, option, _answer_delay(context)))
-            continue
-        item = w.label(f"{'ABCD'[i]}.  {option}", context.font(56), fg, size_hint=(0.84, 0.1),
-                       pos_hint={"x": 0.1, "top": 0.58 - i * 0.12})
-        labels.append(item)
-        slide.add_widget(item)
-    if show_options:
-        slide.animate(_Reveal(labels, "ABCD".find(data["correct"] or "?"), _answer_delay(context),
-                                    w.on_background(context, w.GREEN)))
+        item = w.entry(context, f"{'ABCD'[i]}.  {option}" if show_options else f"Answer: {option}",
+                       marker="radio_button_unchecked")
+        if "ABCD"[i] == data["correct"]:
+            right = item
+        entries.append(item)
+    w.body_column(context, slide, entries)
+    if right is not None:
+        def reveal() -> None:
+            _mark_answer(context, right)
+            right.main.opacity = right.marker.opacity = 1.0
+
+        if not show_options:
+            right.main.opacity = right.marker.opacity = 0.0
+        slide.animate(_Delayed(reveal, _answer_delay(context)))
     return slide

@@ -53,7 +53,7 @@ class RuntimeStateResource:
         self.host = host
 
     def on_get(self, req: Any, resp: Any) -> None:
-        resp.media = self.host.services["curator_runtime"].snapshot(self.host.db)
+        resp.media = self.host.services["curator_runtime"].snapshot(self.host)
 
 
 class PredicatesResource:

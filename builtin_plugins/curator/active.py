@@ -101,7 +101,7 @@ def active_view(host: Any) -> dict:
     zone = display_zone(host)
     runtime_state = host.services["curator_runtime"]
     signals = runtime_state.signals()
-    state = evaluation_state(now_ms, zone, runtime_state.snapshot(host.db, signals), signals)
+    state = evaluation_state(now_ms, zone, runtime_state.snapshot(host, signals), signals)
     configurations = sorted(host.db.CuratorConfiguration.select(), key=lambda c: (c.sort_order, c.id))
     matching = [c for c in configurations if matches(host, c, state)]
     exclusive = [c for c in matching if c.layer == "exclusive"][:1]

@@ -19,7 +19,7 @@ from datetime import date, datetime
 from typing import Any, Callable, Mapping
 
 from hookspecs import CuratorPredicate
-from hookspecs.services import RUNTIME_SIGNAL_ID
+from hookspecs.services import CLIENT_KEYS, RUNTIME_SIGNAL_ID, service
 
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 HHMM = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
@@ -68,17 +68,17 @@ class RuntimeState:
         if changed and self.on_change is not None:
             self.on_change()
 
-    def snapshot(self, db: Any, signals: Mapping[str, Any] | None = None) -> dict[str, bool]:
-        """Every state flag; needs a ``db_session`` (display_adopted reads the clients table).
+    def snapshot(self, host: Any, signals: Mapping[str, Any] | None = None) -> dict[str, bool]:
+        """Every state flag; display_adopted asks the clients plugin's service (False without it).
         ``signals`` are the live runtime signals (read now when not given)."""
-        clients = getattr(db, "ApiClient", None)
+        clients = service(host, CLIENT_KEYS)
         signals = self.signals() if signals is None else signals
         with self._lock:
             inputs = {**self._fed, "display_server_reachable": True}
         for name in SIGNAL_INPUTS:
             if isinstance(signals.get(name), bool):
                 inputs[name] = signals[name]
-        return {"display_adopted": bool(clients is not None and clients.select().exists()),
+        return {"display_adopted": bool(clients is not None and clients.any_client()),
                 **{name: inputs[name] for name in SIGNAL_INPUTS}}
 
 

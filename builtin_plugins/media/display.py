@@ -34,13 +34,13 @@ class _KenBurns:
         self.image.size_hint = (scale, scale)
 
 
-def _caption(context: RenderContext, slide: Any, text: str, height: float, font_px: float) -> None:
+def _caption(context: RenderContext, slide: Any, text: str, height: float) -> None:
     """``text`` in white on a dark band along the bottom of ``slide`` (nothing when empty): at 70 %
     black the band keeps white text above 4.5:1 even over a white picture."""
     if text:
         w = _w()
         slide.add_widget(w.Backdrop([(0, 0, 0, 0.7)], size_hint=(1, height), pos_hint={"x": 0, "y": 0}))
-        slide.add_widget(w.label(text, context.font(font_px), (1, 1, 1, 1), size_hint=(0.94, height),
+        slide.add_widget(w.label(text, context.type_px("caption"), (1, 1, 1, 1), size_hint=(0.94, height),
                                  pos_hint={"x": 0.03, "y": 0}))
 
 
@@ -55,7 +55,7 @@ def photo(context: RenderContext) -> Any:
     if config_flag(context, "kenBurns", False):
         slide.animate(_KenBurns(image))
     caption = " \u2014 ".join(p for p in (context.data["caption"], context.data["credit"]) if p)
-    _caption(context, slide, caption, 0.09, 34)
+    _caption(context, slide, caption, 0.09)
     return slide
 
 
@@ -117,7 +117,7 @@ def video(context: RenderContext) -> Any:
     slide.add_widget(player)
     slide.animate(player)
     slide.on_dispose(player.dispose)
-    _caption(context, slide, " \u2014 ".join(p for p in (data["credit"], data["provider"]) if p), 0.07, 28)
+    _caption(context, slide, " \u2014 ".join(p for p in (data["credit"], data["provider"]) if p), 0.07)
     return slide
 
 

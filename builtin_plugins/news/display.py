@@ -9,7 +9,8 @@ import random
 from typing import Any
 
 from hookspecs.render import RenderContext, renderer
-from svc_host.display.kit import config_flag, config_number, config_strings, config_text
+from svc_host.display.kit import (category_label, clip_text, config_flag, config_number, config_strings,
+                                  config_text, slide_title)
 from svc_host.display.kit import widgets as _w
 
 
@@ -47,24 +48,48 @@ def _articles(context: RenderContext, limit: int) -> list:
     return rows[:limit]
 
 
+def _sources(context: RenderContext, rows: list) -> dict[str, str]:
+    """Feed id -> the feed's title (its id when it has none) for the feeds of ``rows``."""
+    feeds = {}
+    for feed_id in sorted({r.feed_id for r in rows}):
+        feed = context.host.db.RssFeed.get(id=feed_id)
+        feeds[feed_id] = (feed.title if feed is not None and feed.title else feed_id)
+    return feeds
+
+
+def _item(context: RenderContext, row: Any, sources: dict[str, str]) -> dict:
+    """What a news slide shows of an article: its title, ``meta`` (``World News · 2 h ago``: the source
+    unless ``showSource`` is false, the age) and its summary, link and picture key."""
+    when = row.published_at_ms or row.created_at_ms
+    source = sources.get(row.feed_id, "") if config_flag(context, "showSource", True) else ""
+    meta = " \u00b7 ".join(p for p in (source, context.format_age(when)) if p)
+    return {"title": row.title, "meta": meta, "summary": row.summary or "", "link": row.link or "",
+            "image_key": row.image_blob_key}
+
+
+def _title(context: RenderContext, sources: dict[str, str], fallback: str) -> str:
+    """The screen's title or name, else the one feed's name, else the category's label, else ``fallback``."""
+    only = next(iter(sources.values())) if len(sources) == 1 else ""
+    return slide_title(context, only, category_label(context, config_text(context, "category")), fallback)
+
+
 def _prepare_headlines(context: RenderContext) -> Any:
     rows = _articles(context, int(config_number(context, "maxItems", 6, 1, 20)))
     if not rows:
         return None
-    sources = {}
-    if config_flag(context, "showSource", False):
-        feed_ids = sorted({r.feed_id for r in rows})  # a plain list: Pony cannot translate rows in the query
-        for feed in context.host.db.RssFeed.select(lambda f: f.id in feed_ids):
-            sources[feed.id] = feed.title or ""
-    return {"titles": [f"{r.title}  \u00b7 {sources[r.feed_id]}" if sources.get(r.feed_id) else r.title
-                       for r in rows]}
+    sources = _sources(context, rows)
+    return {"title": _title(context, sources, "Latest news"), "items": [_item(context, r, sources) for r in rows]}
 
 
 @renderer(prepare=_prepare_headlines)
 def news_headlines(context: RenderContext) -> Any:
-    size = 48 if len(context.data["titles"]) <= 8 else 34
-    lines = [f"\u2022 {t}" for t in context.data["titles"]]
-    return _w().text_slide(context, "Headlines", lines, body_size=size)
+    """The headlines, newest first, each with its source and age under it; as many as fit."""
+    w = _w()
+    slide = w.themed_slide(context)
+    w.add_title(context, slide, context.data["title"])
+    w.body_column(context, slide, [w.entry(context, item["title"], meta=item["meta"])
+                                   for item in context.data["items"]])
+    return slide
 
 
 def _prepare_article(context: RenderContext) -> Any:
@@ -72,23 +97,30 @@ def _prepare_article(context: RenderContext) -> Any:
     if not rows:
         return None
     row = random.choice(rows)
-    summary = (row.summary or "") if config_flag(context, "showSummary", True) else ""
-    return {"title": row.title, "summary": summary,
-            "link": row.link if config_flag(context, "showQrLink", False) else "",
-            "image": context.blob_bytes(row.image_blob_key)}
+    item = _item(context, row, _sources(context, [row]))
+    item["summary"] = item["summary"] if config_flag(context, "showSummary", True) else ""
+    item["link"] = item["link"] if config_flag(context, "showQrLink", False) else ""
+    item["image"] = context.blob_bytes(item.pop("image_key"))
+    return item
 
 
 def _article_slide(context: RenderContext, data: dict, texture: Any) -> Any:
+    """The picture on the left 45 % (when there is one), the headline, its source and age and the
+    summary (at body size, cut at a word to what fits) on the rest; the QR code's corner kept free."""
     w = _w()
-    if texture is None:
-        return w.text_slide(context, data["title"], [data["summary"][:600]], body_size=44)
+    summary = clip_text(data["summary"], 360)
     slide = w.themed_slide(context)
-    slide.add_widget(w.ImageFill(texture, mode="cover", size_hint=(0.45, 1), pos_hint={"x": 0, "y": 0}))
-    fg = context.theme.text
-    slide.add_widget(w.label(data["title"], context.font(64), fg, bold=True, valign="top",
-                             size_hint=(0.47, 0.35), pos_hint={"x": 0.5, "top": 0.94}))
-    slide.add_widget(w.label(data["summary"][:500], context.font(38), fg, valign="top",
-                             size_hint=(0.47, 0.52), pos_hint={"x": 0.5, "top": 0.56}))
+    left = 0.08
+    if texture is not None:
+        slide.add_widget(w.ImageFill(texture, mode="cover", size_hint=(0.45, 1), pos_hint={"x": 0, "y": 0}))
+        left = 0.5
+    headline = w.entry(context, data["title"], step="title", bold=True, meta=data["meta"])
+    headline.main.role = "title"
+    entries = [headline] + ([w.entry(context, summary)] if summary else [])
+    width, bottom = (0.96 if texture is not None else 0.92) - left, 0.06
+    if data.get("link"):  # the QR code's corner: above it beside a picture, beside it without one
+        bottom, width = (0.27, width) if texture is not None else (0.06, width - 0.16)
+    w.body_column(context, slide, entries, (left, 0.06, width, 0.94 - bottom))
     return slide
 
 

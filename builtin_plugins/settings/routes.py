@@ -120,6 +120,8 @@ class SettingsResource:
         if "display_theme_id" in body and not theme_exists(service, body["display_theme_id"]):
             raise ApiError(400, "unknown_display_theme_id",
                            f"theme {body['display_theme_id'][:128]!r} is neither builtin nor a stored custom theme")
+        if "display_theme_id" in body:
+            _check_stored_theme(service, body["display_theme_id"])
         zone = body.pop("display_timezone", None)
         if zone is not None:
             if zone == "":
@@ -170,6 +172,21 @@ def _check_preview(preview: Any) -> dict[str, list]:
         raise ApiError(400, "invalid_display_theme_preview", f"the theme's text would not read: {first}",
                        {"preview": unreadable})
     return {key: list(preview[key]) for key in ("display", "primaryContainer", "secondaryContainer", "accents")}
+
+
+def _check_stored_theme(service: Any, theme_id: str) -> None:
+    """A custom theme stored before the contrast rule (or written around the routes) is checked
+    again when it is selected: a theme whose text would not read is refused like a new one."""
+    stored = next((t for t in custom_themes(service) if t.get("id") == theme_id), None)
+    preview = stored.get("preview") if stored else None
+    if stored is None or preview_problems(preview):
+        return  # builtin, or malformed beyond contrast (never written by the routes)
+    unreadable = contrast_problems(preview)
+    if unreadable:
+        first = next(iter(unreadable.values()))[0]
+        raise ApiError(400, "invalid_display_theme_preview",
+                       f"theme {theme_id!r} would not read ({first}): fix its preview with PATCH "
+                       f"/v1/display/themes/{theme_id} before selecting it", {"preview": unreadable})
 
 
 class ThemesResource:

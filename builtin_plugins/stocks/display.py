@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from hookspecs.render import RenderContext, renderer
-from svc_host.display.kit import config_flag, config_strings, config_text
+from svc_host.display.kit import category_label, config_flag, config_strings, config_text, slide_title
 from svc_host.display.kit import widgets as _w
 
 
@@ -30,30 +30,40 @@ def _prepare_quotes(context: RenderContext) -> Any:
         rows.sort(key=lambda r: r.symbol)
     if not rows:
         return None
-    return [{"symbol": r.symbol, "name": r.display_name, "price": r.price, "change": r.change,
-             "pct": r.change_percent, "currency": r.currency} for r in rows[:8]]
+    return {"title": slide_title(context, category_label(context, category), "Markets"),
+            "quotes": [{"symbol": r.symbol, "name": r.display_name, "price": r.price, "change": r.change,
+                        "pct": r.change_percent, "currency": r.currency} for r in rows[:8]]}
 
 
 @renderer(prepare=_prepare_quotes)
 def stock_quotes(context: RenderContext) -> Any:
+    """A row a quote (symbol and name, price, change with an up or down arrow: a shape as well as a
+    colour), the rows spread over the slide below the title."""
     w = _w()
     slide = w.themed_slide(context)
     fg = context.theme.text
     show_change = config_flag(context, "showChange", True)
-    slide.add_widget(w.label("Markets", context.font(72), fg, bold=True,
-                             size_hint=(0.84, 0.14), pos_hint={"x": 0.08, "top": 0.94}))
-    for i, q in enumerate(context.data):
-        top = 0.78 - i * 0.09
+    w.add_title(context, slide, context.data["title"])
+    body = context.type_px("body")
+    rows = context.data["quotes"]
+    pitch = min(0.64 / len(rows), 0.16)
+    top = 0.29 + (0.64 - pitch * len(rows)) / 2
+    for i, q in enumerate(rows):
         change = q["change"] or 0.0
         pct = f" ({q['pct']:+.2f}%)" if q["pct"] is not None else ""
-        slide.add_widget(w.label(f"{q['symbol']}  {q['name']}", context.font(56), fg, size_hint=(0.34, 0.08),
-                                 pos_hint={"x": 0.08, "top": top}))
-        slide.add_widget(w.label(f"{q['price']:.2f} {q['currency']}", context.font(56), fg, halign="right",
-                                 size_hint=(0.24, 0.08), pos_hint={"x": 0.4, "top": top}))
+        row = {"size_hint_y": pitch, "pos_hint": {"top": 1 - top - i * pitch}}
+        name = w.label(f"{q['symbol']}  {q['name']}", body, fg, bold=True, size_hint_x=0.36,
+                       **{**row, "pos_hint": {**row["pos_hint"], "x": 0.08}})
+        name.role = "primary"
+        slide.add_widget(name)
+        slide.add_widget(w.label(f"{q['price']:.2f} {q['currency']}", body, fg, halign="right", size_hint_x=0.2,
+                                 **{**row, "pos_hint": {**row["pos_hint"], "x": 0.44}}))
         if show_change:
             color = w.on_background(context, w.GREEN if change >= 0 else w.RED)
-            slide.add_widget(w.label(f"{change:+.2f}{pct}", context.font(56), color, halign="right",
-                                     size_hint=(0.26, 0.08), pos_hint={"x": 0.66, "top": top}))
+            slide.add_widget(w.icon("trending_up" if change >= 0 else "trending_down", body, color,
+                                    size_hint_x=0.05, **{**row, "pos_hint": {**row["pos_hint"], "x": 0.66}}))
+            slide.add_widget(w.label(f"{change:+.2f}{pct}", body, color, halign="right", size_hint_x=0.22,
+                                     **{**row, "pos_hint": {**row["pos_hint"], "x": 0.7}}))
     return slide
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from hookspecs.render import RenderContext, renderer
-from svc_host.display.kit import config_flag, config_number, config_text
+from svc_host.display.kit import config_flag, config_number, config_text, slide_title
 from svc_host.display.kit import widgets as _w
 
 
@@ -26,8 +26,13 @@ def _prepare_tasks(context: RenderContext) -> Any:
 
 @renderer(prepare=_prepare_tasks)
 def task_board(context: RenderContext) -> Any:
-    # the builtin font has no ballot boxes: a bullet, and "done" in words
-    lines = [f"\u2022  {t['title']}" + (f"  ({t['list']})" if t["list"] else "") + ("  \u2013 done" if t["done"] else "")
-             for t in context.data]
-    size = 56 if len(lines) <= 8 else max(24, 56 * 8 / len(lines))
-    return _w().text_slide(context, config_text(context, "title", "Tasks"), lines, body_size=size)
+    """A task an item: a box (ticked when done, and "done" in words) beside its title, its list
+    under it; as many as fit, open ones first."""
+    w = _w()
+    slide = w.themed_slide(context)
+    w.add_title(context, slide, slide_title(context, "Tasks"))
+    w.body_column(context, slide, [
+        w.entry(context, t["title"] + ("  \u2013 done" if t["done"] else ""), meta=t["list"] or "",
+                marker="check_box" if t["done"] else "check_box_outline_blank")
+        for t in context.data])
+    return slide

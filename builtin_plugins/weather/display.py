@@ -4,11 +4,13 @@ renderer's ``prepare`` step: the location ``data_key`` or ``locationId`` names, 
 by name. Config keys: those of :mod:`builtin_plugins.weather.types`."""
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from hookspecs.render import RenderContext, renderer
 from svc_host.display.kit import config_flag, config_number, config_text, data_key
 from svc_host.display.kit import widgets as _w
+from builtin_plugins.weather.icons import air_quality, icon_name
 
 
 def _weather_rows(context: RenderContext) -> list:
@@ -23,85 +25,107 @@ def _unit(context: RenderContext) -> str:
     return config_text(context, "temperatureUnit") or context.temperature_unit
 
 
+def _forecast(row: Any) -> list[dict]:
+    forecast = row.forecast_json
+    if isinstance(forecast, dict):
+        forecast = forecast.get("daily") or forecast.get("items")
+    return [d for d in forecast if isinstance(d, dict)] if isinstance(forecast, list) else []
+
+
+def _high_low(day: dict) -> tuple[Any, Any]:
+    return day.get("max_c", day.get("temp_max_c")), day.get("min_c", day.get("temp_min_c"))
+
+
 def _prepare_current(context: RenderContext) -> Any:
     rows = _weather_rows(context)
     if not rows:
         return None
     row = rows[0]
+    days = _forecast(row)
+    high, low = _high_low(days[0]) if days else (None, None)
     data = {"name": row.location_name, "temp_c": row.temp_c, "description": row.description,
-            "icon": context.blob_bytes(row.icon_blob_key), "observed_at_ms": row.observed_at_ms, "extra": []}
-    if config_flag(context, "showAirQuality", False) and isinstance(row.air_quality_json, dict):
-        aq = row.air_quality_json
-        names = ("us_aqi", "european_aqi", "aqi", "index")
-        value = next((aq[k] for k in names if aq.get(k) is not None), None)
-        if value is not None:
-            data["extra"].append(f"Air quality {value}")
+            "icon": icon_name(None, row.description), "high_c": high, "low_c": low,
+            "observed_at_ms": row.observed_at_ms, "air": "", "warnings": []}
+    if config_flag(context, "showAirQuality", False):
+        data["air"] = air_quality(row.air_quality_json)
     if config_flag(context, "showAlerts", False):
         location = row.location_id
         alerts = context.host.db.WeatherAlert.select(lambda a: a.location_id == location)
-        data["extra"] += [f"Warning: {a.headline or a.event}" for a in alerts.limit(3)]
+        data["warnings"] = [a.headline or a.event for a in alerts.limit(3)]
     return data
 
 
-def _location_slide(context: RenderContext) -> Any:
-    """A themed slide titled with the location's name."""
-    w = _w()
-    slide = w.themed_slide(context)
-    slide.add_widget(w.label(context.data["name"], context.font(72), context.theme.text, bold=True,
-                             size_hint=(0.84, 0.15), pos_hint={"x": 0.08, "top": 0.92}))
-    return slide
+def _temperatures(context: RenderContext, high: Any, low: Any, sep: str) -> str:
+    unit = _unit(context)
+    return f"High {context.format_temperature(high, unit)}{sep}Low {context.format_temperature(low, unit)}"
 
 
 @renderer(prepare=_prepare_current)
 def weather_current(context: RenderContext) -> Any:
+    """The location as the title; the temperature, the conditions, today's labelled high and low, the
+    air quality (``showAirQuality``) and warnings (``showAlerts``) down the left; the condition's
+    icon (Material Symbols) on the right."""
     w = _w()
     data = context.data
-    slide = _location_slide(context)
-    fg = context.theme.text
-    slide.add_widget(w.label(context.format_temperature(data["temp_c"], _unit(context)), context.font(240),
-                             context.theme.accents[0], bold=True, size_hint=(0.5, 0.4),
-                             pos_hint={"x": 0.08, "center_y": 0.48}))
-    slide.add_widget(w.label(data["description"] or "", context.font(64), fg, size_hint=(0.5, 0.15),
-                             pos_hint={"x": 0.08, "y": 0.14}))
-    if data.get("extra"):
-        slide.add_widget(w.label("\n".join(data["extra"]), context.font(44), context.theme.accents[1],
-                                 size_hint=(0.84, 0.1), pos_hint={"x": 0.08, "y": 0.03}))
-    texture = w.texture_from_bytes(data.get("icon"))
-    if texture is not None:
-        slide.add_widget(w.ImageFill(texture, size_hint=(0.3, 0.5),
-                                     pos_hint={"right": 0.92, "center_y": 0.45}))
+    theme = context.theme
+    slide = w.themed_slide(context)
+    w.add_title(context, slide, data["name"])
+    entries = [w.entry(context, context.format_temperature(data["temp_c"], _unit(context)),
+                       theme.accents[0], step="display", bold=True)]
+    if data["description"]:
+        entries.append(w.entry(context, data["description"]))
+    if data["high_c"] is not None or data["low_c"] is not None:
+        entries.append(w.entry(context, _temperatures(context, data["high_c"], data["low_c"], " \u00b7 ")))
+    if data["air"]:
+        entries.append(w.entry(context, f"Air quality: {data['air']}", marker="air"))
+    for warning in data["warnings"]:
+        entries.append(w.entry(context, warning, w.on_background(context, theme.accents[1]), marker="warning"))
+    w.body_column(context, slide, entries, (0.08, 0.27, 0.56, 0.67))
+    slide.add_widget(w.icon(data["icon"], context.font(380), theme.accents[1], size_hint=(0.3, 0.6),
+                            pos_hint={"right": 0.94, "center_y": 0.45}))
     return slide
 
 
 def _prepare_forecast(context: RenderContext) -> Any:
     for row in _weather_rows(context):
-        forecast = row.forecast_json
-        if isinstance(forecast, dict):
-            forecast = forecast.get("daily") or forecast.get("items")
-        if isinstance(forecast, list) and forecast:
-            days = int(config_number(context, "days", 5, 1, 10))
-            return {"name": row.location_name, "days": [d for d in forecast if isinstance(d, dict)][:days]}
+        days = _forecast(row)
+        if days:
+            wanted = int(config_number(context, "days", 5, 1, 10))
+            return {"name": row.location_name, "days": days[:wanted]}
     return None
+
+
+def _day_name(context: RenderContext, day: dict, i: int) -> str:
+    """``Today``, ``Tomorrow``, a weekday name: from the day's ISO ``date``, else its ``label``."""
+    try:
+        return context.friendly_day(dt.date.fromisoformat(str(day.get("date"))[:10]))
+    except ValueError:
+        return str(day.get("label") or day.get("day") or f"+{i}")
 
 
 @renderer(prepare=_prepare_forecast)
 def weather_forecast(context: RenderContext) -> Any:
+    """A box a day: its name, its icon, the labelled high and low, the conditions."""
     w = _w()
     data = context.data
-    slide = _location_slide(context)
-    fg = context.theme.text
+    theme = context.theme
+    slide = w.themed_slide(context)
+    w.add_title(context, slide, f"{data['name']} \u00b7 {len(data['days'])}-day forecast"
+                if len(data["days"]) > 1 else data["name"])
     days = data["days"] or [{}]
-    width = 0.84 / len(days)
-    unit = _unit(context)
+    width = 0.88 / len(days)
+    fg = theme.primary_fg
     for i, day in enumerate(days):
-        name = str(day.get("label") or day.get("date") or day.get("day") or f"+{i}")
-        high = day.get("max_c", day.get("temp_max_c"))
-        low = day.get("min_c", day.get("temp_min_c"))
-        text = (f"{name}\nHigh {context.format_temperature(high, unit)}\nLow {context.format_temperature(low, unit)}\n"
-                f"{day.get('description', '')}")
-        slide.add_widget(w.Backdrop([context.theme.primary_bg], size_hint=(width * 0.9, 0.55),
-                                    pos_hint={"x": 0.08 + i * width, "y": 0.12}))
-        slide.add_widget(w.label(text, context.font(56 if len(days) <= 5 else 44), fg, halign="center",
-                                 size_hint=(width * 0.9, 0.55),
-                                 pos_hint={"x": 0.08 + i * width, "y": 0.12}))
+        high, low = _high_low(day)
+        box = (0.06 + i * width, 0.27, width * 0.94, 0.69)
+        slide.add_widget(w.Backdrop([theme.primary_bg], **w.box_hints(box)))
+        name = w.entry(context, _day_name(context, day, i), fg, bold=True, halign="center")
+        entries = [name, w.Entry([w.icon(icon_name(day.get("weather_code"), day.get("description")),
+                                         context.type_px("headline"), fg)])]
+        entries += [w.entry(context, text, fg, halign="center")
+                    for text in _temperatures(context, high, low, "\n").split("\n")]
+        if day.get("description"):
+            entries.append(w.entry(context, str(day["description"]), fg, step="secondary", halign="center", role=""))
+        inner = (box[0] + box[2] * 0.05, box[1] + 0.03, box[2] * 0.9, box[3] - 0.06)
+        w.body_column(context, slide, entries, inner)
     return slide

@@ -7,8 +7,8 @@ from typing import Any
 
 from svc_host.display.samples import icon_png
 
-FORECAST = [("sun", "Sunny", 24, 14), ("cloud", "Cloudy", 21, 13), ("rain", "Showers", 17, 11),
-            ("cloud", "Bright spells", 19, 10), ("sun", "Sunny", 23, 12)]
+FORECAST = [("sun", "Sunny", 24, 14, 0), ("cloud", "Cloudy", 21, 13, 3), ("rain", "Showers", 17, 11, 80),
+            ("cloud", "Bright spells", 19, 10, 2), ("sun", "Sunny", 23, 12, 1)]
 
 
 def write(host: Any) -> None:
@@ -18,7 +18,7 @@ def write(host: Any) -> None:
     today = dt.datetime.fromtimestamp(now / 1000, dt.timezone.utc).date()
     days = [{"label": "Today" if i == 0 else (today + dt.timedelta(days=i)).strftime("%a"),
              "date": (today + dt.timedelta(days=i)).isoformat(), "max_c": high, "min_c": low,
-             "description": text} for i, (_kind, text, high, low) in enumerate(FORECAST)]
+             "description": text, "weather_code": code} for i, (_kind, text, high, low, code) in enumerate(FORECAST)]
     host.db.WeatherCurrent(location_id="home", location_name="Berlin", description="Sunny, light breeze",
                            temp_c=22.4, icon_blob_key="samples/weather-sun.png", observed_at_ms=now,
                            integration_type="weather_openmeteo", forecast_json=days,

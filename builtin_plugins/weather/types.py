@@ -17,7 +17,7 @@ SCREEN_TYPES: list[ScreenType] = [
             "showAirQuality": boolean(),
             "showAlerts": boolean(),
         }, required=("locationId",)),
-        example_config={"locationId": "home", "temperatureUnit": "c", "showAlerts": True},
+        example_config={"locationId": "home", "temperatureUnit": "c", "showAirQuality": True, "showAlerts": True},
     ),
     ScreenType(
         id="weather_forecast",

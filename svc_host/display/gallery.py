@@ -80,10 +80,18 @@ def _rgba_hex(color: Any) -> str:
     return "#" + "".join(f"{max(0, min(255, round(c * 255))):02x}" for c in tuple(color)[:4])
 
 
+def _font_file(name: str) -> str:
+    """The file name of the font a label draws with (a name registered with Kivy resolved)."""
+    from kivy.core.text import LabelBase
+
+    registered = LabelBase._fonts.get(name)  # noqa: SLF001  Kivy keeps no other registry
+    return Path(str(registered[0] if registered else name)).name
+
+
 def text_boxes(widget: Any, height: int) -> list[dict]:
     """Every label under ``widget`` showing text: where its text is drawn (window pixels, top-left
-    origin: ``[x, y, width, height]``), its colour, font size, whether it has an outline and its
-    opacity (its own times its parents')."""
+    origin: ``[x, y, width, height]``), its colour, font size, whether it has an outline, its
+    opacity (its own times its parents'), its ``role``, font file and icon name."""
     from kivy.uix.label import Label
 
     boxes = []
@@ -101,7 +109,8 @@ def text_boxes(widget: Any, height: int) -> list[dict]:
         boxes.append({"text": child.text[:200], "box": [round(x), round(height - y - th), round(tw), round(th)],
                       "color": _rgba_hex(child.color), "font_px": round(float(child.font_size), 1),
                       "bold": bool(child.bold), "outlined": bool(child.outline_width),
-                      "opacity": round(opacity, 3)})
+                      "opacity": round(opacity, 3), "role": getattr(child, "role", ""),
+                      "font": _font_file(child.font_name), "icon": getattr(child, "icon_name", "")})
     return boxes
 
 

@@ -11,11 +11,15 @@ tested) in a process that never imports Kivy.
   :func:`density` (piece counts), :func:`speed`, :func:`colors`, :func:`position`,
   :func:`panel_hint`;
 - content for ``prepare`` steps: :func:`newest_shuffled` (rows of a category),
-  :func:`blob_images` (image blobs by key).
+  :func:`blob_images` (image blobs by key);
+- icons: :data:`SYMBOLS_FONT` (Material Symbols, shipped in ``fonts/``) and :func:`icon_text`
+  (an icon name, as the spec's ``material_icon_name`` writes it, as the character to draw in it).
 """
 from __future__ import annotations
 
+import functools
 import random
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -27,6 +31,38 @@ POSITIONS: dict[str, dict[str, float]] = {
     "center": {"center_x": 0.5, "center_y": 0.5},
 }
 """An overlay's ``position`` (a corner or ``center``) as a Kivy ``pos_hint``."""
+
+
+FONTS = Path(__file__).with_name("fonts")
+SYMBOLS_FONT = FONTS / "MaterialSymbolsOutlined.ttf"
+"""Material Symbols Outlined (Apache-2.0, ``fonts/README.md`` says how it was made): every icon a
+builtin slide draws (weather, ticks and boxes, warnings, arrows)."""
+SYMBOLS_FONT_NAME = "MaterialSymbols"
+"""The name :func:`svc_host.display.widgets.icon` registers :data:`SYMBOLS_FONT` under with Kivy."""
+
+
+@functools.lru_cache(maxsize=1)
+def _codepoints() -> dict[str, int]:
+    names = {}
+    for line in SYMBOLS_FONT.with_suffix(".codepoints").read_text(encoding="ascii").splitlines():
+        name, _, point = line.partition(" ")
+        if name[:1] == "_" and name[1:2].isdigit():  # a glyph name cannot start with a digit
+            name = name[1:]
+        names[name] = int(point, 16)
+    return names
+
+
+def icon_text(name: str) -> str:
+    """The character of the Material Symbols icon ``name`` (``sunny``, ``check_circle``); raises
+    ``KeyError`` naming an unknown one."""
+    try:
+        return chr(_codepoints()[name])
+    except KeyError:
+        raise KeyError(f"no Material Symbols icon named {name!r}") from None
+
+
+def has_icon(name: object) -> bool:
+    return isinstance(name, str) and name in _codepoints()
 
 
 def widgets() -> ModuleType:
@@ -69,6 +105,37 @@ def data_key(context: RenderContext, config_key: str) -> str | None:
     """The row's ``data_key`` (spec 2.6), else the config value ``config_key``; ``None`` when neither."""
     value = context.row.get("data_key") or context.config.get(config_key)
     return value if isinstance(value, str) and value else None
+
+
+# -- titles -------------------------------------------------------------------------------------
+def slide_title(context: RenderContext, *candidates: Any) -> str:
+    """A slide's title: its config's ``title``, else the screen's ``name`` (spec 2.6), else the first
+    non-empty of ``candidates`` (what the content is: a feed's name, a category's label)."""
+    for value in (context.config.get("title"), context.row.get("name"), *candidates):
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return ""
+
+
+def category_label(context: RenderContext, category_id: str | None) -> str:
+    """The curator's label of ``category_id``, else the id made readable (``dad-jokes`` -> ``Dad
+    jokes``); ``""`` without one (loader thread, inside a db_session)."""
+    if not category_id:
+        return ""
+    entity = getattr(context.host.db, "CuratorCategory", None) if context.host is not None else None
+    row = entity.get(id=category_id) if entity is not None else None
+    if row is not None and row.label:
+        return row.label
+    return category_id.replace("-", " ").replace("_", " ").capitalize()
+
+
+def clip_text(text: str, limit: int) -> str:
+    """``text`` cut at a word before ``limit`` characters, with an ellipsis when cut."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:-")
+    return cut + "\u2026"
 
 
 # -- overlay conventions ------------------------------------------------------------------------

@@ -7,7 +7,13 @@ Imported only on the UI side (a display module reaches it through
   forwarding), :func:`themed_slide`, :func:`text_slide` (the title band and body of most
   slides), :func:`add_title` (that title band anywhere), :func:`box_hints` (a box from the top
   left as Kivy hints), :func:`label`, :class:`Backdrop` (a colour or gradient fill, the
-  compositor's own);
+  compositor's own); sizes from the type scale (``context.type_px``, :data:`hookspecs.render.TYPE_SCALE`);
+- the body of a slide: :class:`Column` of :class:`Entry` items (a line or a few, an optional icon
+  at their left, an optional highlight) spread over the height it is given, items that do not fit
+  left out rather than shrunk; :func:`entry` makes one, :func:`body_column` places a column;
+- icons: :func:`icon` (a Material Symbols icon, the font shipped in ``fonts/``, registered once);
+- roles: the label holding a slide's title has ``role = "title"``, those holding its primary text
+  ``role = "primary"`` (the layout keeps overlays off them; the type test checks their size);
 - pictures: :func:`texture_from_bytes`, :func:`decoded_texture`, :func:`texture_from_pil`,
   :class:`ImageFill` (contain/cover), :class:`VideoFill`, :func:`qr_texture`;
 - overlay panels: :func:`boxed_layer`, :func:`panel`, :func:`add_backdrop`;
@@ -30,10 +36,11 @@ from kivy.uix.label import Label
 from kivy.uix.widget import Widget
 
 from hookspecs.contrast import BLACK, PANEL_ALPHA, WHITE, composite, legible, qr_colours
-from hookspecs.render import BAND, ROLE_CELEBRATION, ROLE_PRIMARY, ROLE_TITLE, TITLE_BOX, RenderContext, Theme
+from hookspecs.render import BAND, ROLE_CELEBRATION, ROLE_TITLE, TITLE_BOX, TYPE_SCALE, RenderContext, Theme
 # the compositor's own backdrop, re-exported for renderers
 from svc_host.display.backdrop import Backdrop, gradient_texture  # noqa: F401
-from svc_host.display.kit import config_number, config_strings, opacity, panel_hint, position
+from svc_host.display.kit import (SYMBOLS_FONT, SYMBOLS_FONT_NAME, config_number, config_strings, icon_text, opacity,
+                                  panel_hint, position)
 
 RGBA = tuple[float, float, float, float]
 RED: RGBA = (0.9, 0.25, 0.25, 1.0)  # falling prices, the alerts slide's accent
@@ -161,9 +168,8 @@ class VideoFill(ImageFill):
 
 
 def label(text: str, font_size: float, color: RGBA, bold: bool = False, halign: str = "left",
-          valign: str = "middle", role: str | None = None, **kwargs: Any) -> Label:
-    """A label that wraps inside its box; ``role`` marks a slide's title or primary text
-    (:data:`hookspecs.render.ROLE_TITLE` ..., what no overlay may cover).
+          valign: str = "middle", **kwargs: Any) -> Label:
+    """A label that wraps inside its box.
 
     The texture is only as tall as the text (``text_size=(width, None)``): a box-sized,
     mostly transparent texture would cost a full blend of the box on llvmpipe every
@@ -171,7 +177,6 @@ def label(text: str, font_size: float, color: RGBA, bold: bool = False, halign: 
     """
     widget = Label(text=text, font_size=font_size, color=color, bold=bold, halign=halign, valign="middle",
                    markup=False, shorten=False, **kwargs)
-    widget.role = role
     widget.bind(width=lambda w, width: setattr(w, "text_size", (width, None)))
     if valign == "top":
         # as tall as its text, anchored by its pos_hint "top": the text starts at the top
@@ -224,19 +229,193 @@ def box_hints(box: Sequence[float]) -> dict[str, Any]:
 
 def add_title(context: RenderContext, slide: Widget, title: str, accent: RGBA | None = None,
               color: RGBA | None = None, halign: str = "left", box: Sequence[float] = TITLE_BOX,
-              size: float = 80) -> None:
-    """The title of the builtin slides: a bold label in ``box`` with an accent bar at its left."""
+              size: float | None = None) -> Label:
+    """The title of the builtin slides: a bold label (``role = "title"``, the type scale's ``title``
+    unless ``size`` px) in ``box`` with an accent bar at its left. Returns the label."""
     x, y, _width, height = box
     slide.add_widget(Backdrop([accent or context.theme.accents[0]], size_hint=(0.012, height),
                               pos_hint={"x": max(0.0, x - 0.03), "top": 1 - y}))
-    slide.add_widget(label(title, context.font(size), color or context.theme.text, bold=True, halign=halign,
-                           role=ROLE_TITLE, **box_hints(box)))
+    widget = label(title, context.font(size) if size else context.type_px("title"), color or context.theme.text,
+                   bold=True, halign=halign, **box_hints(box))
+    widget.role = ROLE_TITLE
+    slide.add_widget(widget)
+    return widget
+
+
+def register_symbols() -> str:
+    """Registers :data:`svc_host.display.kit.SYMBOLS_FONT` with Kivy (once); returns its name."""
+    from kivy.core.text import LabelBase
+
+    if SYMBOLS_FONT_NAME not in LabelBase._fonts:  # noqa: SLF001  Kivy keeps no other registry
+        LabelBase.register(SYMBOLS_FONT_NAME, str(SYMBOLS_FONT))
+    return SYMBOLS_FONT_NAME
+
+
+def icon(name: str, font_size: float, color: RGBA, **kwargs: Any) -> Label:
+    """The Material Symbols icon ``name`` (``sunny``, ``check_circle``...) as a label in the shipped
+    font (``icon_name`` remembers which); raises ``KeyError`` for an unknown name."""
+    widget = Label(text=icon_text(name), font_name=register_symbols(), font_size=font_size, color=color,
+                   halign="center", valign="middle", **kwargs)
+    widget.icon_name = name
+    return widget
+
+
+class Entry(Widget):
+    """One item of a :class:`Column`: ``lines`` (labels, stacked as tall as their text), an optional
+    ``marker`` (an icon) at their left and an optional ``highlight`` colour filled behind it."""
+
+    def __init__(self, lines: Sequence[Label], marker: Label | None = None, highlight: RGBA | None = None,
+                 **kwargs: Any):
+        super().__init__(**kwargs)
+        self.lines, self.marker = list(lines), marker
+        self.main = self.lines[0] if self.lines else None  # the line the marker stands beside
+        self.fill = self.frame = self.frame_color = None
+        if highlight is not None:
+            with self.canvas.before:
+                Color(*highlight)
+                self.fill = Rectangle()
+        for widget in ([marker] if marker is not None else []) + self.lines:
+            self.add_widget(widget)
+
+    def pad(self) -> float:
+        return max((line.font_size for line in self.lines), default=0.0) * (0.3 if self.fill is not None else 0.0)
+
+    def measure(self, width: float) -> float:
+        """Lays its lines out ``width`` wide; returns its height."""
+        indent = self.marker.font_size * 1.35 if self.marker is not None else 0.0
+        pad = self.pad()
+        height = 0.0
+        for i, line in enumerate(self.lines):
+            line.size_hint = (None, None)
+            line.width = max(1.0, width - indent - 2 * pad)
+            line.texture_update()
+            line.height = line.texture_size[1]
+            height += line.height + (line.font_size * 0.12 if i else 0.0)
+        self._indent = indent
+        return height + 2 * pad
+
+    def place(self, x: float, top: float, width: float, height: float) -> None:
+        self.pos, self.size = (x, top - height), (width, height)
+        pad = self.pad()
+        y = top - pad
+        for i, line in enumerate(self.lines):
+            y -= line.font_size * 0.12 if i else 0.0
+            line.pos = (x + self._indent + pad, y - line.height)
+            y -= line.height
+        if self.marker is not None:
+            first = self.main
+            self.marker.size_hint = (None, None)
+            self.marker.size = (self.marker.font_size * 1.2, self.marker.font_size * 1.2)
+            centre = first.center_y if first is not None else top - height / 2
+            self.marker.pos = (x + pad, centre - self.marker.height / 2)
+        if self.fill is not None:
+            self.fill.pos, self.fill.size = (x - pad * 0.5, top - height), (width + pad, height)
+        if self.frame is not None:
+            grow = self.lines[0].font_size * 0.2 if self.lines else 0.0
+            self.frame.rectangle = (x - grow, top - height - grow, width + 2 * grow, height + 2 * grow)
+
+    def outline(self, color: RGBA) -> None:
+        """A frame of ``color`` around the entry (a marked answer: more than a colour change)."""
+        if self.frame is None:
+            with self.canvas.before:
+                self.frame_color = Color(*color)
+                self.frame = Line(width=max(2.0, (self.lines[0].font_size if self.lines else 40) * 0.06))
+        self.frame_color.rgba = color
+        self.place(self.x, self.y + self.height, self.width, self.height)
+
+
+class Column(Widget):
+    """:class:`Entry` items laid out top down over the whole box: the space left is shared between
+    them (at most two gaps more a gap), the block centred in what remains; an item that does not fit
+    below the others is cut to the lines that fit (its last paragraph, at least two lines) or left out
+    (``shown`` counts those drawn), never the text shrunk."""
+
+    def __init__(self, entries: Sequence[Entry], gap: float, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.entries, self.gap, self.shown = list(entries), gap, 0
+        for item in self.entries:
+            self.add_widget(item)
+            for line in item.lines:
+                line.bind(text=self._later)
+        self._busy = False
+        self.bind(pos=self.arrange, size=self.arrange)
+
+    def _later(self, *_args: Any) -> None:
+        from kivy.clock import Clock
+
+        Clock.schedule_once(self.arrange, 0)
+
+    def arrange(self, *_args: Any) -> None:
+        if self._busy or self.width <= 1 or self.height <= 1:
+            return
+        self._busy = True
+        try:
+            heights = [item.measure(self.width) for item in self.entries]
+            kept, used = 0, 0.0
+            for height in heights:
+                step = height + (self.gap if kept else 0.0)
+                if used + step > self.height and kept:
+                    break
+                used, kept = used + step, kept + 1
+            if kept < len(self.entries):  # the first left out: its last paragraph cut to the lines that fit
+                room = self.height - used - (self.gap if kept else 0.0)
+                item = self.entries[kept]
+                last = item.lines[-1]
+                lines = int((room - (heights[kept] - last.height)) // (last.font_size * 1.25))
+                if lines >= 2:
+                    last.max_lines = lines
+                    heights[kept] = item.measure(self.width)
+                    if heights[kept] <= room:
+                        used, kept = used + heights[kept] + (self.gap if kept else 0.0), kept + 1
+            free = self.height - used
+            spread = min(free / (kept + 1), self.gap * 2) if kept else 0.0
+            top = self.y + self.height  # not self.top: read in a pos event, Kivy's alias can be stale
+            top -= (free - spread * (kept - 1)) / 2 if kept else 0.0
+            for i, (item, height) in enumerate(zip(self.entries, heights)):
+                item.opacity = 1.0 if i < kept else 0.0
+                item.place(self.x, top, self.width, height)
+                top -= height + self.gap + spread
+            self.shown = kept
+
+        finally:
+            self._busy = False
+
+
+def entry(context: RenderContext, text: str, color: RGBA | None = None, step: str = "body",
+          meta: str = "", meta_color: RGBA | None = None, marker: str | None = None,
+          marker_color: RGBA | None = None, highlight: RGBA | None = None, bold: bool = False,
+          halign: str = "left", meta_above: bool = False, role: str = "primary") -> Entry:
+    """An item of a :class:`Column`: ``text`` at the type scale's ``step`` (``role = "primary"``),
+    ``meta`` under it (over it with ``meta_above``) at ``secondary`` (a source and age, a time and
+    place), the icon ``marker`` at its left, ``highlight`` filled behind it; ``role`` ``""`` for an
+    item that is not the slide's primary text (a note under it)."""
+    fg = color or context.theme.text
+    main = label(text, context.type_px(step), fg, bold=bold, halign=halign)
+    main.role = role
+    lines = [main]
+    if meta:
+        note = label(meta, context.type_px("secondary"), meta_color or context.theme.accents[0], halign=halign)
+        lines.insert(0 if meta_above else 1, note)
+    mark = icon(marker, context.type_px(step), marker_color or fg) if marker else None
+    made = Entry(lines, mark, highlight)
+    made.main = main
+    return made
+
+
+def body_column(context: RenderContext, slide: Widget, entries: Sequence[Entry],
+                box: Sequence[float] = (0.08, 0.27, 0.84, 0.67)) -> Column:
+    """``entries`` in a :class:`Column` over ``box`` (fractions from the top left: by default all the
+    slide below the title band) of ``slide``."""
+    column = Column(entries, gap=context.type_px("body") * 0.45, **box_hints(box))
+    slide.add_widget(column)
+    return column
 
 
 def text_slide(context: RenderContext, title: str, lines: Sequence[str], subtitle: str = "",
-               accent: RGBA | None = None, body_size: float = 56, background: Sequence[RGBA] | None = None,
+               accent: RGBA | None = None, body_size: float | None = None, background: Sequence[RGBA] | None = None,
                text_color: RGBA | None = None, halign: str = "left") -> Slide:
-    """The common slide: a title band and wrapped body text in theme colours."""
+    """The common slide: a title band and the body's lines (each its own paragraph, at ``body_size``
+    px, never below the type scale's ``body``) spread over the rest of the slide, in theme colours."""
     theme = context.theme
     slide = themed_slide(context, background)
     accent = accent or theme.accents[0]
@@ -246,15 +425,19 @@ def text_slide(context: RenderContext, title: str, lines: Sequence[str], subtitl
         fg = legible(fg, backdrop)  # (a pair the row names in full is the operator's choice)
         accent = legible(accent, backdrop)
     add_title(context, slide, title, accent, fg, halign)
-    top = 0.74
+    top = 0.27
     if subtitle:
-        slide.add_widget(label(subtitle, context.font(40), accent, size_hint=(0.86, 0.08),
-                               pos_hint={"x": 0.08, "top": top}))
-        top -= 0.09
-    body = "\n".join(line for line in lines if line)
-    slide.add_widget(label(body, context.font(body_size), fg, valign="top", halign=halign, role=ROLE_PRIMARY,
-                           size_hint=(0.84, top - 0.06),
-                           pos_hint={"x": 0.08, "top": top}))
+        slide.add_widget(label(subtitle, context.type_px("secondary"), accent, size_hint=(0.86, 0.08),
+                               pos_hint={"x": 0.08, "top": 1 - top}))
+        top += 0.09
+    size = max(body_size or 0.0, TYPE_SCALE["body"])
+    entries = []
+    for line in lines:
+        if line:
+            item = entry(context, line, fg, halign=halign)
+            item.main.font_size = context.font(size)
+            entries.append(item)
+    body_column(context, slide, entries, (0.08, top, 0.84, 0.94 - top))
     return slide
 
 
@@ -402,10 +585,10 @@ def message_label(context: RenderContext, color: RGBA, size: float = 110) -> Lab
     """A large outlined caption in the celebration band (:data:`hookspecs.render.BAND` high at the
     bottom of a full-screen overlay), one line at most as tall as the band allows."""
     font = min(context.font(size), context.size[1] * BAND * 0.62)
-    caption = label("", font, color, bold=True, halign="center", size_hint=(0.96, BAND), role=ROLE_CELEBRATION,
+    caption = label("", font, color, bold=True, halign="center", size_hint=(0.96, BAND),
                     pos_hint={"center_x": 0.5, "y": 0}, outline_width=max(1, int(context.font(4))),
                     outline_color=(0, 0, 0, 1))
-    caption.shorten = True
+    caption.shorten, caption.role = True, ROLE_CELEBRATION
     return caption
 
 

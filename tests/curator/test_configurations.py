@@ -264,7 +264,7 @@ def test_runtime_state_display_adopted_follows_clients(make_host):
     host = make_host()
     from builtin_plugins.curator.predicates import RuntimeState
     with orm.db_session:
-        assert RuntimeState().snapshot(host.db)["display_adopted"] is False
+        assert RuntimeState().snapshot(host)["display_adopted"] is False
     key = issue_key(host, "viewer")
     assert Api(host, key).get("/v1/curator/runtime-state").json["display_adopted"] is True
 

@@ -75,7 +75,12 @@ def test_headlines_with_show_source_name_the_feed(seeded):
     with orm.db_session:
         seeded.db.RssFeed(id="f1", url="https://feeds.invalid/f1", title="Kivy Times", category="tech")
     data = prepare(seeded, "screen", "news_headlines", {"id": "n", "config_json": {"showSource": True}})
-    assert data["titles"] == ["Kivy draws the news  \u00b7 Kivy Times", "No picture here  \u00b7 Kivy Times"]
+    assert [i["title"] for i in data["items"]] == ["Kivy draws the news", "No picture here"]
+    assert [i["meta"] for i in data["items"]] == ["Kivy Times \u00b7 just now"] * 2  # source and age
+    assert data["title"] == "Kivy Times"  # one feed: its name is the slide's title
+    quiet = prepare(seeded, "screen", "news_headlines", {"id": "n", "name": "Lobby news",
+                                                           "config_json": {"showSource": False}})
+    assert quiet["title"] == "Lobby news" and not any("Kivy Times" in i["meta"] for i in quiet["items"])
 
 
 def test_the_slides_layer_asks_the_screens_service_and_the_curator(display_host):
@@ -121,10 +126,10 @@ def test_screens_without_content_are_skipped(display_host, type_id):
 
 
 def test_require_news_photo_and_data_key(seeded):
-    titles = prepare(seeded, "screen", "news_headlines", {"id": "n", "config_json": {}})["titles"]
+    titles = [i["title"] for i in prepare(seeded, "screen", "news_headlines", {"id": "n", "config_json": {}})["items"]]
     assert titles == ["Kivy draws the news", "No picture here"]
     only_photo = prepare(seeded, "screen", "news_headlines", {"id": "n", "config_json": {}, "require_news_photo": True})
-    assert only_photo["titles"] == ["Kivy draws the news"]
+    assert [i["title"] for i in only_photo["items"]] == ["Kivy draws the news"]
     article = prepare(seeded, "screen", "news_article", {"id": "n", "config_json": {}, "require_news_photo": True})
     assert article["title"] == "Kivy draws the news" and article["image"]
     assert prepare(seeded, "screen", "news_headlines", {"id": "n", "data_key": "other_feed", "config_json": {}}) is None
@@ -185,12 +190,12 @@ def test_screen_config_keys_of_the_real_schemas_narrow_the_content(seeded):
                                                                               "showCompleted": True, "maxTasks": 5}})
     assert [t["title"] for t in tasks] == ["Water the plants", "Done already"]
     one = prepare(seeded, "screen", "news_headlines", {"id": "n", "config_json": {"maxItems": 1}})
-    assert one["titles"] == ["Kivy draws the news"]
+    assert [i["title"] for i in one["items"]] == ["Kivy draws the news"]
     assert prepare(seeded, "screen", "news_headlines", {"id": "n", "config_json": {"feedIds": ["nope"]}}) is None
     quotes = prepare(seeded, "screen", "stock_quotes", {"id": "s", "config_json": {"symbols": ["ZED", "ACME"]}})
-    assert [q["symbol"] for q in quotes] == ["ZED", "ACME"]
+    assert [q["symbol"] for q in quotes["quotes"]] == ["ZED", "ACME"]
     agenda = {"id": "c", "config_json": {"categoryIds": ["general"], "daysAhead": 1, "showLocation": False}}
-    assert prepare(seeded, "screen", "calendar_agenda", agenda)[0]["location"] == ""
+    assert prepare(seeded, "screen", "calendar_agenda", agenda)["events"][0]["location"] == ""
     assert prepare(seeded, "screen", "calendar_agenda", {"id": "c", "config_json": {"categoryIds": ["x"]}}) is None
     article = prepare(seeded, "screen", "news_article", {"id": "n", "config_json": {"showSummary": False},
                                                         "require_news_photo": True})

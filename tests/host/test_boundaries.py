@@ -84,8 +84,6 @@ def test_declarations_name_real_packages_and_are_used(package):
 
 # (package, entity) uses still to be replaced by a service of the entity's owner, each with why.
 KNOWN_FOREIGN_ENTITIES = {
-    ("adoption", "ApiClient"): "checks at route registration that the clients plugin is enabled",
-    ("curator", "ApiClient"): "the display_adopted input asks whether any client exists",
 }
 
 

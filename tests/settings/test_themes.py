@@ -180,3 +180,20 @@ def test_permissions(api):
     assert api.patch(f"/v1/display/themes/{theme['id']}", key=viewer, json={"label": "y"}).status_code == 403
     assert api.delete(f"/v1/display/themes/{theme['id']}", key=viewer).status_code == 403
     assert api.delete(f"/v1/display/themes/{theme['id']}", key=operator).status_code == 200
+
+
+def test_a_stored_custom_theme_that_does_not_read_is_refused_when_selected(api):
+    """A theme stored before the contrast rule (here written straight to the settings service)
+    is checked again when it is selected; the refusal changes nothing."""
+    service = api.host.services["settings"]
+    with orm.db_session:
+        service.set("display_custom_themes", [{"id": "old_one", "label": "Old", "preview": OLD_NAVY_CORAL}])
+    assert api.get("/v1/display/settings").json["display_theme_id"] == "navy_coral"
+    chosen = api.put("/v1/display/settings", json={"display_theme_id": "old_one", "display_text_scale_screen": 2.0})
+    assert chosen.status_code == 400 and chosen.json["code"] == "invalid_display_theme_preview", chosen.text
+    assert "old_one" in chosen.json["message"] and chosen.json["details"]["preview"]
+    after = api.get("/v1/display/settings").json
+    assert after["display_theme_id"] == "navy_coral" and after["display_text_scale_screen"] != 2.0
+    fixed = api.patch("/v1/display/themes/old_one", json={"preview": PREVIEW})
+    assert fixed.status_code == 200, fixed.text
+    assert api.put("/v1/display/settings", json={"display_theme_id": "old_one"}).status_code == 200

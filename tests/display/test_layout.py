@@ -110,6 +110,8 @@ CELEBRATIONS = {
     "birthday_confetti": {"messages": ["Happy birthday, Sam! Cake in the kitchen at three"]},
     "bouncing_message": {"messages": ["Welcome, visitors!"]},
     "floating_balloons": {"messages": ["Congratulations!"]},
+    # no folder plugin "python-trivia" here: the panel saying so goes in the band
+    "plugin_template": {"plugin_id": "python-trivia", "template": "cheer", "messages": ["Well played!"]},
 }
 
 

@@ -153,22 +153,26 @@ class OverlayType(ConfigurableType):
 
     ``zone`` is where its overlays go (:data:`hookspecs.render.ZONES`): ``fullscreen`` (the
     default) for decoration drawn over the whole content area, whose message goes in the
-    celebration band; a corner or ``center`` for a panel. A type whose config has a
-    ``position`` key takes the zone its row's ``position`` names (:meth:`zone_for`), ``zone``
-    when the row names none. A panel's renderer returns the panel itself, sized by its
-    ``size_hint`` (fractions of the content area): the overlays layer puts it in its zone and
-    the slides lay out in the area left free (``hookspecs.render.Layout``).
+    celebration band; a corner or ``center`` for a panel. A panel type whose config has a
+    ``position`` key takes the zone its row's ``position`` names (:meth:`zone_for`), its
+    ``zone`` when the row names none (a ``fullscreen`` type ignores ``position``: it draws
+    where it likes inside the content area, as before zones). A panel's renderer returns the
+    panel itself, sized by its ``size_hint`` (fractions of the content area): the overlays layer
+    puts it in its zone and the slides lay out in the area left free (``hookspecs.render.Layout``).
     """
 
     renderer: RendererSpec = None
     zone: str = "fullscreen"
 
     def zone_for(self, config: Mapping[str, Any] | None) -> str:
-        """The zone of an overlay of this type with ``config``: its ``position`` when that names a zone."""
+        """The zone of an overlay of this type with ``config``: a panel type's ``position`` when that
+        names a zone, else ``zone``."""
         from hookspecs.render import ZONES
 
         position = (config or {}).get("position")
-        return position if isinstance(position, str) and position in ZONES else self.zone
+        if self.zone == "fullscreen" or not isinstance(position, str) or position not in ZONES:
+            return self.zone
+        return position
 
 
 @dataclass(frozen=True)

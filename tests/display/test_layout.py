@@ -81,6 +81,17 @@ def test_a_celebration_message_lies_between_the_bottom_corner_panels():
     assert ("bottom_band", band) in occupied
 
 
+def test_a_full_screen_type_ignores_position_a_panel_type_follows_it():
+    from hookspecs import OverlayType
+
+    legacy = OverlayType("glow", "Glow", {"type": "object"}, {})  # a type from before zones
+    panel = OverlayType("badge", "Badge", {"type": "object"}, {}, zone="top_left")
+    assert legacy.zone_for({"position": "top_right"}) == "fullscreen"
+    assert panel.zone_for({"position": "top_right"}) == "top_right"
+    assert panel.zone_for({"position": "fullscreen"}) == "fullscreen"
+    assert panel.zone_for({}) == panel.zone_for(None) == "top_left"
+
+
 def test_every_builtin_overlay_type_declares_a_known_zone(host):
     for overlay_type in host.registries.overlay_types:
         assert overlay_type.zone in ZONES, overlay_type.id
@@ -88,6 +99,8 @@ def test_every_builtin_overlay_type_declares_a_known_zone(host):
             assert overlay_type.zone != "fullscreen", overlay_type.id  # a positioned panel has a corner
             assert overlay_type.zone_for({"position": "bottom_left"}) == "bottom_left"
             assert overlay_type.zone_for({"position": "nowhere"}) == overlay_type.zone
+        else:
+            assert overlay_type.zone_for({"position": "top_left"}) == overlay_type.zone
 
 
 # -- on the real canvas ----------------------------------------------------------------------------
@@ -105,6 +118,8 @@ CORNER_OVERLAYS = {  # every builtin overlay type with a position, in each corne
     "photo_slideshow": {"position": "bottom_right", "size": 0.3},
     "qr_code": {"payload": "https://example.org/feedback", "caption": "Tell us", "position": "bottom_right"},
     "qr_code@center": {"payload": "https://example.org/feedback", "position": "center"},
+    # the panel naming the page (nothing answers there: no snapshot covers it)
+    "plugin_web": {"url": "http://127.0.0.1:9/overlay", "position": "bottom_left", "size": 0.3},
 }
 CELEBRATIONS = {
     "birthday_confetti": {"messages": ["Happy birthday, Sam! Cake in the kitchen at three"]},

@@ -159,6 +159,9 @@ class RenderContext:
     temperature_unit: str = "c"
     size: tuple[int, int] = (1920, 1080)
     data: Any = None
+    type_height: float | None = None
+    """The height the type scale follows (:meth:`font`): the content area's for a slide drawn in
+    the free area (its type stays the size it has without overlays), ``size[1]`` when None."""
 
     @property
     def config(self) -> dict[str, Any]:
@@ -221,8 +224,9 @@ class RenderContext:
 
     # -- sizes --------------------------------------------------------------------
     def font(self, px_at_1080: float) -> float:
-        """A font size scaled to the canvas height and the configured text scale."""
-        return max(6.0, px_at_1080 * self.size[1] / 1080.0 * (self.text_scale or 1.0))
+        """A font size scaled to the canvas height (:attr:`type_height`) and the configured text scale."""
+        height = self.type_height or self.size[1]
+        return max(6.0, px_at_1080 * height / 1080.0 * (self.text_scale or 1.0))
 
     def type_px(self, step: str) -> float:
         """A :data:`TYPE_SCALE` step (``title``, ``body``...) as a font size for this slide."""
@@ -295,12 +299,12 @@ class Preferences:
         return self.text_scale_ticker if kind == "ticker" else self.text_scale_screen
 
     def context(self, host: Any, kind: str, type_id: str, row: dict[str, Any],
-                size: tuple[int, int] = (1920, 1080)) -> RenderContext:
+                size: tuple[int, int] = (1920, 1080), type_height: float | None = None) -> RenderContext:
         """A :class:`RenderContext` for ``row`` with these preferences filled in."""
         return RenderContext(host=host, kind=kind, type_id=type_id, row=row, theme=self.theme,
                              text_scale=self.text_scale(kind), timezone=self.timezone,
                              time_format=self.time_format, date_order=self.date_order,
-                             temperature_unit=self.temperature_unit, size=size)
+                             temperature_unit=self.temperature_unit, size=size, type_height=type_height)
 
 
 # -- the compositor's layers --------------------------------------------------------------------

@@ -86,7 +86,9 @@ class LayerStage:
         area = self.area
         size = size or (int(area.width), int(area.height))
         type_id = str(row.get(TYPE_FIELDS.get(kind, ""), ""))
-        return self.preferences.context(self.host, kind, type_id, row, size)
+        # in the free area the type scale follows the content area: overlays take room, not type size
+        type_height = self._compositor.layout.content.height if self._entry.spec.area == "free" else None
+        return self.preferences.context(self.host, kind, type_id, row, size, type_height)
 
     def renderer(self, kind: str, type_id: str) -> Any:
         return self._compositor.renderer_for(kind, type_id)

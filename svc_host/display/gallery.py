@@ -146,8 +146,8 @@ class Renderer:
         return dataclasses.replace(preferences(self.host), theme=theme_from_preview(theme_id, preview))
 
     def build(self, prefs: Any, kind: str, type_id: str, config: dict, size: tuple[int, int] | None = None) -> Any:
-        """The type's widget for a row with ``config``, drawn at ``size`` (the window's by default;
-        raises when it has no content)."""
+        """The type's widget for a row with ``config``, drawn at ``size`` (the window's by default) with
+        the window's type scale (raises when it has no content)."""
         from pony import orm
 
         registry = self.host.registries.screen_types if kind == "screen" else self.host.registries.overlay_types
@@ -156,7 +156,7 @@ class Renderer:
             raise ValueError("the type has no renderer")
         row = {"id": f"gallery_{type_id}", f"{kind}_type": type_id, "enabled": True, "dwell_seconds": 20,
                "frequency_weight": 1, "config_json": dict(config)}
-        context = prefs.context(self.host, kind, type_id, row, size or self.size)
+        context = prefs.context(self.host, kind, type_id, row, size or self.size, float(self.size[1]))
         step = getattr(factory, "prepare", None)
         data: Any = {}
         if step is not None:

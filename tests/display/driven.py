@@ -311,7 +311,7 @@ def zones(canvas: Canvas, job: dict) -> dict:
                   "celebrations": [window_rect(w) for w in entry["widget"].walk(restrict=True)
                                    if getattr(w, "role", None) == "celebration"]}
                  for overlay_id, entry in overlays.overlays.items() if entry.get("widget") is not None]
-        marked = [{"role": w.role, "text": w.text[:40], "rect": window_rect(w)}
+        marked = [{"role": w.role, "text": w.text[:40], "rect": window_rect(w), "font_px": round(w.font_size, 1)}
                   for w in slides.widget.walk(restrict=True) if getattr(w, "role", None) in ("title", "primary")]
         free = canvas.compositor.layout.free
         seen.append({"overlays": drawn, "marked": marked, "free": [free.x, free.y, free.width, free.height],

@@ -36,6 +36,7 @@ preferences every layer and renderer formats with.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
@@ -158,6 +159,9 @@ class RenderContext:
     temperature_unit: str = "c"
     size: tuple[int, int] = (1920, 1080)
     data: Any = None
+    type_height: float | None = None
+    """The height the type scale follows (:meth:`font`): the content area's for a slide drawn in
+    the free area (its type stays the size it has without overlays), ``size[1]`` when None."""
 
     @property
     def config(self) -> dict[str, Any]:
@@ -220,8 +224,9 @@ class RenderContext:
 
     # -- sizes --------------------------------------------------------------------
     def font(self, px_at_1080: float) -> float:
-        """A font size scaled to the canvas height and the configured text scale."""
-        return max(6.0, px_at_1080 * self.size[1] / 1080.0 * (self.text_scale or 1.0))
+        """A font size scaled to the canvas height (:attr:`type_height`) and the configured text scale."""
+        height = self.type_height or self.size[1]
+        return max(6.0, px_at_1080 * height / 1080.0 * (self.text_scale or 1.0))
 
     def type_px(self, step: str) -> float:
         """A :data:`TYPE_SCALE` step (``title``, ``body``...) as a font size for this slide."""
@@ -294,12 +299,12 @@ class Preferences:
         return self.text_scale_ticker if kind == "ticker" else self.text_scale_screen
 
     def context(self, host: Any, kind: str, type_id: str, row: dict[str, Any],
-                size: tuple[int, int] = (1920, 1080)) -> RenderContext:
+                size: tuple[int, int] = (1920, 1080), type_height: float | None = None) -> RenderContext:
         """A :class:`RenderContext` for ``row`` with these preferences filled in."""
         return RenderContext(host=host, kind=kind, type_id=type_id, row=row, theme=self.theme,
                              text_scale=self.text_scale(kind), timezone=self.timezone,
                              time_format=self.time_format, date_order=self.date_order,
-                             temperature_unit=self.temperature_unit, size=size)
+                             temperature_unit=self.temperature_unit, size=size, type_height=type_height)
 
 
 # -- the compositor's layers --------------------------------------------------------------------
@@ -321,18 +326,70 @@ class Rect:
     def size(self) -> tuple[float, float]:
         return (self.width, self.height)
 
+    @property
+    def right(self) -> float:
+        return self.x + self.width
+
+    @property
+    def top(self) -> float:
+        return self.y + self.height
+
+    @property
+    def area(self) -> float:
+        return max(0.0, self.width) * max(0.0, self.height)
+
+    def intersects(self, other: "Rect") -> bool:
+        """Whether the two rectangles share more than an edge."""
+        return (min(self.right, other.right) > max(self.x, other.x)
+                and min(self.top, other.top) > max(self.y, other.y))
+
+
+CORNERS = ("top_left", "top_right", "bottom_left", "bottom_right")
+ZONES = CORNERS + ("center", "top_band", "bottom_band", "fullscreen")
+"""The named overlay zones of the content area (:class:`Layout`): the four corners, ``center``,
+a band across the top and one across the bottom, and ``fullscreen`` (the whole content area)."""
+
+CELEBRATION_ZONE = "bottom_band"
+"""Where a full-screen effect's message goes (its celebration band, :attr:`Layout.zones`)."""
+
+BAND = 0.15
+"""The height of the ``top_band`` and ``bottom_band`` zones, a fraction of the content area's height."""
+
+MARGIN = (0.02, 0.03)
+"""The gap between a corner panel and the content area's edges, and between a panel and the
+free area, as fractions of the content area's width and height."""
+
+ROLE_TITLE, ROLE_PRIMARY, ROLE_CELEBRATION = "title", "primary", "celebration"
+"""The ``role`` attribute values of the Kivy widgets holding a slide's title, its primary text
+and a full-screen effect's celebration message (see :class:`Layout`)."""
+
 
 @dataclass(frozen=True)
 class Layout:
     """The rectangles the compositor divides the screen into; each layer draws in one of them.
 
-    Today: ``screen`` (the whole window), ``ticker`` (the band at the bottom a marquee
-    claims; height 0 without one) and ``content`` (the slide content area: the screen
-    above the ticker band). Built to grow without changing shape (issue 17): ``zones``
-    names overlay zones (corners, bands, full screen) and ``free`` is the part of the content
-    area the active overlays leave free (the whole content area until zones exist).
-    :meth:`area` looks any of them up by name, which is also how a ``LayerSpec.area`` names
-    where a layer's widget goes.
+    ``screen`` (the whole window), ``ticker`` (the band at the bottom a marquee claims;
+    height 0 without one), ``content`` (the screen above the ticker band), ``zones`` (what
+    the active overlays occupy, by zone name: :data:`ZONES`) and ``free`` (the part of the
+    content area they leave free, where the slides go). :meth:`area` looks any of them up by
+    name, which is also how a ``LayerSpec.area`` names where a layer's widget goes.
+
+    The zone system (docs/display.md, "Layout and zones"):
+
+    - an overlay type declares its zone (``OverlayType.zone``; a positioned type takes the
+      zone its row's ``position`` names). A corner overlay is a panel whose ``size_hint`` (the
+      fraction of the content area its renderer's widget wants) :meth:`arrange` puts in that
+      corner, :data:`MARGIN` from the edges. A second overlay in a taken corner, and a
+      ``center`` overlay, move to a free corner (the slide's middle is its primary text).
+    - ``fullscreen`` overlays are decoration (confetti, rain, a frame) drawn over the whole
+      content area; a message one shows goes in the celebration band (:data:`CELEBRATION_ZONE`,
+      :data:`BAND` high), which its root names with a ``celebration`` attribute.
+    - :meth:`with_occupied` makes ``free``: for each corner panel it cuts a side column or a
+      top/bottom band, whichever leaves the larger area (every combination is tried), and for a
+      band it cuts the band. The slides layer draws in ``free``, so no overlay covers a slide's
+      title or primary text: the widgets holding those carry a ``role`` attribute,
+      :data:`ROLE_TITLE` or :data:`ROLE_PRIMARY` (the renderer kit's ``add_title`` and
+      ``text_slide`` set it), which the layout tests check against every overlay rectangle.
     """
 
     screen: Rect
@@ -359,6 +416,102 @@ class Layout:
         return cls(screen=Rect(0.0, 0.0, float(width), float(height)),
                    content=Rect(0.0, band, float(width), float(height) - band),
                    ticker=Rect(0.0, 0.0, float(width), band))
+
+    # -- zones ------------------------------------------------------------------------------
+    def zone_rect(self, zone: str, size_hint: tuple[float | None, float | None] = (1.0, 1.0)) -> Rect:
+        """Where a widget of ``size_hint`` (fractions of the content area; None counts as 1) goes in
+        ``zone``: a corner panel :data:`MARGIN` from the edges, a band, the middle or the whole area."""
+        c = self.content
+        if zone == "fullscreen" or zone not in ZONES:
+            return c
+        if zone in ("top_band", "bottom_band"):
+            height = c.height * BAND
+            return Rect(c.x, c.top - height if zone == "top_band" else c.y, c.width, height)
+        hint_w, hint_h = (1.0 if v is None else min(1.0, max(0.0, float(v))) for v in size_hint)
+        width, height = c.width * hint_w, c.height * hint_h
+        gap_x, gap_y = c.width * MARGIN[0], c.height * MARGIN[1]
+        if zone == "center":
+            return Rect(c.x + (c.width - width) / 2, c.y + (c.height - height) / 2, width, height)
+        x = c.x + gap_x if zone.endswith("left") else c.right - gap_x - width
+        y = c.top - gap_y - height if zone.startswith("top") else c.y + gap_y
+        return Rect(max(c.x, x), max(c.y, y), width, height)
+
+    def arrange(self, wanted: Sequence[tuple[str, tuple[float | None, float | None], bool]]
+                ) -> tuple[list[Rect], list[tuple[str, Rect]], list[Rect | None]]:
+        """Where each overlay of ``wanted`` (``(zone, size_hint, celebrates)``, in order) goes, the
+        ``(zone, rect)`` they occupy (for :meth:`with_occupied`) and, for each one that celebrates,
+        where its message goes. Corners are first come first served; a ``center`` overlay or a
+        second one in a corner moves to a free corner (stays where it asked when none is free); a
+        band as asked; a ``fullscreen`` one covers the content area and occupies nothing but, when
+        it ``celebrates`` (shows a message), the celebration band, between the bottom corner panels.
+        An unknown zone counts as ``fullscreen``."""
+        zones = [zone if zone in ZONES else "fullscreen" for zone, _hint, _celebrates in wanted]
+        taken = {zone for zone in zones if zone in CORNERS}
+        rects: list[Rect] = []
+        used: set[str] = set()
+        for index, (_wanted, hint, _celebrates) in enumerate(wanted):
+            zone = zones[index]
+            if zone == "center" or (zone in CORNERS and zone in used):
+                free = [corner for corner in _MOVE_ORDER if corner not in taken]
+                if free:
+                    zone = free[0]
+                    taken.add(zone)
+                elif zone == "center":
+                    zone = _MOVE_ORDER[0]
+            used.add(zone)
+            zones[index] = zone
+            rects.append(self.zone_rect(zone, hint))
+        band = self.zone_rect(CELEBRATION_ZONE)
+        gap = self.content.width * MARGIN[0]
+        left = max([band.x] + [r.right + gap for z, r in zip(zones, rects) if z == "bottom_left"])
+        right = min([band.right] + [r.x - gap for z, r in zip(zones, rects) if z == "bottom_right"])
+        message = Rect(left, band.y, max(0.0, right - left), band.height)
+        occupied = [(zone, rect) for zone, rect in zip(zones, rects) if zone != "fullscreen"]
+        messages = [message if zone == "fullscreen" and celebrates else None
+                    for zone, (_z, _hint, celebrates) in zip(zones, wanted)]
+        if any(messages):
+            occupied.append((CELEBRATION_ZONE, band))
+        return rects, occupied, messages
+
+    def with_occupied(self, occupied: Sequence[tuple[str, Rect]]) -> "Layout":
+        """This layout with ``zones`` (each zone's bounding rectangle of what occupies it) and
+        ``free`` (the content area minus the corner panels and bands; see the class doc)."""
+        c = self.content
+        gap_x, gap_y = c.width * MARGIN[0], c.height * MARGIN[1]
+        zones: dict[str, Rect] = {}
+        for zone, rect in occupied:
+            known = zones.get(zone)
+            zones[zone] = rect if known is None else _bounds(known, rect)
+        # each cut bounds one edge of the free area: 0 left, 1 bottom (raised), 2 right, 3 top (lowered)
+        fixed: list[tuple[int, float]] = []
+        choices: list[tuple[tuple[int, float], tuple[int, float]]] = []
+        for zone, rect in zones.items():
+            if zone == "top_band":
+                fixed.append((3, rect.y))
+            elif zone == "bottom_band":
+                fixed.append((1, rect.top))
+            elif zone in CORNERS:
+                column = (0, rect.right + gap_x) if zone.endswith("left") else (2, rect.x - gap_x)
+                band = (3, rect.y - gap_y) if zone.startswith("top") else (1, rect.top + gap_y)
+                choices.append((column, band))
+        best: Rect | None = None
+        for picks in itertools.product(*choices):
+            edges = [c.x, c.y, c.right, c.top]
+            for side, value in (*fixed, *picks):
+                edges[side] = max(edges[side], value) if side < 2 else min(edges[side], value)
+            rect = Rect(edges[0], edges[1], max(0.0, edges[2] - edges[0]), max(0.0, edges[3] - edges[1]))
+            if best is None or rect.area > best.area:
+                best = rect
+        return replace(self, zones=zones, free=best)
+
+
+_MOVE_ORDER = ("bottom_right", "bottom_left", "top_right", "top_left")
+"""The free corner an overlay moves to: the bottom ones first (a slide's title is at its top)."""
+
+
+def _bounds(a: Rect, b: Rect) -> Rect:
+    x, y = min(a.x, b.x), min(a.y, b.y)
+    return Rect(x, y, max(a.right, b.right) - x, max(a.top, b.top) - y)
 
 
 @runtime_checkable
@@ -393,12 +546,19 @@ class Layer(Protocol):
     puts it in the layer's area) and optionally ``opaque`` (True while it covers its whole
     area, so the compositor skips drawing the theme backdrop under it). ``load`` and
     ``apply`` are required; the other methods are optional.
+
+    ``arrange(layout)`` (UI thread, on every relayout, with the layout before any overlay) places
+    the layer's widgets in their zones (:meth:`Layout.arrange`) and returns the ``(zone, rect)``
+    they occupy; the compositor cuts them from ``free`` (:meth:`Layout.with_occupied`). A layer
+    calls ``stage.relayout()`` when what it occupies changes (an overlay came or went), never
+    per frame.
     """
 
     def load(self) -> Any: ...
     def apply(self, state: Any, restyle: bool) -> None: ...
     def due_ms(self, state: Any) -> int | None: ...
     def claims(self, screen: Rect) -> Mapping[str, float]: ...
+    def arrange(self, layout: Layout) -> Sequence[tuple[str, Rect]]: ...
     def tick(self, dt: float) -> None: ...
     def navigate(self, direction: str) -> None: ...
     def dispose(self) -> None: ...
@@ -407,4 +567,6 @@ class Layer(Protocol):
 __all__: Sequence[str] = ("RGBA", "DEFAULT_THEME_ID", "DEFAULT_THEME_PREVIEW", "TYPE_SCALE", "TITLE_BOX", "Theme",
                           "parse_color", "parse_colors", "theme_from_preview", "default_theme", "TickerContent",
                           "RenderContext", "Widget", "Renderer", "renderer", "Preferences", "Rect", "Layout",
+                          "CORNERS", "ZONES", "CELEBRATION_ZONE", "BAND", "MARGIN", "ROLE_TITLE", "ROLE_PRIMARY",
+                          "ROLE_CELEBRATION",
                           "Stage", "Layer")

@@ -149,9 +149,30 @@ class TickerType(ConfigurableType):
 
 @dataclass(frozen=True)
 class OverlayType(ConfigurableType):
-    """An overlay effect type. ``renderer`` (a :data:`RendererSpec`) builds the overlay layer."""
+    """An overlay effect type. ``renderer`` (a :data:`RendererSpec`) builds the overlay layer.
+
+    ``zone`` is where its overlays go (:data:`hookspecs.render.ZONES`): ``fullscreen`` (the
+    default) for decoration drawn over the whole content area, whose message goes in the
+    celebration band; a corner or ``center`` for a panel. A panel type whose config has a
+    ``position`` key takes the zone its row's ``position`` names (:meth:`zone_for`), its
+    ``zone`` when the row names none (a ``fullscreen`` type ignores ``position``: it draws
+    where it likes inside the content area, as before zones). A panel's renderer returns the
+    panel itself, sized by its ``size_hint`` (fractions of the content area): the overlays layer
+    puts it in its zone and the slides lay out in the area left free (``hookspecs.render.Layout``).
+    """
 
     renderer: RendererSpec = None
+    zone: str = "fullscreen"
+
+    def zone_for(self, config: Mapping[str, Any] | None) -> str:
+        """The zone of an overlay of this type with ``config``: a panel type's ``position`` when that
+        names a zone, else ``zone``."""
+        from hookspecs.render import ZONES
+
+        position = (config or {}).get("position")
+        if self.zone == "fullscreen" or not isinstance(position, str) or position not in ZONES:
+            return self.zone
+        return position
 
 
 @dataclass(frozen=True)
@@ -176,10 +197,10 @@ class CuratorPredicate:
     evaluate: Callable[..., bool] | None = field(default=None, compare=False)
 
 
-LAYER_AREAS = ("screen", "content", "ticker")
-"""Where a layer's widget goes: the whole ``screen``, the slide ``content`` area, or the
-``ticker`` band (the names of :class:`hookspecs.render.Layout`). Issue 17 adds named overlay
-zones and ``free`` (the content area the active overlays leave free) to this vocabulary."""
+LAYER_AREAS = ("screen", "content", "ticker", "free")
+"""Where a layer's widget goes: the whole ``screen``, the slide ``content`` area, the
+``ticker`` band or ``free``, the part of the content area the active overlays leave free (the
+names of :class:`hookspecs.render.Layout`; the slides layer draws there)."""
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from hookspecs import (
     ScreenType,
     TickerType,
 )
+from hookspecs.render import ZONES
 from hookspecs.types import LAYER_AREAS
 from svc_host.permissions import ROLES, PermissionTable
 
@@ -543,6 +544,8 @@ def _build_registries(plugins: PluginHost) -> Registries:
                     _check_renderer(item, plugin)
                     if cls is TickerType:
                         _check_ticker_type(item, plugin)
+                    if cls is OverlayType and item.zone not in ZONES:
+                        raise PluginError(plugin, f"overlay type {item.id!r}: zone must be one of {ZONES}")
                     if item.id in registry.types:
                         raise PluginError(plugin, f"{registry.kind} type {item.id!r} is already provided by "
                                                   f"{registry.owner[item.id]!r}")

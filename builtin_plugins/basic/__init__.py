@@ -65,6 +65,7 @@ OVERLAY_TYPES: list[OverlayType] = [
     ),
     OverlayType(
         id="qr_code",
+        zone="bottom_right",
         label="QR code",
         description="A QR code of the configured payload.",
         renderer="builtin_plugins.basic.display:qr_code_overlay",

@@ -87,9 +87,8 @@ def qr_code_overlay(context: RenderContext) -> Any:
     caption = config_text(context, "caption")
     box_h = size + (0.06 if caption else 0.0)
     box_w = size * 1.07 * height / max(1, width)
-    layer = w.Slide()
-    layer.opacity = opacity(context)
-    box = w.Slide(size_hint=(box_w, box_h), pos_hint=position(context, "bottom_right"))
+    box = w.Slide(size_hint=(box_w, box_h), pos_hint=position(context, "bottom_right"))  # the panel is the root
+    box.opacity = opacity(context)
     box.add_widget(w.Backdrop([(1, 1, 1, 1)], size_hint=(1, 1), pos_hint={"x": 0, "y": 0}))
     box.add_widget(w.ImageFill(w.qr_texture(payload), size_hint=(0.94, size * 0.94 / box_h),
                                pos_hint={"center_x": 0.5, "top": 0.97}))
@@ -97,5 +96,4 @@ def qr_code_overlay(context: RenderContext) -> Any:
         box.add_widget(w.label(caption, context.font(26), (0, 0, 0, 1), halign="center",
                                size_hint=(0.96, 0.055 / box_h),
                                pos_hint={"center_x": 0.5, "y": 0.005 / box_h}))
-    layer.add_widget(box)
-    return layer
+    return box

@@ -37,6 +37,7 @@ SCREEN_TYPES: list[ScreenType] = [
 OVERLAY_TYPES: list[OverlayType] = [
     OverlayType(
         id="calendar_month",
+        zone="top_right",
         label="Month calendar",
         description="A small month calendar.",
         renderer="builtin_plugins.calendar.display:calendar_month_overlay",
@@ -51,6 +52,7 @@ OVERLAY_TYPES: list[OverlayType] = [
     ),
     OverlayType(
         id="calendar_upcoming",
+        zone="top_right",
         label="Upcoming events",
         description="A list of upcoming calendar events.",
         renderer="builtin_plugins.calendar.display:calendar_upcoming",

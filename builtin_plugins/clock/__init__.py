@@ -44,6 +44,7 @@ SCREEN_TYPES: list[ScreenType] = [
 OVERLAY_TYPES: list[OverlayType] = [
     OverlayType(
         id="digital_clock",
+        zone="top_right",
         label="Digital clock",
         description="The time in a corner (display timezone when time_zone is omitted).",
         renderer="builtin_plugins.clock.display:digital_clock",
@@ -60,6 +61,7 @@ OVERLAY_TYPES: list[OverlayType] = [
     ),
     OverlayType(
         id="analog_clock",
+        zone="top_right",
         label="Analog clock",
         description="An analog clock face.",
         renderer="builtin_plugins.clock.display:analog_clock",

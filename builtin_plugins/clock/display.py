@@ -137,15 +137,11 @@ def digital_clock(context: RenderContext) -> Any:
 def analog_clock(context: RenderContext) -> Any:
     w = _w()
     width, height = context.size
-    layer = w.Slide()
-    layer.opacity = opacity(context)
     radius = height * config_number(context, "size", 0.32, 0.05, 1) / 2
-    anchor = position(context)
-    cx = width * anchor.get("right", anchor.get("x", anchor.get("center_x", 0.5)))
-    cx += -radius * 1.1 if "right" in anchor else (radius * 1.1 if "x" in anchor else 0)
-    cy = height * anchor.get("top", anchor.get("y", anchor.get("center_y", 0.5)))
-    cy += -radius * 1.1 if "top" in anchor else (radius * 1.1 if "y" in anchor else 0)
+    side = radius * 2.1  # the panel: the face and a little room, in its zone (the overlays layer places it)
+    layer = w.Slide(size_hint=(side / max(1, width), side / max(1, height)), pos_hint=position(context))
+    layer.opacity = opacity(context)
     zone = config_text(context, "time_zone") or None
-    layer.animate(analog_face(layer, context, (cx, cy), radius, context.theme.text, zone,
+    layer.animate(analog_face(layer, context, (side / 2, side / 2), radius, context.theme.text, zone,
                               config_flag(context, "show_seconds", True)))
     return layer

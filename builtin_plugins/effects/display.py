@@ -8,7 +8,7 @@ import math
 import random
 from typing import Any
 
-from hookspecs.render import RenderContext, parse_color, renderer
+from hookspecs.render import BAND, ROLE_CELEBRATION, RenderContext, parse_color, renderer
 from svc_host.display.kit import (
     blob_images,
     colors,
@@ -79,20 +79,25 @@ class _Bounce:
 
 
 def bouncing_message(context: RenderContext) -> Any:
+    """The phrase bounces inside the celebration band (``hookspecs.render.BAND`` at the bottom),
+    never over the slide's text."""
     from kivy.uix.label import Label
 
     w = _w()
     width, height = context.size
+    band = height * BAND
     layer = w.Slide()
     layer.opacity = opacity(context)
     messages = config_strings(context, "messages") or ["Hello!"]
     color = parse_color(config_text(context, "color"), context.theme.accents[0])
-    font = context.font(90) * config_number(context, "font_scale", 1.0, 0.25, 4)
+    font = min(context.font(90) * config_number(context, "font_scale", 1.0, 0.25, 4), band * 0.62)
     label = Label(text=messages[0], font_size=font, color=color, bold=True, size_hint=(None, None),
-                  pos=(width * 0.2, height * 0.5), outline_width=max(1, int(context.font(3))),
+                  pos=(width * 0.2, band * 0.1), outline_width=max(1, int(context.font(3))),
                   outline_color=(0, 0, 0, 1))
+    label.role, label.moves = ROLE_CELEBRATION, True  # it bounces in the band, on its own course
     layer.add_widget(label)
-    layer.animate(_Bounce(label, width, height, speed(context, "speed", 0.15) * height))
+    layer.celebration = label
+    layer.animate(_Bounce(label, width, band, speed(context, "speed", 0.15) * height))
     layer.animate(w.Messages(label, messages, config_number(context, "message_interval_sec", 8, 1, 3600)))
     return layer
 

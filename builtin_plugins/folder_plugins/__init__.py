@@ -61,6 +61,7 @@ OVERLAY_TYPES: list[OverlayType] = [
     ),
     OverlayType(
         id="plugin_web",
+        zone="top_right",
         label="Plugin web view",
         description="A plugin's web page shown as a view-only overlay.",
         renderer="builtin_plugins.folder_plugins.display:plugin_web",

@@ -10,7 +10,7 @@ from typing import Any
 from builtin_plugins.folder_plugins.templates import TemplateError, fill_blocks
 from builtin_plugins.folder_plugins.web_snapshot import PeriodicSnapshot, shown_url
 from builtin_plugins.folder_plugins.web_snapshot import log as web_log
-from hookspecs.render import RGBA, RenderContext, parse_color, renderer
+from hookspecs.render import BAND, RGBA, ROLE_CELEBRATION, RenderContext, parse_color, renderer
 from hookspecs.services import FOLDER_PLUGINS, service
 from svc_host.display.kit import config_number, config_text, panel_hint, position
 from svc_host.display.kit import widgets as _w
@@ -157,7 +157,8 @@ def plugin_template(context: RenderContext) -> Any:
 def plugin_template_overlay(context: RenderContext) -> Any:
     """The template ``template`` of the folder plugin ``plugin_id`` filled with ``data`` over the
     slide (a template's ``background`` is for slides only), with ``messages`` cycled over it. A
-    template or data error shows a panel naming the plugin and the template instead."""
+    template or data error shows a panel naming the plugin and the template instead, in the
+    celebration band (``hookspecs.render.BAND``), off the slide's text."""
     w = _w()
     prepared = context.data
     layer = w.Slide()
@@ -168,9 +169,14 @@ def plugin_template_overlay(context: RenderContext) -> Any:
     except TemplateError as exc:
         _failed(context, prepared, str(exc))
         title, lines = fallback_lines(prepared, str(exc))
-        layer, box = w.boxed_layer(context, panel_hint((0.5, 0.3)), position(context, "center"))
-        box.add_widget(w.label("\n".join([title, *lines]), context.font(32), context.theme.text, halign="center",
-                               size_hint=(0.94, 0.9), pos_hint={"center_x": 0.5, "center_y": 0.5}))
+        panel, box = w.boxed_layer(context, (0.96, BAND), {"center_x": 0.5, "y": 0})
+        box.add_widget(w.label(" \u00b7 ".join([title, *lines]), context.font(26), context.theme.text,
+                               halign="center", size_hint=(0.96, 0.9), pos_hint={"center_x": 0.5, "center_y": 0.5}))
+        layer = w.Slide()
+        layer.add_widget(panel)
+        layer.celebration = panel  # the band says why, in place of the messages
+        panel.role = ROLE_CELEBRATION
+        return layer
     return w.with_messages(context, layer, context.theme.accents[0], 90)
 
 

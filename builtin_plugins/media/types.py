@@ -36,6 +36,7 @@ SCREEN_TYPES: list[ScreenType] = [
 OVERLAY_TYPES: list[OverlayType] = [
     OverlayType(
         id="photo_slideshow",
+        zone="bottom_right",
         label="Photo slideshow",
         description="Rotating photos of a content category in a frame.",
         renderer="builtin_plugins.media.display:photo_slideshow",

@@ -8,6 +8,12 @@ curator's does. ``apply`` (UI thread) builds each new overlay through its type's
 (``prepare`` on the loader thread) and removes the ones that left; a changed row, or new
 display preferences, rebuild it. An overlay whose renderer fails (prepare, build, tick) is
 dropped until its row changes; the others keep drawing.
+
+Where each overlay goes is the zone system of :class:`hookspecs.render.Layout`: ``arrange``
+(every relayout) puts each overlay in the zone its type gives its row (``OverlayType.zone_for``),
+a panel at the size its widget's ``size_hint`` asks, and tells the compositor what the panels
+(and a celebration message's band) occupy, so the slides lay out in the rest. An overlay that
+comes or goes asks for a relayout.
 """
 from __future__ import annotations
 
@@ -16,8 +22,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from hookspecs.render import Stage
+from hookspecs.render import Layout, Rect, Stage
 from hookspecs.services import CURATOR, OVERLAYS, curated, service
+from svc_host.display.kit import place_celebration
 
 log = logging.getLogger("builtin_plugins.overlays")
 
@@ -37,7 +44,8 @@ class OverlaysLayer:
     def __init__(self, stage: Stage):
         self.stage = stage
         self.host = stage.host
-        self.overlays: dict[Any, dict] = {}  # id -> {"row", "widget" or None, "failed"}
+        self.overlays: dict[Any, dict] = {}  # id -> {"row", "widget" or None, "failed", "zone", "hint"}
+        self.placed: dict[Any, Rect] = {}  # id -> where its widget goes (arrange)
 
     @cached_property
     def widget(self) -> Any:
@@ -48,8 +56,24 @@ class OverlaysLayer:
         return box
 
     def _fit(self, *_args: Any) -> None:
-        for child in self.widget.children:
-            child.pos, child.size = self.widget.pos, self.widget.size
+        for overlay_id, entry in self.overlays.items():
+            widget, rect = entry.get("widget"), self.placed.get(overlay_id)
+            if widget is not None:
+                widget.pos, widget.size = (rect.pos, rect.size) if rect is not None else \
+                    (self.widget.pos, self.widget.size)
+
+    def arrange(self, layout: Layout) -> list[tuple[str, Rect]]:
+        """Place every overlay in its zone of ``layout`` (:meth:`Layout.arrange`); what they occupy."""
+        shown = [(overlay_id, entry) for overlay_id, entry in self.overlays.items() if entry.get("widget") is not None]
+        rects, occupied, messages = layout.arrange([(entry["zone"], entry["hint"],
+                                                     getattr(entry["widget"], "celebration", None) is not None)
+                                                    for _id, entry in shown])
+        self.placed = {overlay_id: rect for (overlay_id, _entry), rect in zip(shown, rects)}
+        self._fit()
+        for (_id, entry), rect, message in zip(shown, rects, messages):
+            if message is not None:
+                place_celebration(entry["widget"], rect, message)
+        return occupied
 
     # ------------------------------------------------------------------ loader thread
     def load(self) -> OverlaysState:
@@ -81,6 +105,7 @@ class OverlaysLayer:
         entry = self.overlays.pop(overlay_id, None)
         if entry and entry.get("widget") is not None:
             self._drop(entry["widget"])
+            self.stage.relayout()
 
     def _drop(self, widget: Any) -> None:
         if widget.parent is not None:
@@ -94,7 +119,10 @@ class OverlaysLayer:
 
     def _add(self, row: dict) -> None:
         overlay_id, type_id = row.get("id"), row.get("overlay_type", "")
-        entry = {"row": row, "widget": None, "failed": False}
+        overlay_type = self.host.registries.overlay_types.get(type_id)
+        config = row.get("config_json") if isinstance(row.get("config_json"), dict) else {}
+        zone = overlay_type.zone_for(config) if overlay_type is not None else "fullscreen"
+        entry = {"row": row, "widget": None, "failed": False, "zone": zone, "hint": (1.0, 1.0)}
         self.overlays[overlay_id] = entry
         renderer = self.stage.renderer("overlay", type_id)
         context = self.stage.context("overlay", row)
@@ -116,10 +144,12 @@ class OverlaysLayer:
                 entry["failed"] = True
                 self.stage.report_failure("overlay", type_id, overlay_id, "build", exc)
                 return
-            widget.size_hint = (None, None)
+            entry["hint"] = tuple(widget.size_hint)  # a panel's size, fractions of the content area
+            widget.size_hint, widget.pos_hint = (None, None), {}
             widget.pos, widget.size = self.widget.pos, self.widget.size
             entry["widget"] = widget
             self.widget.add_widget(widget)
+            self.stage.relayout()  # the slides make room for it
 
         self.stage.submit(lambda: self.stage.prepare(renderer, context), done)
 
@@ -138,6 +168,7 @@ class OverlaysLayer:
                 self._drop(widget)
                 entry["widget"] = None
                 entry["failed"] = True
+                self.stage.relayout()
 
     def dispose(self) -> None:
         entries, self.overlays = list(self.overlays.values()), {}

@@ -84,7 +84,7 @@ def startup(host: Any) -> None:
 
 @hookimpl
 def register_display_layers() -> list[LayerSpec]:
-    return [LayerSpec("slides", 100, "builtin_plugins.screens.display:SlidesLayer", area="content",
+    return [LayerSpec("slides", 100, "builtin_plugins.screens.display:SlidesLayer", area="free",
                       topics=("screens", "curator", "catalog"), surface="screen",
                       description="the slide program: dwell, smooth weighted round-robin, crossfade, navigation")]
 

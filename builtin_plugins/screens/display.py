@@ -83,6 +83,35 @@ class SlidesLayer:
     def _fit(self, *_args: Any) -> None:
         for child in self.widget.children:
             child.pos, child.size = self.widget.pos, self.widget.size
+        self._follow_size()
+
+    def _follow_size(self) -> None:
+        """The free area changed size with a slide on screen (an overlay came or went, the window
+        resized): the slide is built again at its new size from the content it shows (no prepare,
+        no crossfade, no telemetry line; its dwell goes on), so it lays out in the area it has."""
+        current = self.current
+        size = (int(self.widget.width), int(self.widget.height))
+        if current is None or current.get("size") in (None, size) or min(size) <= 0:
+            return
+        current["size"] = size
+        row = current["row"]
+        type_id = row.get("screen_type", "")
+        try:
+            widget = self.stage.renderer("screen", type_id)(self.stage.context("screen", row).with_data(current["data"]))
+        except Exception as exc:  # noqa: BLE001  the slide on screen stays as it was built
+            self.stage.report_failure("screen", type_id, row.get("id"), "build", exc)
+            return
+        if widget is None:
+            return
+        old, box = current["widget"], self.widget
+        widget.size_hint = (None, None)
+        widget.pos, widget.size = box.pos, box.size
+        index = box.children.index(old) if old.parent is box else 0
+        if old.parent is not None:
+            old.parent.remove_widget(old)
+        self._dispose(old)
+        box.add_widget(widget, index=index)
+        current["widget"] = widget
 
     @property
     def opaque(self) -> bool:
@@ -206,7 +235,7 @@ class SlidesLayer:
                     self.stage.report_failure("screen", type_id, row.get("id"), "build", exc)
                 else:
                     if widget is not None:
-                        self._put_slide(row, widget, data, reason, from_history)
+                        self._put_slide(row, widget, data, reason, from_history, context.size)
                         return
             self._skip(reason, tried)
 
@@ -239,7 +268,8 @@ class SlidesLayer:
         self.current["row"] = row
         self._shown(row, reason, from_history)
 
-    def _put_slide(self, row: dict, widget: Any, data: Any, reason: str, from_history: bool) -> None:
+    def _put_slide(self, row: dict, widget: Any, data: Any, reason: str, from_history: bool,
+                   size: tuple[int, int] | None = None) -> None:
         box = self.widget
         widget.size_hint = (None, None)
         widget.pos, widget.size = box.pos, box.size
@@ -249,8 +279,9 @@ class SlidesLayer:
         box.add_widget(widget, index=len(box.children))
         if old is not None and old not in self._fading:
             self._fading.append(old)  # faded out by tick, in frame time
-        self.current = {"row": row, "widget": widget, "data": data}
+        self.current = {"row": row, "widget": widget, "data": data, "size": size}  # size: built at
         self._shown(row, reason, from_history)
+        self._follow_size()  # the area changed while it was prepared
 
     def _shown(self, row: dict, reason: str, from_history: bool) -> None:
         again = self.history[-1:] == [row.get("id")] and self.history_pos == len(self.history) - 1

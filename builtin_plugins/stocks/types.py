@@ -23,6 +23,7 @@ SCREEN_TYPES: list[ScreenType] = [
 OVERLAY_TYPES: list[OverlayType] = [
     OverlayType(
         id="stock_quote",
+        zone="top_right",
         label="Stock quote",
         description="One symbol highlighted.",
         renderer="builtin_plugins.stocks.display:stock_quote",

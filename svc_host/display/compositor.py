@@ -18,7 +18,11 @@ layer's widget in the rectangle its spec names (:class:`hookspecs.render.Layout`
 - **contains** a layer that raises in apply, tick or navigation: logged with the plugin that
   contributed it, its widget removed and disposed, the others keep drawing. A failed load
   is logged and the layer keeps what it shows until the next load;
-- draws the theme **backdrop** under the layers while none covers its area (``opaque``).
+- draws the theme **backdrop** under the layers while none covers its area (``opaque``);
+- **lays out** the screen (:class:`hookspecs.render.Layout`): the ticker band the layers claim,
+  the zones the layers' ``arrange`` say they occupy and the ``free`` area they leave for the
+  slides, again when the window resizes or a layer asks (``Stage.relayout``: an overlay came or
+  went), never per frame.
 
 For the renderers the layers use, it resolves a type's renderer, runs its ``prepare`` in a
 ``db_session`` and reports a renderer's failure naming the plugin that owns the type.
@@ -82,7 +86,9 @@ class LayerStage:
         area = self.area
         size = size or (int(area.width), int(area.height))
         type_id = str(row.get(TYPE_FIELDS.get(kind, ""), ""))
-        return self.preferences.context(self.host, kind, type_id, row, size)
+        # in the free area the type scale follows the content area: overlays take room, not type size
+        type_height = self._compositor.layout.content.height if self._entry.spec.area == "free" else None
+        return self.preferences.context(self.host, kind, type_id, row, size, type_height)
 
     def renderer(self, kind: str, type_id: str) -> Any:
         return self._compositor.renderer_for(kind, type_id)
@@ -241,7 +247,17 @@ class Compositor:
                     claims[name] = max(claims.get(name, 0.0), float(value))
             except Exception as exc:  # noqa: BLE001
                 self.fail(entry, "claims", exc)
-        self.layout = Layout.of(width, height, claims)
+        layout = Layout.of(width, height, claims)
+        occupied: list = []
+        for entry in self.live():
+            arrange = getattr(entry.layer, "arrange", None)
+            if arrange is None:
+                continue
+            try:
+                occupied.extend(arrange(layout) or ())
+            except Exception as exc:  # noqa: BLE001
+                self.fail(entry, "arrange", exc)
+        self.layout = layout.with_occupied(occupied)
         self.backdrop.pos, self.backdrop.size = (0, 0), (width, height)
         for entry in self.live():
             if not entry.mounted:
@@ -267,8 +283,9 @@ class Compositor:
                 self.root.add_widget(self.backdrop, index=index)
 
     def _cover_backdrop(self) -> None:
+        layout = self.layout
         covered = any(getattr(entry.layer, "opaque", False) for entry in self.live()
-                      if entry.spec.area in ("screen", "content"))
+                      if layout.area(entry.spec.area) in (layout.screen, layout.content))
         attached = self.backdrop.parent is not None
         # a full-screen fill under an opaque slide costs a frame's worth of fill rate on llvmpipe
         if covered and attached:

@@ -145,8 +145,9 @@ class Renderer:
         preview = themes.preview(theme_id) if themes is not None else None
         return dataclasses.replace(preferences(self.host), theme=theme_from_preview(theme_id, preview))
 
-    def build(self, prefs: Any, kind: str, type_id: str, config: dict) -> Any:
-        """The type's widget for a row with ``config`` (raises when it has no content)."""
+    def build(self, prefs: Any, kind: str, type_id: str, config: dict, size: tuple[int, int] | None = None) -> Any:
+        """The type's widget for a row with ``config``, drawn at ``size`` (the window's by default) with
+        the window's type scale (raises when it has no content)."""
         from pony import orm
 
         registry = self.host.registries.screen_types if kind == "screen" else self.host.registries.overlay_types
@@ -155,7 +156,7 @@ class Renderer:
             raise ValueError("the type has no renderer")
         row = {"id": f"gallery_{type_id}", f"{kind}_type": type_id, "enabled": True, "dwell_seconds": 20,
                "frequency_weight": 1, "config_json": dict(config)}
-        context = prefs.context(self.host, kind, type_id, row, self.size)
+        context = prefs.context(self.host, kind, type_id, row, size or self.size, float(self.size[1]))
         step = getattr(factory, "prepare", None)
         data: Any = {}
         if step is not None:
@@ -165,10 +166,32 @@ class Renderer:
                 raise ValueError("no content: its prepare step found nothing to show")
         return factory(context.with_data(data))
 
-    def place(self, widget: Any) -> None:
-        widget.size_hint = (None, None)
-        widget.pos, widget.size = (0, 0), self.size
+    def place(self, widget: Any, rect: Any = None) -> None:
+        widget.size_hint, widget.pos_hint = (None, None), {}
+        widget.pos, widget.size = (rect.pos, rect.size) if rect is not None else ((0, 0), self.size)
         self.root.add_widget(widget)
+
+    def overlay_over_slide(self, prefs: Any, type_def: Any) -> list[Any]:
+        """The overlay of ``type_def`` in its zone and the sample slide in the area it leaves free,
+        as the canvas lays them out (:meth:`hookspecs.render.Layout.arrange`), both placed."""
+        from hookspecs.render import Layout
+        from svc_host.display.backdrop import Backdrop
+        from svc_host.display.kit import place_celebration
+
+        config = dict(type_def.example_config)
+        overlay = self.build(prefs, "overlay", type_def.id, config)
+        layout = Layout.of(*self.size)
+        rects, occupied, messages = layout.arrange([(type_def.zone_for(config), tuple(overlay.size_hint),
+                                                     getattr(overlay, "celebration", None) is not None)])
+        free = layout.with_occupied(occupied).free
+        slide = self.build(prefs, "screen", BASE_SLIDE[0], BASE_SLIDE[1], (int(free.width), int(free.height)))
+        backdrop = Backdrop(list(prefs.theme.background))  # the compositor's, around the free area
+        self.place(backdrop)
+        self.place(slide, free)
+        self.place(overlay, rects[0])
+        if messages[0] is not None:
+            place_celebration(overlay, rects[0], messages[0])
+        return [backdrop, slide, overlay]
 
     def steps(self) -> Iterator[int]:
         for picture in self.jobs():
@@ -179,12 +202,11 @@ class Renderer:
             shown: list[Any] = []
             try:
                 if picture.kind == "overlay":
-                    shown.append(self.build(prefs, "screen", BASE_SLIDE[0], BASE_SLIDE[1]))
-                type_def = (self.host.registries.screen_types if picture.kind == "screen"
-                            else self.host.registries.overlay_types).get(picture.type_id)
-                shown.append(self.build(prefs, picture.kind, picture.type_id, dict(type_def.example_config)))
-                for widget in shown:
-                    self.place(widget)
+                    shown.extend(self.overlay_over_slide(prefs, self.host.registries.overlay_types.get(picture.type_id)))
+                else:
+                    type_def = self.host.registries.screen_types.get(picture.type_id)
+                    shown.append(self.build(prefs, "screen", picture.type_id, dict(type_def.example_config)))
+                    self.place(shown[-1])
                 yield SETTLE_FRAMES
                 for widget in shown:  # later than any reveal delay (the punchline, the answer),
                     tick = getattr(widget, "tick", None)  # in steps, as frames would

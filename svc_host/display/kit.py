@@ -170,6 +170,17 @@ def panel_hint(size_hint: tuple[float, float], scale: float = 1.0) -> tuple[floa
     return size_hint[0] * factor, size_hint[1] * factor
 
 
+def place_celebration(root: Any, rect: Any, band: Any) -> None:
+    """Put the celebration message of the full-screen overlay ``root`` (drawn in ``rect``, window
+    pixels) in ``band`` (window pixels; :meth:`hookspecs.render.Layout.arrange` says where). A
+    message that moves itself (``moves`` true: the bouncing message) keeps its own course."""
+    caption = getattr(root, "celebration", None)
+    if caption is None or getattr(caption, "moves", False):
+        return
+    caption.size_hint, caption.pos_hint = (None, None), {}
+    caption.pos, caption.size = (band.x - rect.x, band.y - rect.y), band.size  # root coordinates
+
+
 # -- content for prepare steps (loader thread, inside a db_session) -----------------------------
 def newest_shuffled(context: RenderContext, entity: Any, config_key: str = "category",
                     limit: int = 50) -> list:

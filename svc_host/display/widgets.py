@@ -36,7 +36,7 @@ from kivy.uix.label import Label
 from kivy.uix.widget import Widget
 
 from hookspecs.contrast import BLACK, PANEL_ALPHA, WHITE, composite, legible, qr_colours
-from hookspecs.render import TITLE_BOX, TYPE_SCALE, RenderContext, Theme
+from hookspecs.render import BAND, ROLE_CELEBRATION, ROLE_TITLE, TITLE_BOX, TYPE_SCALE, RenderContext, Theme
 # the compositor's own backdrop, re-exported for renderers
 from svc_host.display.backdrop import Backdrop, gradient_texture  # noqa: F401
 from svc_host.display.kit import (SYMBOLS_FONT, SYMBOLS_FONT_NAME, config_number, config_strings, icon_text, opacity,
@@ -237,7 +237,7 @@ def add_title(context: RenderContext, slide: Widget, title: str, accent: RGBA | 
                               pos_hint={"x": max(0.0, x - 0.03), "top": 1 - y}))
     widget = label(title, context.font(size) if size else context.type_px("title"), color or context.theme.text,
                    bold=True, halign=halign, **box_hints(box))
-    widget.role = "title"
+    widget.role = ROLE_TITLE
     slide.add_widget(widget)
     return widget
 
@@ -545,15 +545,15 @@ def on_panel(context: RenderContext, color: RGBA) -> RGBA:
 
 def boxed_layer(context: RenderContext, size_hint: tuple[float, float], pos_hint: dict,
                 backdrop: bool = True) -> tuple[Slide, Slide]:
-    """An overlay layer (its ``opacity`` from the config) holding one box, with a translucent theme
-    backdrop unless ``backdrop`` is false. Returns ``(layer, box)``."""
-    layer = Slide()
-    layer.opacity = opacity(context)
+    """An overlay panel: a box of ``size_hint`` (fractions of the content area; its ``opacity`` from
+    the config) with a translucent theme backdrop unless ``backdrop`` is false. Returns
+    ``(root, box)``, the same widget: the overlays layer puts the panel in its zone
+    (``hookspecs.render.Layout``); ``pos_hint`` places it where it is drawn alone."""
     box = Slide(size_hint=size_hint, pos_hint=pos_hint)
+    box.opacity = opacity(context)
     if backdrop:
         add_backdrop(context, box)
-    layer.add_widget(box)
-    return layer, box
+    return box, box
 
 
 def panel(context: RenderContext, size_hint: tuple[float, float], default_pos: str = "top_right",
@@ -582,10 +582,14 @@ class Messages:
 
 
 def message_label(context: RenderContext, color: RGBA, size: float = 110) -> Label:
-    """A large outlined caption in the middle of an overlay."""
-    return label("", context.font(size), color, bold=True, halign="center", size_hint=(0.9, 0.3),
-                 pos_hint={"center_x": 0.5, "center_y": 0.55}, outline_width=max(1, int(context.font(4))),
-                 outline_color=(0, 0, 0, 1))
+    """A large outlined caption in the celebration band (:data:`hookspecs.render.BAND` high at the
+    bottom of a full-screen overlay), one line at most as tall as the band allows."""
+    font = min(context.font(size), context.size[1] * BAND * 0.62)
+    caption = label("", font, color, bold=True, halign="center", size_hint=(0.96, BAND),
+                    pos_hint={"center_x": 0.5, "y": 0}, outline_width=max(1, int(context.font(4))),
+                    outline_color=(0, 0, 0, 1))
+    caption.shorten, caption.role = True, ROLE_CELEBRATION
+    return caption
 
 
 def with_messages(context: RenderContext, layer: Slide, color: RGBA, size: float = 110,
@@ -596,6 +600,7 @@ def with_messages(context: RenderContext, layer: Slide, color: RGBA, size: float
     if messages:
         caption = message_label(context, color, size)
         layer.add_widget(caption)
+        layer.celebration = caption  # the overlays layer keeps the celebration band free of the slide
         every = config_number(context, "message_interval_sec", 6, 1, 3600) if interval is None else interval
         layer.animate(Messages(caption, messages, every))
     return layer

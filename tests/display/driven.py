@@ -283,7 +283,50 @@ def ticker_navigation(canvas: Canvas, job: dict) -> dict:
     return seen
 
 
-SCENARIOS = {"ticker": ticker, "program": program, "disable": disable, "ticker_navigation": ticker_navigation}
+def window_rect(widget: Any) -> list[float]:
+    """``widget``'s rectangle in window pixels: ``[x, y, width, height]`` (origin bottom left)."""
+    x, y = widget.to_window(widget.x, widget.y)
+    return [round(x, 1), round(y, 1), round(widget.width, 1), round(widget.height, 1)]
+
+
+def zones(canvas: Canvas, job: dict) -> dict:
+    """Each group of ``overlays`` (lists of rows) in turn: stored through REST, drawn, then deleted.
+    Per group: every overlay widget's zone and window rectangle, the celebration messages'
+    rectangles, the rectangles of the slide's widgets marked ``role`` title or primary, and the
+    layout's ``free`` area."""
+    from svc_display.testing import issue_key
+    from svc_display.testing.clients import ApiClient
+
+    api = ApiClient(canvas.host, issue_key(canvas.host, "admin"))
+    slides, overlays = canvas.layer("slides"), canvas.layer("overlays")
+    seen = []
+    for group in job["overlays"]:
+        for row in group:
+            answer = api.post("/v1/display/overlays", json=row)
+            assert answer.status_code < 300, answer.text
+        canvas.settle()
+        for _ in range(6):  # the slide on screen, its fade done, the overlays built
+            canvas.frame(0.25)
+        drawn = [{"id": overlay_id, "zone": entry["zone"], "rect": window_rect(entry["widget"]),
+                  "celebrations": [window_rect(w) for w in entry["widget"].walk(restrict=True)
+                                   if getattr(w, "role", None) == "celebration"]}
+                 for overlay_id, entry in overlays.overlays.items() if entry.get("widget") is not None]
+        marked = [{"role": w.role, "text": w.text[:40], "rect": window_rect(w), "font_px": round(w.font_size, 1)}
+                  for w in slides.widget.walk(restrict=True) if getattr(w, "role", None) in ("title", "primary")]
+        free = canvas.compositor.layout.free
+        seen.append({"overlays": drawn, "marked": marked, "free": [free.x, free.y, free.width, free.height],
+                     "built": list(slides.current["size"]) if slides.current else None,
+                     "failed": [e["row"]["id"] for e in overlays.overlays.values() if e["failed"]]})
+        if job.get("png"):
+            canvas.png(f"{job['png']}-{len(seen)}.png")
+        for row in group:
+            assert api.delete(f"/v1/display/overlays/{row['id']}").status_code < 300
+        canvas.settle()
+    return {"groups": seen}
+
+
+SCENARIOS = {"ticker": ticker, "program": program, "disable": disable, "ticker_navigation": ticker_navigation,
+             "zones": zones}
 
 
 def main(argv: list[str]) -> int:
@@ -301,6 +344,11 @@ def main(argv: list[str]) -> int:
     try:
         if job.get("seed") == "news":
             seed_news(host)
+        elif job.get("seed") == "samples":  # display_samples (the gallery's content) of the plugins named
+            from pony import orm
+
+            with orm.db_session:
+                host.plugins.call_each("display_samples", only=job.get("samples"), host=host)
         api = ApiClient(host, issue_key(host, "admin"))
         for method, path, body in job.get("requests", []):
             answer = api.request(method, path, json=body)

@@ -1,0 +1,206 @@
+"""The layout system (issue 17): named overlay zones, the free area the slides lay out in, and on
+the real canvas (offscreen, the builtin types and layers, rows stored through REST, the gallery's
+sample content): with each corner overlay active, no overlay rectangle intersects the slide's
+title or primary text, and a celebration message stays in its band."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from hookspecs.render import BAND, CORNERS, MARGIN, ZONES, Layout, Rect
+from tests.display.driven import run
+
+SIZE = (1920, 1080)
+
+
+# -- the arithmetic -------------------------------------------------------------------------------
+
+def test_a_corner_panel_sits_its_margin_from_the_corner_of_the_content_area():
+    layout = Layout.of(1000, 600, {"ticker": 100})  # content: y 100..600
+    rect = layout.zone_rect("top_right", (0.2, 0.1))
+    assert rect == Rect(1000 - 20 - 200, 600 - 15 - 50, 200, 50)
+    assert layout.zone_rect("bottom_left", (0.2, 0.1)) == Rect(20, 100 + 15, 200, 50)
+    assert layout.zone_rect("bottom_band") == Rect(0, 100, 1000, 500 * BAND)
+    assert layout.zone_rect("fullscreen") == layout.content
+
+
+def test_a_wide_flat_corner_panel_cuts_a_band_and_a_tall_one_a_column():
+    layout = Layout.of(1000, 600)
+    rects, occupied, _messages = layout.arrange([("top_right", (0.3, 0.1), False)])
+    free = layout.with_occupied(occupied).free
+    assert free == Rect(0, 0, 1000, rects[0].y - 600 * MARGIN[1])  # a band off the top: the larger rest
+    rects, occupied, _messages = layout.arrange([("bottom_left", (0.1, 0.5), False)])
+    free = layout.with_occupied(occupied).free
+    assert free == Rect(rects[0].right + 1000 * MARGIN[0], 0, 1000 - rects[0].right - 20, 600)
+
+
+def test_free_is_the_largest_area_every_combination_of_cuts_leaves():
+    layout = Layout.of(1000, 600)
+    rects, occupied, _messages = layout.arrange([("top_left", (0.3, 0.4), False), ("top_right", (0.3, 0.1), False),
+                                      ("bottom_right", (0.1, 0.1), False)])
+    free = layout.with_occupied(occupied).free
+    for rect in rects:
+        assert not rect.intersects(free)
+    # of the eight combinations (the areas: 228k, 269k, 262k, 161k, ...) a band under the top left
+    # panel (which clears the top right one too) and a column beside the bottom right one leave most
+    assert free == Rect(0, 0, rects[2].x - 20, rects[0].y - 18)
+    assert free.area == pytest.approx(860 * 324)
+
+
+def test_center_and_a_second_overlay_in_a_taken_corner_move_to_free_corners():
+    layout = Layout.of(1000, 600)
+    rects, occupied, _messages = layout.arrange([("top_right", (0.2, 0.2), False), ("center", (0.2, 0.2), False),
+                                      ("top_right", (0.2, 0.2), False)])
+    assert [zone for zone, _rect in occupied] == ["top_right", "bottom_right", "bottom_left"]
+    assert rects[1] == layout.zone_rect("bottom_right", (0.2, 0.2))
+    rects, occupied, _messages = layout.arrange([(corner, (0.1, 0.1), False) for corner in CORNERS]
+                                     + [("center", (0.1, 0.1), False)])
+    assert occupied[-1][0] == "bottom_right"  # no free corner: it shares one, never the middle
+
+
+def test_a_full_screen_overlay_occupies_only_its_celebration_band():
+    layout = Layout.of(1000, 600, {"ticker": 50})
+    rects, occupied, _messages = layout.arrange([("fullscreen", (1, 1), True), ("fullscreen", (1, 1), False),
+                                      ("no_such_zone", (1, 1), False)])
+    assert rects == [layout.content] * 3
+    assert occupied == [("bottom_band", layout.zone_rect("bottom_band"))]
+    assert _messages == [layout.zone_rect("bottom_band"), None, None]
+    free = layout.with_occupied(occupied).free
+    assert free == Rect(0, 50 + 550 * BAND, 1000, 550 * (1 - BAND))
+    assert layout.with_occupied([]).free == layout.content
+
+
+def test_a_celebration_message_lies_between_the_bottom_corner_panels():
+    layout = Layout.of(1000, 600)
+    rects, occupied, messages = layout.arrange([("bottom_left", (0.2, 0.1), False), ("fullscreen", (1, 1), True),
+                                                ("bottom_right", (0.1, 0.1), False)])
+    band = layout.zone_rect("bottom_band")
+    assert messages[1] == Rect(rects[0].right + 20, 0, rects[2].x - 20 - rects[0].right - 20, band.height)
+    assert not messages[1].intersects(rects[0]) and not messages[1].intersects(rects[2])
+    assert ("bottom_band", band) in occupied
+
+
+def test_a_full_screen_type_ignores_position_a_panel_type_follows_it():
+    from hookspecs import OverlayType
+
+    legacy = OverlayType("glow", "Glow", {"type": "object"}, {})  # a type from before zones
+    panel = OverlayType("badge", "Badge", {"type": "object"}, {}, zone="top_left")
+    assert legacy.zone_for({"position": "top_right"}) == "fullscreen"
+    assert panel.zone_for({"position": "top_right"}) == "top_right"
+    assert panel.zone_for({"position": "fullscreen"}) == "fullscreen"
+    assert panel.zone_for({}) == panel.zone_for(None) == "top_left"
+
+
+def test_every_builtin_overlay_type_declares_a_known_zone(host):
+    for overlay_type in host.registries.overlay_types:
+        assert overlay_type.zone in ZONES, overlay_type.id
+        if "position" in overlay_type.config_schema.get("properties", {}):
+            assert overlay_type.zone != "fullscreen", overlay_type.id  # a positioned panel has a corner
+            assert overlay_type.zone_for({"position": "bottom_left"}) == "bottom_left"
+            assert overlay_type.zone_for({"position": "nowhere"}) == overlay_type.zone
+        else:
+            assert overlay_type.zone_for({"position": "top_left"}) == overlay_type.zone
+
+
+# -- on the real canvas ----------------------------------------------------------------------------
+
+SLIDE = {"id": "welcome", "screen_type": "message", "dwell_seconds": 600, "frequency_weight": 1,
+         "config_json": {"title": "Welcome to the lobby",
+                         "body": "Lunch is served in the atrium at noon. The lifts are back in service."}}
+
+CORNER_OVERLAYS = {  # every builtin overlay type with a position, in each corner its example or config names
+    "digital_clock": {"position": "top_right", "show_date": True},
+    "analog_clock": {"position": "top_left", "size": 0.3},
+    "calendar_month": {"position": "top_left"},
+    "calendar_upcoming": {"position": "top_right"},
+    "stock_quote": {"position": "bottom_left"},
+    "photo_slideshow": {"position": "bottom_right", "size": 0.3},
+    "qr_code": {"payload": "https://example.org/feedback", "caption": "Tell us", "position": "bottom_right"},
+    "qr_code@center": {"payload": "https://example.org/feedback", "position": "center"},
+    # the panel naming the page (nothing answers there: no snapshot covers it)
+    "plugin_web": {"url": "http://127.0.0.1:9/overlay", "position": "bottom_left", "size": 0.3},
+}
+CELEBRATIONS = {
+    "birthday_confetti": {"messages": ["Happy birthday, Sam! Cake in the kitchen at three"]},
+    "bouncing_message": {"messages": ["Welcome, visitors!"]},
+    "floating_balloons": {"messages": ["Congratulations!"]},
+    # no folder plugin "python-trivia" here: the panel saying so goes in the band
+    "plugin_template": {"plugin_id": "python-trivia", "template": "cheer", "messages": ["Well played!"]},
+}
+
+
+def overlay(key: str, config: dict) -> dict:
+    today = time.gmtime()
+    overlay_type = key.split("@")[0]
+    return {"id": "o_" + key.replace("@", "_"), "enabled": True, "overlay_type": overlay_type,
+            "config_json": config, "start_month": today.tm_mon, "start_day": today.tm_mday}
+
+
+def sample_config(host, overlay_type: str, config: dict) -> dict:
+    """``config`` over the type's example (the gallery's sample content answers it)."""
+    return {**host.registries.overlay_types.get(overlay_type).example_config, **config}
+
+
+def groups(host) -> list[list[dict]]:
+    singles = [[overlay(key, sample_config(host, key.split("@")[0], config))]
+               for key, config in {**CORNER_OVERLAYS, **CELEBRATIONS}.items()]
+    together = [overlay(key, sample_config(host, key, CORNER_OVERLAYS[key]))
+                for key in ("digital_clock", "calendar_month", "stock_quote", "qr_code")]
+    return singles + [together + [overlay("birthday_confetti", CELEBRATIONS["birthday_confetti"])]]
+
+
+@pytest.mark.slow
+def test_no_overlay_covers_the_slide_title_or_primary_text(env, host, tmp_path):
+    result = run(env, {"scenario": "zones", "size": SIZE, "seed": "samples", "samples": ["calendar", "media", "stocks"],
+                       "requests": [["POST", "/v1/screens", SLIDE]], "overlays": groups(host)}, tmp_path)
+    seen = result["groups"]
+    assert len(seen) == len(CORNER_OVERLAYS) + len(CELEBRATIONS) + 1
+    for index, group in enumerate(seen):
+        assert not group["failed"], (index, group)
+        roles = {m["role"] for m in group["marked"]}
+        assert roles == {"title", "primary"}, group  # the slide is on screen, its text marked
+        marked = [(m["role"], Rect(*m["rect"])) for m in group["marked"]]
+        free = Rect(*group["free"])
+        assert group["built"] == [int(free.width), int(free.height)], group  # built again when free changed
+        assert group["overlays"], group
+        panels = [Rect(*d["rect"]) for d in group["overlays"] if d["zone"] != "fullscreen"]
+        for drawn in group["overlays"]:
+            rects = [Rect(*r) for r in drawn["celebrations"]] if drawn["zone"] == "fullscreen" \
+                else [Rect(*drawn["rect"])]
+            assert rects, drawn  # a celebration overlay shows its message
+            for rect in rects:
+                assert not rect.intersects(free), (drawn, free)
+                for role, text in marked:
+                    assert not rect.intersects(text), (drawn["id"], role, text, rect)
+                if drawn["zone"] == "fullscreen":  # the message lies in the band at the bottom, by the panels
+                    assert rect.top <= free.y + 1, (drawn, free)
+                    assert not any(rect.intersects(panel) for panel in panels), (drawn, panels)
+    # the slide's type keeps its size whatever room the overlays leave it
+    assert len({(m["role"], m["font_px"]) for group in seen for m in group["marked"]}) == 2, seen
+    # the centre overlay moved to a free corner; the four corner panels shared the screen
+    centre = next(g for g in seen if g["overlays"][0]["id"] == "o_qr_code_center")["overlays"][0]
+    assert centre["zone"] == "center" and Rect(*centre["rect"]).x > SIZE[0] / 2
+    last = seen[-1]
+    assert len(last["overlays"]) == 5
+    assert Rect(*last["free"]).area > 0.25 * SIZE[0] * SIZE[1]
+    assert "Traceback" not in result["log"], result["log"][-3000:]
+
+
+def test_an_overlay_type_in_an_unknown_zone_is_refused_naming_its_plugin(caplog):
+    import logging
+
+    from hookspecs import OverlayType, hookimpl
+    from svc_host.plugins import build_registries, load_plugins
+
+    class Corner:
+        @hookimpl
+        def register_overlay_types(self):
+            return [OverlayType("corner_badge", "Badge", {"type": "object"}, {}, zone="top_middle")]
+
+    plugins = load_plugins(disabled={"clients", "adoption"}, extra=[("badge", Corner())])
+    plugins.info["badge"].origin = "third-party"
+    with caplog.at_level(logging.ERROR):
+        registries = build_registries(plugins)
+    assert "corner_badge" not in registries.overlay_types
+    assert any("'badge'" in r.getMessage() and "zone must be one of" in r.getMessage() for r in caplog.records)

@@ -102,6 +102,12 @@ def long_date(day: dt.date, order: str | None = "ymd") -> str:
     return f"{weekday}, {month} {day.day}, {day.year}" if order == "mdy" else f"{weekday} {day.day} {month} {day.year}"
 
 
+def short_date(day: dt.date, order: str | None = "ymd") -> str:
+    """``Fri 27 Nov`` (``Fri, Nov 27`` for ``mdy``): a date that fits a corner panel."""
+    weekday, month = WEEKDAYS[day.weekday()][:3], MONTHS[day.month - 1][:3]
+    return f"{weekday}, {month} {day.day}" if order == "mdy" else f"{weekday} {day.day} {month}"
+
+
 def format_span(start: dt.datetime, end: dt.datetime | None, now: dt.datetime, preset: str | None,
                 all_day: bool = False, order: str | None = "ymd") -> str:
     """When an event happens, seen from ``now`` (all three in the display's zone): ``Now · until

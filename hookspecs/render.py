@@ -218,6 +218,9 @@ class RenderContext:
     def long_date(self, day: dt.date, order: str | None = None) -> str:
         return formatting.long_date(day, order or self.date_order)
 
+    def short_date(self, day: dt.date, order: str | None = None) -> str:
+        return formatting.short_date(day, order or self.date_order)
+
     def format_age(self, then_ms: int | None) -> str:
         """``2 h ago`` from the display's clock."""
         return formatting.format_age(then_ms, self.now_ms())

@@ -117,7 +117,7 @@ class _DigitalTime:
         now = context.now(config_text(context, "time_zone") or None)
         text = context.format_preset(now, config_text(context, "time_format_preset") or None)
         if config_flag(context, "show_date", False):
-            text += "\n" + context.format_date(now, config_text(context, "date_order") or None)
+            text += "\n" + context.short_date(now.date(), config_text(context, "date_order") or None)
         if text != self.shown:
             self.shown = self.label.text = text
 

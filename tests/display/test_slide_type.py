@@ -197,6 +197,7 @@ def test_friendly_days_dates_and_ages():
     assert formatting.friendly_day(dt.date(2027, 1, 8), today, "mdy") == "Fri Jan 8 2027"
     assert formatting.long_date(today) == "Friday 27 November 2026"
     assert formatting.long_date(today, "mdy") == "Friday, November 27, 2026"
+    assert formatting.short_date(today) == "Fri 27 Nov" and formatting.short_date(today, "mdy") == "Fri, Nov 27"
     now_ms = 1_800_000_000_000
     ages = [formatting.format_age(now_ms - minutes * 60_000, now_ms) for minutes in (0, 12, 125, 60 * 24, 60 * 72)]
     assert ages == ["just now", "12 min ago", "2 h ago", "1 day ago", "3 days ago"]

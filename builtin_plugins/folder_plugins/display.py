@@ -177,7 +177,25 @@ def plugin_template_overlay(context: RenderContext) -> Any:
         layer.celebration = panel  # the band says why, in place of the messages
         panel.role = ROLE_CELEBRATION
         return layer
+    layer.bands = _bands(prepared["blocks"])
     return w.with_messages(context, layer, context.theme.accents[0], 90)
+
+
+DECORATION = ("confetti",)
+"""Template blocks that may cross a slide's text (pieces falling over it); every other block is
+text or a solid box that the slide must keep clear of."""
+
+
+def _bands(blocks: list[dict[str, Any]]) -> list[tuple[str, float, float]]:
+    """What an overlay template's solid blocks take of the screen, for the layout: one band
+    (``top_band`` when their middle is in the upper half, else ``bottom_band``) from the top of the
+    highest block to the bottom of the lowest, as fractions from the top. The slide is laid out
+    below or above it (``Layout.with_occupied``), so the template's text never covers the slide's."""
+    boxes = [block.get("box", (0, 0, 1, 1)) for block in blocks if block["type"] not in DECORATION]
+    if not boxes:
+        return []
+    top, bottom = min(b[1] for b in boxes), max(b[1] + b[3] for b in boxes)
+    return [("top_band" if (top + bottom) / 2 < 0.5 else "bottom_band", top, bottom)]
 
 
 def _web_box(context: RenderContext) -> tuple[tuple[float, float], dict]:

@@ -24,7 +24,7 @@ from typing import Any
 
 from hookspecs.render import Layout, Rect, Stage
 from hookspecs.services import CURATOR, OVERLAYS, curated, service
-from svc_host.display.kit import place_celebration
+from svc_host.display.kit import overlay_bands, place_celebration
 
 log = logging.getLogger("builtin_plugins.overlays")
 
@@ -73,6 +73,7 @@ class OverlaysLayer:
         for (_id, entry), rect, message in zip(shown, rects, messages):
             if message is not None:
                 place_celebration(entry["widget"], rect, message)
+            occupied += overlay_bands(entry["widget"], rect)
         return occupied
 
     # ------------------------------------------------------------------ loader thread
@@ -175,3 +176,4 @@ class OverlaysLayer:
         for entry in entries:
             if entry.get("widget") is not None:
                 self._drop(entry["widget"])
+

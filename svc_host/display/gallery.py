@@ -56,7 +56,7 @@ def _environment(data_dir: Path) -> dict[str, str]:
     environment but the plugins it disables and its log level."""
     env = {"SVC_DISPLAY_DATA_DIR": str(data_dir), "SVC_DISPLAY_HEADLESS": "",
            "SVC_DISPLAY_CONTROLLER_PUBLIC_URL": SAMPLE_CONTROLLER_URL}
-    for key in ("SVC_DISPLAY_DISABLE_PLUGINS", "SVC_DISPLAY_LOG_LEVEL"):
+    for key in ("SVC_DISPLAY_DISABLE_PLUGINS", "SVC_DISPLAY_PLUGINS_DIR", "SVC_DISPLAY_LOG_LEVEL"):
         if os.environ.get(key):
             env[key] = os.environ[key]
     return env
@@ -176,14 +176,14 @@ class Renderer:
         as the canvas lays them out (:meth:`hookspecs.render.Layout.arrange`), both placed."""
         from hookspecs.render import Layout
         from svc_host.display.backdrop import Backdrop
-        from svc_host.display.kit import place_celebration
+        from svc_host.display.kit import overlay_bands, place_celebration
 
         config = dict(type_def.example_config)
         overlay = self.build(prefs, "overlay", type_def.id, config)
         layout = Layout.of(*self.size)
         rects, occupied, messages = layout.arrange([(type_def.zone_for(config), tuple(overlay.size_hint),
                                                      getattr(overlay, "celebration", None) is not None)])
-        free = layout.with_occupied(occupied).free
+        free = layout.with_occupied([*occupied, *overlay_bands(overlay, rects[0])]).free
         slide = self.build(prefs, "screen", BASE_SLIDE[0], BASE_SLIDE[1], (int(free.width), int(free.height)))
         backdrop = Backdrop(list(prefs.theme.background))  # the compositor's, around the free area
         self.place(backdrop)

@@ -23,7 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from hookspecs.render import RenderContext, parse_colors
+from hookspecs.render import Rect, RenderContext, parse_colors
 
 POSITIONS: dict[str, dict[str, float]] = {
     "top_right": {"right": 0.98, "top": 0.97}, "top_left": {"x": 0.02, "top": 0.97},
@@ -200,3 +200,14 @@ def newest_shuffled(context: RenderContext, entity: Any, config_key: str = "cate
 def blob_images(context: RenderContext, keys: list[str], limit: int = 8) -> list[bytes]:
     """The bytes of the first ``limit`` blobs of ``keys`` that exist (undecodable ones included)."""
     return [data for data in (context.blob_bytes(key) for key in keys[:limit]) if data]
+
+
+def overlay_bands(widget: Any, rect: Rect) -> list[tuple[str, Rect]]:
+    """The bands a full-screen overlay's widget says it takes (``widget.bands``: ``(zone, top,
+    bottom)`` as fractions of ``rect`` from its top; a folder plugin's template overlay sets it)."""
+    bands = []
+    for zone, top, bottom in getattr(widget, "bands", None) or ():
+        if zone in ("top_band", "bottom_band") and 0 <= top < bottom <= 1:
+            bands.append((zone, Rect(rect.x, rect.top - bottom * rect.height, rect.width,
+                                     (bottom - top) * rect.height)))
+    return bands

@@ -309,7 +309,9 @@ def zones(canvas: Canvas, job: dict) -> dict:
             canvas.frame(0.25)
         drawn = [{"id": overlay_id, "zone": entry["zone"], "rect": window_rect(entry["widget"]),
                   "celebrations": [window_rect(w) for w in entry["widget"].walk(restrict=True)
-                                   if getattr(w, "role", None) == "celebration"]}
+                                   if getattr(w, "role", None) == "celebration"],
+                  "texts": [window_rect(w) for w in entry["widget"].walk(restrict=True)
+                            if getattr(w, "text", "") and getattr(w, "role", None) != "celebration"]}
                  for overlay_id, entry in overlays.overlays.items() if entry.get("widget") is not None]
         marked = [{"role": w.role, "text": w.text[:40], "rect": window_rect(w), "font_px": round(w.font_size, 1)}
                   for w in slides.widget.walk(restrict=True) if getattr(w, "role", None) in ("title", "primary")]

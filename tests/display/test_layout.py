@@ -187,6 +187,29 @@ def test_no_overlay_covers_the_slide_title_or_primary_text(env, host, tmp_path):
     assert "Traceback" not in result["log"], result["log"][-3000:]
 
 
+@pytest.mark.slow
+def test_a_folder_plugins_template_overlay_keeps_its_text_off_the_slides(env, host, tmp_path):
+    """python-trivia's ``cheer`` template writes its headline near the top of the screen: the
+    slide is laid out below it (the template's solid blocks take a band), so neither its headline
+    nor its message covers the slide's title or text."""
+    from tests.conftest import REPO
+
+    config = {"plugin_id": "python-trivia", "template": "cheer", "data": {"title": "Quiz champions"},
+              "messages": ["Well played!"]}
+    env = {**env, "SVC_DISPLAY_PLUGINS_DIR": str(REPO / "plugins")}
+    result = run(env, {"scenario": "zones", "size": SIZE, "requests": [["POST", "/v1/screens", SLIDE]],
+                       "overlays": [[overlay("plugin_template", config)]]}, tmp_path)
+    group = result["groups"][0]
+    assert not group["failed"] and {m["role"] for m in group["marked"]} == {"title", "primary"}, group
+    drawn = group["overlays"][0]
+    assert drawn["texts"] and drawn["celebrations"], drawn  # the headline and the message are drawn
+    free = Rect(*group["free"])
+    assert free.top < SIZE[1] * 0.9, free  # the headline's band is cut from the top
+    for rect in [Rect(*r) for r in drawn["texts"] + drawn["celebrations"]]:
+        for mark in group["marked"]:
+            assert not rect.intersects(Rect(*mark["rect"])), (rect, mark)
+
+
 def test_an_overlay_type_in_an_unknown_zone_is_refused_naming_its_plugin(caplog):
     import logging
 

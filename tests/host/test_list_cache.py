@@ -12,6 +12,7 @@ from pony import orm
 
 from svc_display.testing import issue_key
 from svc_display.testing.clients import ApiClient as Api
+from svc_host.storage import _postgres_dsn
 from svc_host.rest.listcache import SERVICE, VERSIONS_TABLE, ListCache, list_cache
 from tests.content_rows import add_article
 
@@ -25,7 +26,6 @@ def direct_sql(host, sql: str, commit: bool = True):
     """A connection of another tool (not Pony's, not the host's): runs ``sql`` and commits or
     returns the open connection (the caller rolls it back)."""
     if host.settings.database_url:
-        from svc_host.storage import _postgres_dsn
         connection = psycopg2.connect(_postgres_dsn(host.settings.database_url))
         connection.cursor().execute(sql)
     else:
@@ -141,3 +141,42 @@ def test_a_table_without_its_version_row_is_served_uncached(make_host):
     assert api.post("/v1/screens", json={"id": "menu", "screen_type": "message",
                                          "config_json": {"body": "hi"}}).status_code == 201
     assert bodies(api, ("/v1/screens",)) != first
+
+
+@pytest.mark.slow
+def test_two_servers_on_one_database_see_each_others_writes_on_the_next_request(start_server, env, backend,
+                                                                                  tmp_path):
+    """Real server processes: a write through either, or by direct SQL, shows on the very next
+    list request of both, after both have served (and cached) the list many times."""
+    first = start_server()
+    second_env = {"SVC_DISPLAY_DATA_DIR": str(tmp_path / "data-second")} if backend == "postgres" else {}
+    second = start_server(second_env)
+    admin = first.key("admin")
+    servers = (first, second)
+
+    def listed() -> list[bytes]:
+        seen = []
+        for _ in range(3):
+            for process in servers:
+                response = process.get("/v1/screens", key=admin)
+                assert response.status_code == 200, response.text
+                seen.append(response.content)
+        assert len(set(seen)) == 1, seen
+        return seen[0]
+
+    assert listed() == b'{"items":[]}'
+    for index, changer in enumerate(servers):
+        created = changer.request("POST", "/v1/screens", key=admin,
+                                  json={"id": f"s{index}", "screen_type": "message", "config_json": {"body": "x"}})
+        assert created.status_code == 201, created.text
+        assert f'"s{index}"'.encode() in listed()
+    if backend == "postgres":
+        connection = psycopg2.connect(_postgres_dsn(env["SVC_DISPLAY_DATABASE_URL"]))
+        with connection, connection.cursor() as cursor:
+            cursor.execute('UPDATE "svc_screen" SET sort_order = 42')
+        connection.close()
+    else:
+        connection = sqlite3.connect(first.data_dir / "svc_display.sqlite3", isolation_level=None, timeout=10)
+        connection.execute('UPDATE "svc_screen" SET sort_order = 42')
+        connection.close()
+    assert listed().count(b'"sort_order":42') == 2

@@ -55,6 +55,7 @@ class Settings:
     http_max_pending_bodies_per_address: int = 32
     http_max_connections_per_address: int = 128
     http_max_connections: int = 2048
+    list_cache_bytes: int = 16 * 1024 * 1024
     controller_public_url: str | None = None
     database_url: str | None = None
     plugins_dir: Path | None = None
@@ -124,6 +125,8 @@ ENVIRONMENT: tuple[tuple[str, str, str], ...] = (
     ("SVC_DISPLAY_HTTP_MAX_CONNECTIONS_PER_ADDRESS", "http_max_connections_per_address",
      "connections one client address may hold open (TLS handshakes included)"),
     ("SVC_DISPLAY_HTTP_MAX_CONNECTIONS", "http_max_connections", "connections the server holds open in all"),
+    ("SVC_DISPLAY_LIST_CACHE_BYTES", "list_cache_bytes",
+     "memory cap of cached list responses (svc_host/rest/listcache.py); 0: no cache"),
     ("SVC_DISPLAY_ACCESS_LOG", "access_log", "1: log one line per HTTP request"),
     ("SVC_DISPLAY_HEADLESS", "headless", "1: no canvas (the console shows adoption codes)"),
     ("SVC_DISPLAY_LOG_LEVEL", "log_level", "DEBUG, INFO, WARNING, ERROR or CRITICAL"),
@@ -293,6 +296,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         http_max_connections_per_address=_int(env, "SVC_DISPLAY_HTTP_MAX_CONNECTIONS_PER_ADDRESS", 128, 1,
                                               100000),
         http_max_connections=_int(env, "SVC_DISPLAY_HTTP_MAX_CONNECTIONS", 2048, 1, 1000000),
+        list_cache_bytes=_int(env, "SVC_DISPLAY_LIST_CACHE_BYTES", 16 * 1024 * 1024, 0, 1 << 40),
         controller_public_url=_url(env, "SVC_DISPLAY_CONTROLLER_PUBLIC_URL", ("http", "https")),
         database_url=_url(env, "SVC_DISPLAY_DATABASE_URL", ("postgres", "postgresql")),
         plugins_dir=_path(env, "SVC_DISPLAY_PLUGINS_DIR"),

@@ -35,6 +35,7 @@ from svc_host.storage import (
     BlobStore,
     apply_migrations,
     bind_database,
+    close_host_reader,
     new_database,
     read_instance_id,
     read_or_create_instance_id,
@@ -102,6 +103,7 @@ class Host:
         try:
             self.plugins.call_quietly("shutdown", host=self)
         finally:
+            close_host_reader(self)
             self.db.disconnect()
             if self.db.provider is not None:
                 self.db.provider.disconnect()

@@ -13,7 +13,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 from urllib.parse import urlparse
 
 from pony import orm
@@ -191,6 +191,25 @@ class Reader:
                     raise
         return None
 
+    def transaction(self, statements: list[tuple[str, tuple]]) -> None:
+        """Run ``(sql, params)`` statements in one transaction (``BEGIN IMMEDIATE`` on SQLite)
+        on the thread's connection; rolled back when one fails."""
+        connection = getattr(self.local, "connection", None)
+        if connection is None:
+            connection = self.local.connection = self._connect()
+        cursor = connection.cursor()
+        try:
+            cursor.execute("BEGIN" if self.database_url else "BEGIN IMMEDIATE")
+            try:
+                for sql, params in statements:
+                    cursor.execute(sql.replace("?", "%s") if self.database_url and params else sql, params)
+                cursor.execute("COMMIT")
+            except BaseException:
+                cursor.execute("ROLLBACK")
+                raise
+        finally:
+            cursor.close()
+
     def _drop(self, connection) -> None:  # noqa: ANN001
         with self.lock:
             if connection in self.opened:
@@ -208,6 +227,21 @@ class Reader:
                 connection.close()
             except Exception:  # noqa: BLE001  best effort at shutdown
                 pass
+
+
+def host_reader(host: Any) -> Reader:
+    """The host's :class:`Reader` (made on first use; ``close_host_reader`` at shutdown): the
+    API-key lookup and the list cache's table versions share its connections."""
+    reader = host.services.get("db_reader")
+    if reader is None:
+        reader = host.services.setdefault("db_reader", Reader(host.settings.database_url, host.settings.sqlite_path))
+    return reader
+
+
+def close_host_reader(host: Any) -> None:
+    reader = host.services.pop("db_reader", None)
+    if reader is not None:
+        reader.close()
 
 
 def _postgres_connection_errors() -> tuple[type[BaseException], ...]:

@@ -6,6 +6,7 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
+from svc_host.rest.listcache import cached_list
 from svc_host.rest.text import Text, no_nul
 from builtin_plugins.catalog.queries import Catalog, CatalogQuery
 from svc_host.rest.schemas import BooleanText, PageQuery
@@ -41,7 +42,12 @@ class CatalogResource:
     def __init__(self, host: Any, catalog: Catalog):
         self.host = host
         self.catalog = catalog
+        # What a page is read from: the rows and their category links (search indexes and
+        # counts follow the rows in the writer's transaction).
+        self.tables = [getattr(host.db, catalog.entity)._table_,
+                       *(table.strip('"') for table, _row, _category in catalog.junction.values())]
 
+    @cached_list(lambda self: self.tables, lambda self, req: req.context.principal.has(CONTENT_MODERATE))
     def on_get(self, req: Any, resp: Any) -> None:
         principal = req.context.principal
         moderator = principal.has(CONTENT_MODERATE)

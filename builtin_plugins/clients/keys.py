@@ -15,7 +15,7 @@ from pony import orm
 
 from svc_host.auth import Principal, same_digest, sha256_hex
 from svc_host.permissions import ROLES
-from svc_host.storage import Reader
+from svc_host.storage import close_host_reader, host_reader
 
 KEY_PREFIX = "svc_"
 IDENTIFIER_MAX = 128
@@ -128,7 +128,7 @@ def authenticate_api_key(host: Any, token: str) -> Principal | None:
     if not token.startswith(KEY_PREFIX):
         return None
     digest = sha256_hex(token)
-    row = _key_reader(host).fetchone(
+    row = host_reader(host).fetchone(
         'SELECT "key_hash", "identifier", "role", "id" FROM "svc_api_client" WHERE "key_hash" = ?', (digest,))
     if row is None or not same_digest(row[0], digest):
         return None
@@ -151,15 +151,5 @@ def _principals(host: Any) -> dict[tuple, Principal]:
     return host.services.setdefault("api_key_principals", {})
 
 
-def _key_reader(host: Any) -> Reader:
-    reader = host.services.get("api_key_reader")
-    if reader is None:
-        reader = host.services.setdefault("api_key_reader",
-                                          Reader(host.settings.database_url, host.settings.sqlite_path))
-    return reader
-
-
 def close_key_reader(host: Any) -> None:
-    reader = host.services.pop("api_key_reader", None)
-    if reader is not None:
-        reader.close()
+    close_host_reader(host)

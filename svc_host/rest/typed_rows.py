@@ -20,6 +20,7 @@ import falcon
 import orjson
 
 from svc_host.storage import select_rows
+from svc_host.rest.listcache import cached_list
 from svc_host.rest.configurable import require_type, row_id, validate_config
 from svc_host.http.errors import ApiError, conflict, not_found
 
@@ -126,6 +127,7 @@ class TypedCollection:
         self.host = host
         self.kind = kind
 
+    @cached_list(lambda self: [getattr(self.host.db, self.kind.entity)._table_])
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         entity = getattr(self.host.db, self.kind.entity)
         include = req.context.query.get("include_config_schema", False)

@@ -141,10 +141,17 @@ class TickerType(ConfigurableType):
     ``refresh_seconds`` (the time tape: 1): while a tape of this type is on screen, the
     marquee builds its items again this often and replaces its text in place; None builds
     them once per marquee cycle.
+
+    ``reads``: the entity names (``host.db.<Name>``) ``build_items`` reads beside the tape and
+    the display settings, e.g. ``("Quote",)``; ``()`` for none. ``GET /v1/ticker/items`` is
+    cached while those tables are unchanged and within one second of ``now_ms`` (a builder's
+    text may follow the clock to the second, no finer); a registered type with ``reads=None``
+    (the default: not known) leaves the route uncached.
     """
 
     build_items: Callable[..., Sequence[str]] | None = None
     refresh_seconds: float | None = None
+    reads: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -94,6 +94,7 @@ TICKER_TYPES: list[TickerType] = [
         config_schema=obj("text", {"text": text(500, 1)}, required=("text",)),
         example_config={"text": "Welcome to the lobby"},
         build_items=text_items,
+        reads=(),
     ),
 ]
 

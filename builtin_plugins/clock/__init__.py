@@ -91,6 +91,7 @@ TICKER_TYPES: list[TickerType] = [
         example_config={"dateOrder": "dmy", "timeFormatPreset": "24h_hms", "timeZone": "Europe/Berlin",
                         "labelPrefix": "Berlin"},
         build_items=items.time_items,
+        reads=(),
         refresh_seconds=1.0,  # on screen, the time is rebuilt every second
     ),
 ]

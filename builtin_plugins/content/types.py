@@ -42,5 +42,6 @@ TICKER_TYPES: list[TickerType] = [
         }),
         example_config={"category": "general", "maxItems": 3},
         build_items=items.quote_items,
+        reads=("Quote",),
     ),
 ]

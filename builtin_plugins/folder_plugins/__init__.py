@@ -86,6 +86,7 @@ TICKER_TYPES: list[TickerType] = [
         config_schema=obj("plugin", {"pluginId": SLUG}, required=("pluginId",)),
         example_config={"pluginId": "lunch-menu"},
         build_items=items.plugin_items,
+        reads=("KeyValue",),
     ),
 ]
 

@@ -49,5 +49,6 @@ TICKER_TYPES: list[TickerType] = [
         }),
         example_config={"feedIds": ["bbc-world"], "maxItems": 8},
         build_items=items.news_items,
+        reads=("RssArticle", "RssFeed"),
     ),
 ]

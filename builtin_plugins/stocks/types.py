@@ -48,5 +48,6 @@ TICKER_TYPES: list[TickerType] = [
         }),
         example_config={"symbols": ["AAPL", "MSFT"]},
         build_items=items.stock_items,
+        reads=("StockQuote",),
     ),
 ]

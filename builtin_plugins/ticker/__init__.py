@@ -18,6 +18,7 @@ from hookspecs import AUTHENTICATED, LayerSpec, Operation, Permission, Route, ho
 from hookspecs.services import TICKER
 from hookspecs.permissions import OPERATORS
 from svc_host.rest.configurable import EmptySchema, IncludeSchemaQuery, time_zone_check
+from svc_host.rest.listcache import cached_list
 from svc_host.rest.schemas import JsonObject, StorableSchema, client_id
 from svc_host.rest.typed_rows import RowKind, TypedCollection, TypedItem
 from builtin_plugins.ticker.items import TAPE_FIELDS, TickerService, build_ticker
@@ -123,8 +124,27 @@ class TickerItemsResource:
     def __init__(self, host: Any):
         self.host = host
 
+    def tables(self) -> list[str] | None:
+        """The tables the items are built from: the tapes, the key-values (plugin marquees), the
+        display settings and what every registered ticker type reads; None when a type does
+        not say (then every request builds them)."""
+        names = ["TickerTape", "KeyValue", "DisplaySetting"]
+        for item_type in self.host.registries.ticker_types:
+            if item_type.reads is None:
+                return None
+            names += item_type.reads
+        entities = [getattr(self.host.db, name, None) for name in dict.fromkeys(names)]
+        return [entity._table_ for entity in entities if entity is not None]
+
+    def second(self, req: falcon.Request) -> int:
+        """The request's instant, kept for the builders: the cache holds a body for one second."""
+        req.context.ticker_now_ms = self.host.clock.now_ms()
+        return req.context.ticker_now_ms // 1000
+
+    @cached_list(tables, second)
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = {"items": build_ticker(self.host, self.host.clock.now_ms())}
+        now_ms = getattr(req.context, "ticker_now_ms", None)
+        resp.media = {"items": build_ticker(self.host, self.host.clock.now_ms() if now_ms is None else now_ms)}
 
 
 @hookimpl

@@ -44,5 +44,6 @@ TICKER_TYPES: list[TickerType] = [
         }),
         example_config={"locationId": "home", "temperatureUnit": "f"},
         build_items=items.weather_items,
+        reads=("WeatherCurrent", "WeatherLocation"),
     ),
 ]

@@ -130,14 +130,16 @@ def cached_list(tables: Callable[[Any], Sequence[str]],
     """Decorate a list resource's ``on_get(self, req, resp)`` (the resource has ``self.host``)
     whose body depends only on the rows of the tables named by ``tables(self)``, the path and
     query string, ``vary(self, req)`` (e.g. whether the principal sees suppressed rows) and
-    what is fixed for the process (registries, settings)."""
+    what is fixed for the process (registries, settings). ``tables(self)`` returning None serves
+    the request uncached (what the body reads is not known)."""
     from svc_host.http.app import dumps_json
 
     def decorate(responder: Callable) -> Callable:
         @functools.wraps(responder)
         def on_get(self: Any, req: falcon.Request, resp: falcon.Response, *args: Any, **kwargs: Any) -> None:
             cache = list_cache(self.host)
-            versions = cache.versions(tuple(tables(self))) if cache is not None else None
+            names = tables(self) if cache is not None else None  # None: not cacheable now
+            versions = cache.versions(tuple(names)) if names is not None else None
             if versions is None:
                 return responder(self, req, resp, *args, **kwargs)
             key = (req.path, req.query_string, vary(self, req) if vary is not None else None)

@@ -72,3 +72,42 @@ def test_a_failing_builder_costs_only_its_own_items(make_host):
     _tape(api, "x", "broken")
     _tape(api, "y", "text", {"text": "still here"})
     assert [i["body"] for i in _items(api)] == ["still here"]
+
+
+def test_cached_items_follow_every_write_and_the_clock(ticker):
+    """The items are cached per table version and second: a row written behind the API, a
+    tape changed, a marquee key-value and one second of the clock each show on the next GET."""
+    from tests.ticker.clock import FixedClock
+
+    _tape(ticker, "q", "quote", {}, sort_order=1)
+    _tape(ticker, "c", "time", {"timeFormatPreset": "24h_hms", "timeZone": "UTC"}, sort_order=2)
+    first = _items(ticker)
+    assert _items(ticker) == first  # a hit answers the same
+    with orm.db_session:
+        ticker.host.db.Quote(id="q9", text="Fresh", integration_type="quote_test", created_at_ms=1)
+    assert ("quote", "“Fresh”") in [(i["kind"], i["body"]) for i in _items(ticker)]
+    _kv(ticker.host, "ticker.marquee.news", "Extra")
+    assert ("plugin", "Extra") in [(i["kind"], i["body"]) for i in _items(ticker)]
+    before = [i["body"] for i in _items(ticker) if i["kind"] == "time"]
+    ticker.host.clock = FixedClock(NOW.replace(second=(NOW.second + 1) % 60))
+    after = [i["body"] for i in _items(ticker) if i["kind"] == "time"]
+    assert before != after, (before, after)
+    assert ticker.patch("/v1/ticker/tapes/q", json={"enabled": False}).status_code == 200
+    assert not [i for i in _items(ticker) if i["kind"] == "quote"]
+
+
+def test_a_ticker_type_that_does_not_say_what_it_reads_leaves_the_items_uncached(ticker):
+    from svc_host.rest.listcache import list_cache
+
+    _tape(ticker, "q", "quote", {}, sort_order=1)
+    _items(ticker)
+    cache = list_cache(ticker.host)
+    assert any(key[0] == "/v1/ticker/items" for key in cache.entries)
+    quote = ticker.host.registries.ticker_types.get("quote")
+    object.__setattr__(quote, "reads", None)
+    try:
+        cache.entries.clear()
+        _items(ticker)
+        assert not any(key[0] == "/v1/ticker/items" for key in cache.entries)
+    finally:
+        object.__setattr__(quote, "reads", ("Quote",))

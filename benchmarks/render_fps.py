@@ -1,6 +1,7 @@
 """Frame rate of the product's canvas against the same scene drawn by a bare Kivy app.
 
     .venv/bin/python benchmarks/render_fps.py [--seconds 10] [--size 1920x1080] [--ticker]
+    .venv/bin/python benchmarks/render_fps.py --rss [--rss-minutes 10,30] [--rss-dwell 6]
 
 One run measures these scenes, each in its own process (Kivy allows one window per
 process), offscreen (``SDL_VIDEODRIVER=offscreen``), uncapped (``maxfps=0``),
@@ -21,25 +22,27 @@ costs (goal: the product at most 1.2x the bare app's CPU):
   a texture, moved every frame;
 - ``product_ticker``: svc-display with a ``message`` slide and a ``text`` tape of the same text.
 
+It prints one JSON object: per scene the median frames per second and the median CPU
+time per frame (all threads of the process, llvmpipe's rasteriser threads included), and
+the ratios the goals are stated in (product/bare >= 0.9; preview costs <= 10 %; the
+ticker scenes' CPU share of a core, product / bare), from both measures.
+
 ``--rss`` measures memory instead (goal: the serve process at most 1.5x the bare app, and at
-most 5 % growth between the marks): in one run, side by side,
+most 5 % growth between the marks; a run takes the last mark plus a minute): side by side,
 
 - ``rss_product``: the real ``svc-display serve`` process with the canvas (offscreen), on a
   temp data dir filled with every plugin's sample content (the gallery's ``display_samples``),
   a program of :data:`RSS_SLIDES` (12 builtin types, their example configs, ``--rss-dwell``
   seconds each), the overlays :data:`RSS_OVERLAYS` and the ticker tapes :data:`RSS_TAPES`;
-- ``rss_bare``: a bare Kivy app showing the same sample pictures (every image blob of that
-  data dir) cycling at the same dwell, a title label and a ticker band;
+- ``rss_bare``: a bare Kivy app showing the same sample pictures (every picture under that
+  data dir's ``media/samples``) cycling at the same dwell, a title label and a ticker band
+  (its text drawn once into a texture, moved every frame), each frame waited for
+  (``glFinish``) as the product does offscreen;
 
 each process's RSS (``/proc/<pid>/status`` ``VmRSS``) sampled every ``--rss-sample`` seconds
 and taken at the marks ``--rss-minutes`` (default ``10,30``) after their start. It prints one
 JSON object: the RSS of each at each mark, product/bare at each mark, the growth of each
 between the first and the last mark, and the sampled series (MB by minute).
-
-It prints one JSON object: per scene the median frames per second and the median CPU
-time per frame (all threads of the process, llvmpipe's rasteriser threads included), and
-the ratios the goals are stated in (product/bare >= 0.9; preview costs <= 10 %; the
-ticker scenes' CPU share of a core, product / bare), from both measures.
 """
 from __future__ import annotations
 

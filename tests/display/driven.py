@@ -283,7 +283,40 @@ def ticker_navigation(canvas: Canvas, job: dict) -> dict:
     return seen
 
 
-SCENARIOS = {"ticker": ticker, "program": program, "disable": disable, "ticker_navigation": ticker_navigation}
+def live_objects() -> dict[str, int]:
+    """Kivy widgets, textures and vertex instructions alive now (after a full collection)."""
+    import gc
+
+    from kivy.graphics.instructions import VertexInstruction
+    from kivy.graphics.texture import Texture
+    from kivy.uix.widget import Widget
+
+    gc.collect()
+    counts = {"widgets": 0, "textures": 0, "vertex_instructions": 0}
+    for obj in gc.get_objects():
+        kind = type(obj)  # not isinstance: a dead weak proxy raises on __class__
+        if issubclass(kind, Widget):
+            counts["widgets"] += 1
+        elif issubclass(kind, Texture):
+            counts["textures"] += 1
+        elif issubclass(kind, VertexInstruction):
+            counts["vertex_instructions"] += 1
+    return counts
+
+
+def cycles(canvas: Canvas, job: dict) -> dict:
+    """``cycles`` cycles of the program (``cycle_seconds`` of frame time each, frames of ``dt``):
+    the live Kivy objects at the end of each cycle, and the slides shown."""
+    counts = []
+    for _ in range(job["cycles"]):
+        for _ in range(int(job["cycle_seconds"] / job["dt"])):
+            canvas.frame(job["dt"])
+        counts.append(live_objects())
+    return {"counts": counts, "shown": shown(canvas.host)}
+
+
+SCENARIOS = {"ticker": ticker, "program": program, "disable": disable, "ticker_navigation": ticker_navigation,
+             "cycles": cycles}
 
 
 def main(argv: list[str]) -> int:
@@ -301,6 +334,10 @@ def main(argv: list[str]) -> int:
     try:
         if job.get("seed") == "news":
             seed_news(host)
+        elif job.get("seed") == "samples":  # every plugin's sample content (svc-display gallery's)
+            from svc_host.display.gallery import write_samples
+
+            write_samples(host)
         api = ApiClient(host, issue_key(host, "admin"))
         for method, path, body in job.get("requests", []):
             answer = api.request(method, path, json=body)

@@ -204,38 +204,44 @@ def run_bare(seconds: float, size: str) -> dict:
     return _run_bare_app(seconds, build)
 
 
+def _bare_band(root, width: int, height: int) -> Callable[[float], None]:
+    """The bare apps' ticker band: its text drawn once into a texture, three copies moved by the
+    returned per-frame function."""
+    from kivy.core.text import Label as CoreLabel
+    from kivy.graphics import Color, Rectangle
+    from kivy.uix.widget import Widget
+
+    band = height * 0.075
+    text = CoreLabel(text=TICKER_TEXT, font_size=band * 0.55, bold=True)
+    text.refresh()
+    texture = text.texture
+    layer = Widget()
+    with layer.canvas:
+        Color(0.04, 0.11, 0.23, 1)
+        Rectangle(pos=(0, 0), size=(width, band))
+        Color(1, 1, 1, 1)
+        rects = [Rectangle(texture=texture, size=texture.size) for _ in range(3)]
+    root.add_widget(layer)
+    state = {"x": 0.0}
+
+    def frame(dt):
+        state["x"] -= 150 * height / 1080 * dt
+        if state["x"] < -texture.width:
+            state["x"] += texture.width
+        for index, rect in enumerate(rects):
+            rect.pos = (round(state["x"] + index * texture.width), (band - texture.height) / 2)
+
+    return frame
+
+
 def run_bare_ticker(seconds: float, size: str) -> dict:
     """A bare Kivy app at 60 fps: a static slide (colour, title, body) and a ticker band whose
     text was drawn once into a texture, moved every frame."""
     width, height = _bare_kivy(size, TICKER_FPS)
 
     def build(root):
-        from kivy.core.text import Label as CoreLabel
-        from kivy.graphics import Color, Rectangle
-        from kivy.uix.widget import Widget
-
-        band = height * 0.075
         _bare_slide(root, width, height, (0.12, 0.3, 0.47))
-        text = CoreLabel(text=TICKER_TEXT, font_size=band * 0.55, bold=True)
-        text.refresh()
-        texture = text.texture
-        layer = Widget()
-        with layer.canvas:
-            Color(0.04, 0.11, 0.23, 1)
-            Rectangle(pos=(0, 0), size=(width, band))
-            Color(1, 1, 1, 1)
-            rects = [Rectangle(texture=texture, size=texture.size) for _ in range(3)]
-        root.add_widget(layer)
-        state = {"x": 0.0}
-
-        def frame(dt):
-            state["x"] -= 150 * height / 1080 * dt
-            if state["x"] < -texture.width:
-                state["x"] += texture.width
-            for index, rect in enumerate(rects):
-                rect.pos = (round(state["x"] + index * texture.width), (band - texture.height) / 2)
-
-        return frame
+        return _bare_band(root, width, height)
 
     return _run_bare_app(seconds, build)
 
@@ -393,11 +399,8 @@ def run_rss_bare(data_dir: Path, size: str, dwell: float, max_fps: int) -> None:
 
     def build(root):
         from kivy.clock import Clock
-        from kivy.core.text import Label as CoreLabel
-        from kivy.graphics import Color, Rectangle
         from kivy.uix.image import Image
         from kivy.uix.label import Label
-        from kivy.uix.widget import Widget
 
         band = height * 0.075
         picture = Image(fit_mode="contain", size_hint=(None, None), pos=(0, band), size=(width, height - band))
@@ -405,17 +408,8 @@ def run_rss_bare(data_dir: Path, size: str, dwell: float, max_fps: int) -> None:
                       size=(width * 0.8, height * 0.16))
         root.add_widget(picture)
         root.add_widget(title)
-        text = CoreLabel(text=TICKER_TEXT, font_size=band * 0.55, bold=True)
-        text.refresh()
-        texture = text.texture
-        layer = Widget()
-        with layer.canvas:
-            Color(0.04, 0.11, 0.23, 1)
-            Rectangle(pos=(0, 0), size=(width, band))
-            Color(1, 1, 1, 1)
-            rects = [Rectangle(texture=texture, size=texture.size) for _ in range(3)]
-        root.add_widget(layer)
-        state = {"x": 0.0, "index": -1}
+        frame = _bare_band(root, width, height)
+        state = {"index": -1}
 
         def show(_dt=None):
             state["index"] = (state["index"] + 1) % len(images)
@@ -424,22 +418,13 @@ def run_rss_bare(data_dir: Path, size: str, dwell: float, max_fps: int) -> None:
 
         show()
         Clock.schedule_interval(show, dwell)
-
-        def frame(dt):
-            state["x"] -= 150 * height / 1080 * dt
-            if state["x"] < -texture.width:
-                state["x"] += texture.width
-            for index, rect in enumerate(rects):
-                rect.pos = (round(state["x"] + index * texture.width), (band - texture.height) / 2)
-
         return frame
 
     from kivy.app import App
     from kivy.clock import Clock
-    from kivy.uix.floatlayout import FloatLayout
-
     from kivy.core.window import Window
     from kivy.graphics.opengl import glFinish
+    from kivy.uix.floatlayout import FloatLayout
 
     Window.bind(on_flip=lambda *_args: glFinish())  # as the product offscreen: one frame in flight
 

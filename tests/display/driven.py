@@ -284,13 +284,18 @@ def ticker_navigation(canvas: Canvas, job: dict) -> dict:
 
 
 def live_objects() -> dict[str, int]:
-    """Kivy widgets, textures and vertex instructions alive now (after a full collection)."""
+    """Kivy widgets, textures and vertex instructions alive now: after Kivy's caches are emptied
+    (they keep label and image textures for seconds of wall time) and a full collection."""
     import gc
 
+    from kivy.cache import Cache
     from kivy.graphics.instructions import VertexInstruction
     from kivy.graphics.texture import Texture
     from kivy.uix.widget import Widget
 
+    for category in list(Cache._categories):
+        if category != "kv.shader":
+            Cache.remove(category)
     gc.collect()
     counts = {"widgets": 0, "textures": 0, "vertex_instructions": 0}
     for obj in gc.get_objects():

@@ -501,7 +501,7 @@ def run_rss(args: argparse.Namespace) -> int:
             handle.close()
     first, last = f"{marks[0]:g}min", f"{marks[-1]:g}min"
     product, bare = at_marks["product"], at_marks["bare"]
-    by_minute = {name: {f"{m:g}": mb for m, mb in values if abs(m - round(m)) * 60 < args.rss_sample / 2 + 0.5}
+    by_minute = {name: {str(round(m)): mb for m, mb in values if abs(m - round(m)) * 60 < args.rss_sample / 2 + 0.5}
                  for name, values in series.items()}
     report = {
         "size": args.size, "max_fps": args.rss_fps, "dwell_seconds": args.rss_dwell,

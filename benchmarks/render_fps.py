@@ -42,7 +42,9 @@ most 5 % growth between the marks; a run takes the last mark plus a minute): sid
 each process's RSS (``/proc/<pid>/status`` ``VmRSS``) sampled every ``--rss-sample`` seconds
 and taken at the marks ``--rss-minutes`` (default ``10,30``) after their start. It prints one
 JSON object: the RSS of each at each mark, product/bare at each mark, the growth of each
-between the first and the last mark, and the sampled series (MB by minute).
+between the first and the last mark, the same from the median of the samples of the two
+minutes up to each mark (one sample swings with the slide on screen), their peak, and the
+sampled series (MB by minute).
 """
 from __future__ import annotations
 
@@ -331,6 +333,8 @@ RSS_SLIDES = ["message", "photo", "news_headlines", "news_article", "weather_cur
 RSS_OVERLAYS = ["digital_clock", "qr_code", "birthday_confetti"]
 RSS_TAPES = ["text", "time", "news", "weather"]
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
+RSS_WINDOW = 2.0
+"""Minutes of samples up to each mark whose median and peak are reported too."""
 
 
 def _rss_env(data_dir: Path, size: str, max_fps: int) -> dict[str, str]:
@@ -503,6 +507,12 @@ def run_rss(args: argparse.Namespace) -> int:
     product, bare = at_marks["product"], at_marks["bare"]
     by_minute = {name: {str(round(m)): mb for m, mb in values if abs(m - round(m)) * 60 < args.rss_sample / 2 + 0.5}
                  for name, values in series.items()}
+    # one sample swings with the slide on screen and the last malloc_trim: the median and the
+    # peak of the samples of the RSS_WINDOW minutes up to each mark too
+    window = {name: {f"{mark:g}min": [mb for m, mb in values if mark - RSS_WINDOW < m <= mark + 0.01 and mb]
+                     for mark in marks} for name, values in series.items()}
+    median = {name: {mark: round(statistics.median(v), 1) for mark, v in marks_.items() if v}
+              for name, marks_ in window.items()}
     report = {
         "size": args.size, "max_fps": args.rss_fps, "dwell_seconds": args.rss_dwell,
         "slides": RSS_SLIDES, "overlays": RSS_OVERLAYS, "tapes": RSS_TAPES,
@@ -510,6 +520,13 @@ def run_rss(args: argparse.Namespace) -> int:
         "product_vs_bare": {mark: round(product[mark] / bare[mark], 3) for mark in product},
         "growth": {name: round(at_marks[name][last] / at_marks[name][first] - 1, 4) for name in procs},
         "growth_marks": [first, last],
+        f"rss_mb_median_{RSS_WINDOW:g}min_before": median,
+        f"rss_mb_max_{RSS_WINDOW:g}min_before": {name: {mark: max(v) for mark, v in marks_.items() if v}
+                                               for name, marks_ in window.items()},
+        "product_vs_bare_by_median": {mark: round(median["product"][mark] / median["bare"][mark], 3)
+                                      for mark in median["product"] if mark in median["bare"]},
+        "growth_by_median": {name: round(values[last] / values[first] - 1, 4)
+                             for name, values in median.items() if first in values and last in values},
         "rss_mb_by_minute": by_minute,
         "data_dir": str(data_dir),
     }

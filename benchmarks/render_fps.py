@@ -1,6 +1,7 @@
 """Frame rate of the product's canvas against the same scene drawn by a bare Kivy app.
 
     .venv/bin/python benchmarks/render_fps.py [--seconds 10] [--size 1920x1080] [--ticker]
+    .venv/bin/python benchmarks/render_fps.py --rss [--rss-minutes 10,30] [--rss-dwell 6]
 
 One run measures these scenes, each in its own process (Kivy allows one window per
 process), offscreen (``SDL_VIDEODRIVER=offscreen``), uncapped (``maxfps=0``),
@@ -25,6 +26,25 @@ It prints one JSON object: per scene the median frames per second and the median
 time per frame (all threads of the process, llvmpipe's rasteriser threads included), and
 the ratios the goals are stated in (product/bare >= 0.9; preview costs <= 10 %; the
 ticker scenes' CPU share of a core, product / bare), from both measures.
+
+``--rss`` measures memory instead (goal: the serve process at most 1.5x the bare app, and at
+most 5 % growth between the marks; a run takes the last mark plus a minute): side by side,
+
+- ``rss_product``: the real ``svc-display serve`` process with the canvas (offscreen), on a
+  temp data dir filled with every plugin's sample content (the gallery's ``display_samples``),
+  a program of :data:`RSS_SLIDES` (12 builtin types, their example configs, ``--rss-dwell``
+  seconds each), the overlays :data:`RSS_OVERLAYS` and the ticker tapes :data:`RSS_TAPES`;
+- ``rss_bare``: a bare Kivy app showing the same sample pictures (every picture under that
+  data dir's ``media/samples``) cycling at the same dwell, a title label and a ticker band
+  (its text drawn once into a texture, moved every frame), each frame waited for
+  (``glFinish``) as the product does offscreen;
+
+each process's RSS (``/proc/<pid>/status`` ``VmRSS``) sampled every ``--rss-sample`` seconds
+and taken at the marks ``--rss-minutes`` (default ``10,30``) after their start. It prints one
+JSON object: the RSS of each at each mark, product/bare at each mark, the growth of each
+between the first and the last mark, the same from the median of the samples of the two
+minutes up to each mark (one sample swings with the slide on screen), their peak, and the
+sampled series (MB by minute).
 """
 from __future__ import annotations
 
@@ -186,38 +206,44 @@ def run_bare(seconds: float, size: str) -> dict:
     return _run_bare_app(seconds, build)
 
 
+def _bare_band(root, width: int, height: int) -> Callable[[float], None]:
+    """The bare apps' ticker band: its text drawn once into a texture, three copies moved by the
+    returned per-frame function."""
+    from kivy.core.text import Label as CoreLabel
+    from kivy.graphics import Color, Rectangle
+    from kivy.uix.widget import Widget
+
+    band = height * 0.075
+    text = CoreLabel(text=TICKER_TEXT, font_size=band * 0.55, bold=True)
+    text.refresh()
+    texture = text.texture
+    layer = Widget()
+    with layer.canvas:
+        Color(0.04, 0.11, 0.23, 1)
+        Rectangle(pos=(0, 0), size=(width, band))
+        Color(1, 1, 1, 1)
+        rects = [Rectangle(texture=texture, size=texture.size) for _ in range(3)]
+    root.add_widget(layer)
+    state = {"x": 0.0}
+
+    def frame(dt):
+        state["x"] -= 150 * height / 1080 * dt
+        if state["x"] < -texture.width:
+            state["x"] += texture.width
+        for index, rect in enumerate(rects):
+            rect.pos = (round(state["x"] + index * texture.width), (band - texture.height) / 2)
+
+    return frame
+
+
 def run_bare_ticker(seconds: float, size: str) -> dict:
     """A bare Kivy app at 60 fps: a static slide (colour, title, body) and a ticker band whose
     text was drawn once into a texture, moved every frame."""
     width, height = _bare_kivy(size, TICKER_FPS)
 
     def build(root):
-        from kivy.core.text import Label as CoreLabel
-        from kivy.graphics import Color, Rectangle
-        from kivy.uix.widget import Widget
-
-        band = height * 0.075
         _bare_slide(root, width, height, (0.12, 0.3, 0.47))
-        text = CoreLabel(text=TICKER_TEXT, font_size=band * 0.55, bold=True)
-        text.refresh()
-        texture = text.texture
-        layer = Widget()
-        with layer.canvas:
-            Color(0.04, 0.11, 0.23, 1)
-            Rectangle(pos=(0, 0), size=(width, band))
-            Color(1, 1, 1, 1)
-            rects = [Rectangle(texture=texture, size=texture.size) for _ in range(3)]
-        root.add_widget(layer)
-        state = {"x": 0.0}
-
-        def frame(dt):
-            state["x"] -= 150 * height / 1080 * dt
-            if state["x"] < -texture.width:
-                state["x"] += texture.width
-            for index, rect in enumerate(rects):
-                rect.pos = (round(state["x"] + index * texture.width), (band - texture.height) / 2)
-
-        return frame
+        return _bare_band(root, width, height)
 
     return _run_bare_app(seconds, build)
 
@@ -297,14 +323,240 @@ def run_product(seconds: float, size: str, preview: bool, ticker_only: bool = Fa
     return result
 
 
+# ---------------------------------------------------------------------------------------
+# --rss: the serve process's memory over a long program, against a bare Kivy app
+# ---------------------------------------------------------------------------------------
+
+RSS_SLIDES = ["message", "photo", "news_headlines", "news_article", "weather_current", "weather_forecast",
+              "calendar_agenda", "calendar_month", "clock", "qr_code", "trivia", "joke"]
+"""The 12-slide program of ``--rss``: builtin types with their example configs and sample content."""
+RSS_OVERLAYS = ["digital_clock", "qr_code", "birthday_confetti"]
+RSS_TAPES = ["text", "time", "news", "weather"]
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
+RSS_WINDOW = 2.0
+"""Minutes of samples up to each mark whose median and peak are reported too."""
+
+
+def _rss_env(data_dir: Path, size: str, max_fps: int) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("SVC_DISPLAY_")}
+    env.update({"SDL_VIDEODRIVER": "offscreen", "KIVY_NO_ARGS": "1", "KIVY_NO_FILELOG": "1",
+                "KIVY_LOG_MODE": "PYTHON", "KIVY_NO_CONFIG": "1", "SVC_DISPLAY_WINDOW_SIZE": size,
+                "SVC_DISPLAY_MAX_FPS": str(max_fps), "SVC_DISPLAY_MULTISAMPLES": "0",
+                "SVC_DISPLAY_DATA_DIR": str(data_dir), "SVC_DISPLAY_LOG_LEVEL": "WARNING",
+                "SVC_DISPLAY_HTTP_BIND_IP": "127.0.0.1", "SVC_DISPLAY_HTTP_PORT": str(_free_port()),
+                "SVC_DISPLAY_CONTROLLER_PUBLIC_URL": "https://controller.example.org"})
+    return env
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def rss_program(dwell: float) -> dict[str, list[dict]]:
+    """The rows of the ``--rss`` program (the types' example configs)."""
+    window = {"start_month": 1, "start_day": 1, "end_month": 12, "end_day": 31}
+    return {
+        "screens": [{"id": f"rss_{i:02d}_{t}", "screen_type": t, "enabled": True, "dwell_seconds": dwell}
+                    for i, t in enumerate(RSS_SLIDES)],
+        "overlays": [{"id": f"rss_{t}", "overlay_type": t, "enabled": True, **window} for t in RSS_OVERLAYS],
+        "tapes": [{"id": f"rss_{t}", "ticker_type": t, "enabled": True} for t in RSS_TAPES],
+    }
+
+
+def seed_rss(data_dir: Path, dwell: float) -> None:
+    """``data_dir`` filled with the sample content and the ``--rss`` program (its own process)."""
+    os.environ.update({"SVC_DISPLAY_LOG_LEVEL": "WARNING"})
+    sys.path.insert(0, str(REPO))
+    from pony import orm
+
+    from svc_host.display.gallery import build_sample_host
+
+    host = build_sample_host(data_dir)
+    try:
+        registries = {"screens": (host.registries.screen_types, host.db.Screen),
+                      "overlays": (host.registries.overlay_types, host.db.OverlaySchedule),
+                      "tapes": (host.registries.ticker_types, host.db.TickerTape)}
+        now = host.clock.now_ms()
+        with orm.db_session:
+            for key, rows in rss_program(dwell).items():
+                registry, entity = registries[key]
+                for row in rows:
+                    type_id = row.get("screen_type") or row.get("overlay_type") or row.get("ticker_type")
+                    config = dict(registry.get(type_id).example_config)
+                    entity(**row, config_json=config, created_at_ms=now, updated_at_ms=now)
+    finally:
+        host.close()
+
+
+def run_rss_bare(data_dir: Path, size: str, dwell: float, max_fps: int) -> None:
+    """A bare Kivy app: the sample pictures of ``data_dir`` cycling every ``dwell`` seconds, each
+    loaded from its file when it is shown, a title label and a ticker band (until killed)."""
+    width, height = _bare_kivy(size, max_fps)
+    images = sorted(str(path) for path in (data_dir / "media" / "samples").rglob("*")
+                    if path.suffix.lower() in IMAGE_SUFFIXES)
+    if not images:
+        raise SystemExit(f"no pictures under {data_dir / 'media'}")
+
+    def build(root):
+        from kivy.clock import Clock
+        from kivy.uix.image import Image
+        from kivy.uix.label import Label
+
+        band = height * 0.075
+        picture = Image(fit_mode="contain", size_hint=(None, None), pos=(0, band), size=(width, height - band))
+        title = Label(font_size=height * 0.067, size_hint=(None, None), pos=(width * 0.08, height * 0.8),
+                      size=(width * 0.8, height * 0.16))
+        root.add_widget(picture)
+        root.add_widget(title)
+        frame = _bare_band(root, width, height)
+        state = {"index": -1}
+
+        def show(_dt=None):
+            state["index"] = (state["index"] + 1) % len(images)
+            picture.source = images[state["index"]]
+            title.text = Path(images[state["index"]]).stem
+
+        show()
+        Clock.schedule_interval(show, dwell)
+        return frame
+
+    from kivy.app import App
+    from kivy.clock import Clock
+    from kivy.core.window import Window
+    from kivy.graphics.opengl import glFinish
+    from kivy.uix.floatlayout import FloatLayout
+
+    Window.bind(on_flip=lambda *_args: glFinish())  # as the product offscreen: one frame in flight
+
+    class Bare(App):
+        def build(self):
+            root = FloatLayout()
+            Clock.schedule_interval(build(root), 0)
+            return root
+
+    Bare().run()
+
+
+def _rss_mb(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None
+
+
+def run_rss(args: argparse.Namespace) -> int:
+    """Start the serve process and the bare app side by side, sample their RSS, print the marks."""
+    marks = sorted(float(m) for m in args.rss_minutes.split(","))
+    data_dir = Path(tempfile.mkdtemp(prefix="svc-bench-rss-"))
+    seed = subprocess.run([sys.executable, __file__, "--scene", "rss_seed", "--data-dir", str(data_dir),
+                           "--rss-dwell", str(args.rss_dwell)], capture_output=True, text=True, cwd=str(REPO))
+    if seed.returncode != 0:
+        print(seed.stderr[-3000:], file=sys.stderr)
+        return 1
+    env = _rss_env(data_dir, args.size, args.rss_fps)
+    serve_cmd = [str(Path(sys.executable).with_name("svc-display")), "serve"]
+    bare_cmd = [sys.executable, __file__, "--scene", "rss_bare", "--data-dir", str(data_dir),
+                "--rss-dwell", str(args.rss_dwell), "--rss-fps", str(args.rss_fps), "--size", args.size]
+    logs = {name: open(data_dir / f"{name}.log", "w") for name in ("product", "bare")}
+    procs = {"product": subprocess.Popen(serve_cmd, env=env, cwd=str(REPO), stdout=logs["product"],
+                                         stderr=subprocess.STDOUT),
+             "bare": subprocess.Popen(bare_cmd, env=env, cwd=str(REPO), stdout=logs["bare"],
+                                      stderr=subprocess.STDOUT)}
+    start = time.monotonic()
+    series: dict[str, list[tuple[float, float | None]]] = {name: [] for name in procs}
+    at_marks: dict[str, dict[str, float | None]] = {name: {} for name in procs}
+    pending = list(marks)
+    try:
+        while pending:
+            minutes = (time.monotonic() - start) / 60
+            for name, proc in procs.items():
+                if proc.poll() is not None:
+                    logs[name].flush()
+                    print(f"{name} exited with {proc.returncode}; its log: {data_dir / (name + '.log')}",
+                          file=sys.stderr)
+                    print((data_dir / f"{name}.log").read_text()[-3000:], file=sys.stderr)
+                    return 1
+                series[name].append((round(minutes, 2), _rss_mb(proc.pid)))
+            if minutes >= pending[0]:
+                mark = pending.pop(0)
+                for name, proc in procs.items():
+                    at_marks[name][f"{mark:g}min"] = _rss_mb(proc.pid)
+                print(json.dumps({"mark_minutes": mark, **{name: at_marks[name][f"{mark:g}min"] for name in procs}}),
+                      file=sys.stderr, flush=True)
+                continue
+            time.sleep(min(args.rss_sample, max(0.5, pending[0] * 60 - (time.monotonic() - start))))
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in procs.values():
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        for handle in logs.values():
+            handle.close()
+    first, last = f"{marks[0]:g}min", f"{marks[-1]:g}min"
+    product, bare = at_marks["product"], at_marks["bare"]
+    by_minute = {name: {str(round(m)): mb for m, mb in values if abs(m - round(m)) * 60 < args.rss_sample / 2 + 0.5}
+                 for name, values in series.items()}
+    # one sample swings with the slide on screen and the last malloc_trim: the median and the
+    # peak of the samples of the RSS_WINDOW minutes up to each mark too
+    window = {name: {f"{mark:g}min": [mb for m, mb in values if mark - RSS_WINDOW < m <= mark + 0.01 and mb]
+                     for mark in marks} for name, values in series.items()}
+    median = {name: {mark: round(statistics.median(v), 1) for mark, v in marks_.items() if v}
+              for name, marks_ in window.items()}
+    report = {
+        "size": args.size, "max_fps": args.rss_fps, "dwell_seconds": args.rss_dwell,
+        "slides": RSS_SLIDES, "overlays": RSS_OVERLAYS, "tapes": RSS_TAPES,
+        "rss_mb": {"product": product, "bare": bare},
+        "product_vs_bare": {mark: round(product[mark] / bare[mark], 3) for mark in product},
+        "growth": {name: round(at_marks[name][last] / at_marks[name][first] - 1, 4) for name in procs},
+        "growth_marks": [first, last],
+        f"rss_mb_median_{RSS_WINDOW:g}min_before": median,
+        f"rss_mb_max_{RSS_WINDOW:g}min_before": {name: {mark: max(v) for mark, v in marks_.items() if v}
+                                               for name, marks_ in window.items()},
+        "product_vs_bare_by_median": {mark: round(median["product"][mark] / median["bare"][mark], 3)
+                                      for mark in median["product"] if mark in median["bare"]},
+        "growth_by_median": {name: round(values[last] / values[first] - 1, 4)
+                             for name, values in median.items() if first in values and last in values},
+        "rss_mb_by_minute": by_minute,
+        "data_dir": str(data_dir),
+    }
+    print(json.dumps(report, indent=2))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--size", default="1920x1080")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the median of each scene counts")
-    parser.add_argument("--scene", choices=["bare", "product", "product+preview", "bare_ticker", "product_ticker"])
+    parser.add_argument("--scene", choices=["bare", "product", "product+preview", "bare_ticker", "product_ticker",
+                                            "rss_seed", "rss_bare"])
     parser.add_argument("--ticker", action="store_true", help="only the two ticker scenes")
+    parser.add_argument("--rss", action="store_true", help="the serve process's RSS against a bare app")
+    parser.add_argument("--rss-minutes", default="10,30", help="the marks, minutes after the start")
+    parser.add_argument("--rss-dwell", type=float, default=6.0, help="seconds each slide and picture shows")
+    parser.add_argument("--rss-fps", type=int, default=60, help="frame cap of both processes")
+    parser.add_argument("--rss-sample", type=float, default=15.0, help="seconds between RSS samples")
+    parser.add_argument("--data-dir", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.scene == "rss_seed":
+        seed_rss(args.data_dir, args.rss_dwell)
+        return 0
+    if args.scene == "rss_bare":
+        run_rss_bare(args.data_dir, args.size, args.rss_dwell, args.rss_fps)
+        return 0
+    if args.rss:
+        return run_rss(args)
     if args.scene:
         if args.scene == "bare":
             result = run_bare(args.seconds, args.size)

@@ -64,16 +64,23 @@ def _environment(data_dir: Path) -> dict[str, str]:
 
 def build_sample_host(data_dir: Path, extra_plugins: tuple = ()) -> Any:
     """A host on ``data_dir`` (with ``extra_plugins``) filled with every plugin's ``display_samples``."""
-    from pony import orm
-
     from svc_host.config import load_settings
     from svc_host.host import build_host
 
     host = build_host(load_settings(_environment(data_dir)), extra_plugins=extra_plugins, with_routes=False)
+    write_samples(host)
+    return host
+
+
+def write_samples(host: Any, only: Any = None) -> None:
+    """Every plugin's ``display_samples`` (or those of the plugins named in ``only``) stored in
+    ``host``'s database and blobs."""
+    from pony import orm
+
     with orm.db_session:
         for name in host.plugins.implementers("display_samples"):
-            host.plugins.call_each("display_samples", only=[name], host=host)
-    return host
+            if only is None or name in only:
+                host.plugins.call_each("display_samples", only=[name], host=host)
 
 
 def _rgba_hex(color: Any) -> str:

@@ -327,8 +327,45 @@ def zones(canvas: Canvas, job: dict) -> dict:
     return {"groups": seen}
 
 
+def live_objects() -> dict[str, int]:
+    """Kivy widgets, textures and vertex instructions alive now: after Kivy's caches are emptied
+    (they keep label and image textures for seconds of wall time) and a full collection."""
+    import gc
+
+    from kivy.cache import Cache
+    from kivy.graphics.instructions import VertexInstruction
+    from kivy.graphics.texture import Texture
+    from kivy.uix.widget import Widget
+
+    for category in list(Cache._categories):
+        if category != "kv.shader":
+            Cache.remove(category)
+    gc.collect()
+    counts = {"widgets": 0, "textures": 0, "vertex_instructions": 0}
+    for obj in gc.get_objects():
+        kind = type(obj)  # not isinstance: a dead weak proxy raises on __class__
+        if issubclass(kind, Widget):
+            counts["widgets"] += 1
+        elif issubclass(kind, Texture):
+            counts["textures"] += 1
+        elif issubclass(kind, VertexInstruction):
+            counts["vertex_instructions"] += 1
+    return counts
+
+
+def cycles(canvas: Canvas, job: dict) -> dict:
+    """``cycles`` cycles of the program (``cycle_seconds`` of frame time each, frames of ``dt``):
+    the live Kivy objects at the end of each cycle, and the slides shown."""
+    counts = []
+    for _ in range(job["cycles"]):
+        for _ in range(int(job["cycle_seconds"] / job["dt"])):
+            canvas.frame(job["dt"])
+        counts.append(live_objects())
+    return {"counts": counts, "shown": shown(canvas.host)}
+
+
 SCENARIOS = {"ticker": ticker, "program": program, "disable": disable, "ticker_navigation": ticker_navigation,
-             "zones": zones}
+             "zones": zones, "cycles": cycles}
 
 
 def main(argv: list[str]) -> int:
@@ -346,11 +383,10 @@ def main(argv: list[str]) -> int:
     try:
         if job.get("seed") == "news":
             seed_news(host)
-        elif job.get("seed") == "samples":  # display_samples (the gallery's content) of the plugins named
-            from pony import orm
+        elif job.get("seed") == "samples":  # sample content (svc-display gallery's): every plugin's or those named
+            from svc_host.display.gallery import write_samples
 
-            with orm.db_session:
-                host.plugins.call_each("display_samples", only=job.get("samples"), host=host)
+            write_samples(host, job.get("samples"))
         api = ApiClient(host, issue_key(host, "admin"))
         for method, path, body in job.get("requests", []):
             answer = api.request(method, path, json=body)

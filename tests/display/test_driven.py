@@ -109,3 +109,39 @@ def test_ticker_navigation_brings_the_next_and_the_previous_item_to_the_left_edg
     following = next(index for index, start in enumerate(before) if start > margin + 1)
     assert abs(result["forward"][following] - margin) < 1, result
     assert abs(result["back"][following - 1] - margin) < 1, result
+
+
+LOBBY = ["message", "photo", "news_headlines", "news_article", "weather_current", "weather_forecast",
+         "calendar_agenda", "calendar_month", "clock", "qr_code", "trivia", "joke"]
+"""Twelve builtin slide types (benchmarks/render_fps.py --rss's program), with their examples."""
+
+
+def test_slide_cycles_leave_the_live_widgets_and_textures_bounded(env, tmp_path, make_host):
+    """Six cycles of a twelve-slide program of builtin types with sample content, clock, QR and
+    confetti overlays and four tapes: at the end of each cycle the same slide is on screen, and
+    no more widgets are alive than after the first two cycles, and about as many textures and
+    vertex instructions (what a slide, an overlay or a tape builds is let go when it leaves)."""
+    registries = make_host({"SVC_DISPLAY_DATA_DIR": str(tmp_path / "types")}).registries
+
+    def example(registry, type_id: str) -> dict:
+        return dict(registry.get(type_id).example_config)
+
+    requests = [["POST", "/v1/screens", {"id": f"s{i:02d}", "screen_type": t, "dwell_seconds": 5,
+                                         "config_json": example(registries.screen_types, t)}]
+                for i, t in enumerate(LOBBY)]
+    requests += [["POST", "/v1/display/overlays", {"id": t, "overlay_type": t, "start_month": 1, "start_day": 1,
+                                                   "end_month": 12, "end_day": 31,
+                                                   "config_json": example(registries.overlay_types, t)}]
+                 for t in ("digital_clock", "qr_code", "birthday_confetti")]
+    requests += [["POST", "/v1/ticker/tapes", {"id": f"tape_{t}", "ticker_type": t,
+                                               "config_json": example(registries.ticker_types, t)}]
+                 for t in ("text", "time", "news", "weather")]
+    result = run(env, {"scenario": "cycles", "requests": requests, "seed": "samples", "size": (960, 540),
+                       "cycles": 6, "cycle_seconds": 12 * 5, "dt": 0.5}, tmp_path, timeout=900)
+    shown = [slide for _reason, slide in result["shown"]]
+    assert set(shown) == {f"s{i:02d}" for i in range(12)}, result["shown"]
+    counts = result["counts"]  # the ticker's runs in the band vary a little with the scroll
+    first = {kind: max(c[kind] for c in counts[:2]) for kind in counts[0]}
+    assert all(c["widgets"] <= first["widgets"] for c in counts[2:]), counts
+    for kind in ("textures", "vertex_instructions"):
+        assert counts[-1][kind] <= first[kind] * 1.25, (kind, counts)

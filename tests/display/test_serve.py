@@ -1,6 +1,8 @@
 """``svc-display serve`` as a real process: canvas offscreen, canvas unavailable, headless."""
 from __future__ import annotations
 
+import time
+
 from svc_display.testing import ServerProcess
 from tests.display.canvas import canvas_env
 
@@ -49,3 +51,35 @@ def test_serve_headless_has_no_canvas(tmp_path):
         server.stop()
     assert "display: headless" in server.log
     assert "kivy" not in server.log.lower()
+
+
+def rss_mb(pid: int) -> float:
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+def test_offscreen_frames_are_drawn_before_the_next_one_is_issued(tmp_path):
+    """Offscreen nothing paces the UI thread: unless each frame is waited for, the frames it issues
+    faster than llvmpipe draws them pile up in memory (a full-screen slide under 300 confetti
+    pieces, uncapped, grew by gigabytes). Drawn one at a time, the process stays the same size."""
+    server = serve(tmp_path, SVC_DISPLAY_WINDOW_SIZE="1920x1080", SVC_DISPLAY_MAX_FPS="0",
+                   SVC_DISPLAY_LOG_LEVEL="WARNING")
+    try:
+        key = server.key("admin")
+        r = server.request("POST", "/v1/screens", key=key, json={
+            "id": "slide", "screen_type": "message", "dwell_seconds": 3600,
+            "config_json": {"title": "Memory", "body": "under confetti", "backgroundColor": "#1f4e79"}})
+        assert r.status_code == 201, r.text
+        r = server.request("POST", "/v1/display/overlays", key=key, json={
+            "id": "confetti", "overlay_type": "birthday_confetti", "start_month": 1, "start_day": 1,
+            "end_month": 12, "end_day": 31, "config_json": {"density": 1.5, "shapes": ["mix"]}})
+        assert r.status_code in (200, 201), r.text
+        time.sleep(5)  # the slide and the overlay built, a few hundred frames drawn
+        before = rss_mb(server.process.pid)
+        time.sleep(15)
+        after = rss_mb(server.process.pid)
+    finally:
+        assert server.stop() == 0
+    assert after - before < 150, (before, after)

@@ -186,16 +186,27 @@ DECORATION = ("confetti",)
 text or a solid box that the slide must keep clear of."""
 
 
+BAND_LIMIT = 0.4
+"""The most of the screen's height a template overlay's band may take (from its top or bottom edge)."""
+
+
 def _bands(blocks: list[dict[str, Any]]) -> list[tuple[str, float, float]]:
-    """What an overlay template's solid blocks take of the screen, for the layout: one band
-    (``top_band`` when their middle is in the upper half, else ``bottom_band``) from the top of the
-    highest block to the bottom of the lowest, as fractions from the top. The slide is laid out
-    below or above it (``Layout.with_occupied``), so the template's text never covers the slide's."""
+    """What an overlay template's solid blocks take of the screen, for the layout, as fractions
+    from the top: the band from the screen's top to the lowest block when all lie in the top
+    :data:`BAND_LIMIT` (``top_band``), or from the highest block to the bottom when all lie in the
+    bottom one (``bottom_band``). The slide is laid out beside it (``Layout.with_occupied``), so a
+    headline along an edge never covers the slide's text. Blocks across the middle of the screen
+    (a badge in the centre) take no band: the template draws them over the slide, as its author
+    placed them."""
     boxes = [block.get("box", (0, 0, 1, 1)) for block in blocks if block["type"] not in DECORATION]
     if not boxes:
         return []
     top, bottom = min(b[1] for b in boxes), max(b[1] + b[3] for b in boxes)
-    return [("top_band" if (top + bottom) / 2 < 0.5 else "bottom_band", top, bottom)]
+    if bottom <= BAND_LIMIT:
+        return [("top_band", 0.0, bottom)]
+    if top >= 1 - BAND_LIMIT:
+        return [("bottom_band", top, 1.0)]
+    return []
 
 
 def _web_box(context: RenderContext) -> tuple[tuple[float, float], dict]:

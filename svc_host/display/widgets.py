@@ -30,7 +30,7 @@ import random
 from typing import Any, Sequence
 
 from kivy.clock import Clock
-from kivy.graphics import Color, Mesh, Rectangle
+from kivy.graphics import Color, Line, Mesh, Rectangle
 from kivy.graphics.texture import Texture
 from kivy.uix.relativelayout import RelativeLayout
 from kivy.uix.label import Label

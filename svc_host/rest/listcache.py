@@ -86,6 +86,12 @@ class ListCache:
         return True
 
     # -- bodies -------------------------------------------------------------------------
+    def clear(self) -> None:
+        """Forget every body (tests that change how a route computes its answer use it)."""
+        with self.lock:
+            self.entries.clear()
+            self.bytes = 0
+
     def get(self, key: tuple, versions: tuple) -> bytes | None:
         with self.lock:
             entry = self.entries.get(key)

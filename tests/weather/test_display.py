@@ -7,6 +7,8 @@ from pony import orm
 from tests.display import fixture_plugin
 from tests.display.layers import prepare
 
+AIR = "Fair (31)"  # the European index in words (20-40: fair); the slide writes "Air quality: Fair (31)"
+
 
 @pytest.fixture
 def seeded(make_host):
@@ -30,9 +32,9 @@ def test_weather_screens_honour_days_air_quality_and_alerts(seeded):
         seeded.db.WeatherAlert(location_id="home", alert_id="w1", event="Wind", headline="Gale warning",
                                location_name="Home", integration_type="weather_openmeteo")
     plain = prepare(seeded, "screen", "weather_current", {"id": "w", "config_json": {"locationId": "home"}})
-    assert plain["extra"] == []
+    assert plain["air"] == "" and plain["warnings"] == []
     full = prepare(seeded, "screen", "weather_current", {"id": "w", "config_json": {
         "locationId": "home", "showAirQuality": True, "showAlerts": True}})
-    assert full["extra"] == ["Air quality 44", "Warning: Gale warning"]
+    assert full["air"] == AIR and full["warnings"] == ["Gale warning"]
     one_day = prepare(seeded, "screen", "weather_forecast", {"id": "f", "config_json": {"locationId": "home", "days": 1}})
     assert [d["label"] for d in one_day["days"]] == ["Mon"]

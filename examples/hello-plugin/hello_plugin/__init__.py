@@ -74,7 +74,7 @@ def register_integration_types():
 
 @hookimpl
 def register_ticker_types():
-    return [TickerType("hello", "Greetings", schema(), {}, build_items=greetings)]
+    return [TickerType("hello", "Greetings", schema(), {}, build_items=greetings, reads=("HelloGreeting",))]
 
 
 @hookimpl

@@ -110,6 +110,7 @@ class Server:
     def __init__(self, env: dict[str, str], tls: bool, log_path: Path):
         self.port = free_port()
         self.tls = tls
+        self.log_path = log_path
         self.base = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
         self.process = subprocess.Popen(
             [sys.executable, "-m", "svc_host", "serve"],
@@ -120,7 +121,8 @@ class Server:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise SystemExit(f"server exited with {self.process.returncode}; see server.log")
+                tail = self.log_path.read_text(errors="replace").splitlines()[-15:]
+                raise SystemExit(f"server exited with {self.process.returncode}; the end of its log:\n" + "\n".join(tail))
             try:
                 if requests.get(self.base + "/v1/health", verify=False, timeout=1).ok:
                     return

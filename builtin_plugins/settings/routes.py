@@ -166,11 +166,7 @@ def _check_preview(preview: Any) -> dict[str, list]:
     if problems:
         raise ApiError(400, "invalid_display_theme_preview", "the theme preview is malformed",
                        {"preview": {pointer: [message] for pointer, message in problems.items()}})
-    unreadable = contrast_problems(preview)
-    if unreadable:
-        first = next(iter(unreadable.values()))[0]
-        raise ApiError(400, "invalid_display_theme_preview", f"the theme's text would not read: {first}",
-                       {"preview": unreadable})
+    _check_contrast(preview, lambda first: f"the theme's text would not read: {first}")
     return {key: list(preview[key]) for key in ("display", "primaryContainer", "secondaryContainer", "accents")}
 
 
@@ -181,12 +177,17 @@ def _check_stored_theme(service: Any, theme_id: str) -> None:
     preview = stored.get("preview") if stored else None
     if stored is None or preview_problems(preview):
         return  # builtin, or malformed beyond contrast (never written by the routes)
+    _check_contrast(preview, lambda first: f"theme {theme_id!r} would not read ({first}): fix its preview "
+                                           f"with PATCH /v1/display/themes/{theme_id} before selecting it")
+
+
+def _check_contrast(preview: dict, message: Any) -> None:
+    """400 ``invalid_display_theme_preview`` naming every unreadable pair of a well-formed
+    ``preview``; ``message(first)`` words it around the first pair."""
     unreadable = contrast_problems(preview)
     if unreadable:
         first = next(iter(unreadable.values()))[0]
-        raise ApiError(400, "invalid_display_theme_preview",
-                       f"theme {theme_id!r} would not read ({first}): fix its preview with PATCH "
-                       f"/v1/display/themes/{theme_id} before selecting it", {"preview": unreadable})
+        raise ApiError(400, "invalid_display_theme_preview", message(first), {"preview": unreadable})
 
 
 class ThemesResource:

@@ -42,7 +42,6 @@ import os
 import random
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -56,6 +55,8 @@ import urllib3
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from svc_display.testing import ServerProcess  # noqa: E402  (the repo on sys.path first)
+
 LIST_GOAL = 0.6
 TLS_GOAL = 0.9
 P99_GOAL_MS = 200.0
@@ -67,12 +68,6 @@ ROUTES = {
 }
 LABELS = {"screens": "GET /v1/screens (50)", "rss-articles": "GET /v1/catalog/rss-articles?limit=25 (100k)",
           "ticker": "GET /v1/ticker/items", "bare": "GET /v1/hello (bare)"}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def server_env(data_dir: Path, plugin_dir: Path, **extra: str) -> dict[str, str]:
@@ -106,43 +101,17 @@ def seed_storage(env: dict[str, str], rows: int) -> tuple[str, float]:
         host.close()
 
 
-class Server:
-    def __init__(self, env: dict[str, str], tls: bool, log_path: Path):
-        self.port = free_port()
-        self.tls = tls
-        self.log_path = log_path
-        self.base = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "svc_host", "serve"],
-            env={**env, "SVC_DISPLAY_HTTP_PORT": str(self.port), "SVC_DISPLAY_HTTP_TLS": "1" if tls else "0"},
-            stdout=open(log_path, "ab"), stderr=subprocess.STDOUT, cwd=log_path.parent)
+def start_server(env: dict[str, str], tls: bool) -> ServerProcess:
+    """A real ``svc-display serve`` (the test suite's helper: a free port, moved to another when
+    the port is taken before the server binds it; waits for ``/v1/health``)."""
+    return ServerProcess({**env, "SVC_DISPLAY_HTTP_TLS": "1" if tls else "0"}).start(timeout=90)
 
-    def wait_ready(self, timeout: float = 90) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                tail = self.log_path.read_text(errors="replace").splitlines()[-15:]
-                raise SystemExit(f"server exited with {self.process.returncode}; the end of its log:\n" + "\n".join(tail))
-            try:
-                if requests.get(self.base + "/v1/health", verify=False, timeout=1).ok:
-                    return
-            except (requests.RequestException, OSError):
-                pass
-            time.sleep(0.2)
-        raise SystemExit("server did not start; see server.log")
 
-    def rss_mib(self) -> float:
-        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-        return float("nan")
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(40)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+def rss_mib(server: ServerProcess) -> float:
+    for line in Path(f"/proc/{server.process.pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
@@ -186,7 +155,7 @@ LAYERS = {
 }
 
 
-def profile(server: "Server", url: str, key: str, connections: int, seconds: float, output: Path) -> int:
+def profile(server: ServerProcess, url: str, key: str, connections: int, seconds: float, output: Path) -> int:
     """py-spy on ``server`` while wrk drives ``url``; prints the busiest functions and the layers."""
     spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
     if not Path(spy).exists():
@@ -286,28 +255,27 @@ def main() -> int:
         env = server_env(data_dir, plugin_dir)
         key, seeded = seed_storage(env, args.articles)
         print(f"seeded {args.articles} RSS articles in {seeded:.1f} s", file=sys.stderr)
-        servers = {"https": Server(env, True, tmp_path / "server.log"),
-                   "http": Server(env, False, tmp_path / "server.log")}
+        servers: dict[str, ServerProcess] = {}
         results: dict[tuple, list[dict]] = {}
         try:
-            for server in servers.values():
-                server.wait_ready()
-            seed_api(servers["http"].base, key, 50)
+            for scheme in ("https", "http"):
+                servers[scheme] = start_server(env, tls=scheme == "https")
+            seed_api(servers["http"].url, key, 50)
             for server in servers.values():  # warm-up: imports, caches, TLS session setup
                 for path in ROUTES.values():
-                    wrk(server.base + path, key, 4, 1)
+                    wrk(server.url + path, key, 4, 1)
             if args.profile:
                 server = servers[args.profile_scheme]
-                return profile(server, server.base + ROUTES[args.profile], key, args.profile_connections,
+                return profile(server, server.url + ROUTES[args.profile], key, args.profile_connections,
                                args.profile_seconds, tmp_path / "profile.txt")
             for round_index in range(args.rounds):
                 for connections in connection_counts:
                     for scheme, server in servers.items():
                         for name, path in ROUTES.items():
-                            result = wrk(server.base + path, key, connections, args.seconds)
+                            result = wrk(server.url + path, key, connections, args.seconds)
                             results.setdefault((connections, scheme, name), []).append(result)
                 print(f"round {round_index + 1}/{args.rounds} done", file=sys.stderr)
-            rss = {scheme: server.rss_mib() for scheme, server in servers.items()}
+            rss = {scheme: rss_mib(server) for scheme, server in servers.items()}
         finally:
             for server in servers.values():
                 server.stop()

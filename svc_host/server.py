@@ -196,18 +196,20 @@ def run_uvicorn(asgi_app: Any, bind: str, port: int, tls_files: tuple[Any, Any] 
     if threading.current_thread() is threading.main_thread():  # else the display runtime owns signals
         signal.signal(signal.SIGTERM, _exit_cleanly)
         signal.signal(signal.SIGINT, _exit_cleanly)
-    _log_listening("https" if tls_files else "http", bind, port, "uvicorn",
-                   tls_files[0] if tls_files else None)
 
     class Server(uvicorn.Server):
         def _log_started_message(self, listeners: Any) -> None:
-            """Said by _log_listening above, with the right scheme (uvicorn has no TLS settings of
+            """Said by _log_listening below, with the right scheme (uvicorn has no TLS settings of
             its own here, the connection layer terminates TLS: it would say http://)."""
 
         async def startup(self, sockets: Any = None) -> None:
-            await super().startup(sockets=sockets)
-            if self.started and not self.should_exit and on_started is not None:
-                on_started()
+            await super().startup(sockets=sockets)  # a port taken: uvicorn logs it, exit status 3
+            if self.started and not self.should_exit:
+                # only once bound: a port in use must not be announced as listening
+                _log_listening("https" if tls_files else "http", bind, port, "uvicorn",
+                               tls_files[0] if tls_files else None)
+                if on_started is not None:
+                    on_started()
 
     server = Server(config)
     # The display runtime runs this on a background thread and stops it through this hook.

@@ -37,7 +37,11 @@ class ServerProcess:
     status. :attr:`log` is what the server wrote.
     """
 
+    # uvicorn's line when the port is taken (then the process exits with 3)
+    PORT_TAKEN = "address already in use"
+
     def __init__(self, env: dict[str, str], extra_pythonpath: list[str] = ()):
+        self.own_port = not env.get("SVC_DISPLAY_HTTP_PORT")  # chosen here: another can be tried
         self.port = int(env.get("SVC_DISPLAY_HTTP_PORT") or free_port())
         waitress = env.get("SVC_DISPLAY_HTTP_SERVER") == "waitress"  # plain HTTP behind a TLS proxy
         self.tls = env.get("SVC_DISPLAY_HTTP_TLS", "1") != "0" and not waitress
@@ -46,10 +50,15 @@ class ServerProcess:
         if extra_pythonpath:
             self.env["PYTHONPATH"] = os.pathsep.join([*extra_pythonpath, self.env.get("PYTHONPATH", "")])
         self.data_dir = Path(env["SVC_DISPLAY_DATA_DIR"])
-        self.log_path = self.data_dir.parent / f"server-{self.port}.log"  # stderr: the log, tracebacks
-        self.stdout_path = self.data_dir.parent / f"server-{self.port}.out"
-        self.url = f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
         self.process: subprocess.Popen | None = None
+        self._use_port(self.port)
+
+    def _use_port(self, port: int) -> None:
+        self.port = port
+        self.env["SVC_DISPLAY_HTTP_PORT"] = str(port)
+        self.log_path = self.data_dir.parent / f"server-{port}.log"  # stderr: the log, tracebacks
+        self.stdout_path = self.data_dir.parent / f"server-{port}.out"
+        self.url = f"{'https' if self.tls else 'http'}://127.0.0.1:{port}"
 
     @property
     def verify(self) -> str | bool:
@@ -60,7 +69,11 @@ class ServerProcess:
         return cert or str(Path(self.env.get("SVC_DISPLAY_HTTP_TLS_DIR") or self.data_dir / "tls")
                            / "display-cert.pem")
 
-    def start(self, timeout: float = 30) -> "ServerProcess":
+    def start(self, timeout: float = 30, port_attempts: int = 3) -> "ServerProcess":
+        """Start and wait for ``/v1/health``. A port chosen here can be taken by another
+        process between :func:`free_port` and the server's bind (loopback clients get their
+        local ports from the same range): then the server exits with 3 and says so, and up to
+        ``port_attempts`` ports are tried in all."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.process = subprocess.Popen([sys.executable, "-m", "svc_host", "serve"], env=self.env,
                                         stdout=open(self.stdout_path, "ab"), stderr=open(self.log_path, "ab"),
@@ -68,6 +81,11 @@ class ServerProcess:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
+                if self.own_port and port_attempts > 1 and self.process.returncode == 3 \
+                        and self.PORT_TAKEN in self.stderr:
+                    self._use_port(free_port())
+                    return self.start(timeout=timeout,
+                                      port_attempts=port_attempts - 1)
                 raise RuntimeError(f"server exited with {self.process.returncode}:\n{self.log}")
             try:
                 if self.get("/v1/health", timeout=1).status_code == 200:

@@ -16,6 +16,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from svc_display.testing import ServerProcess
 from svc_host.config import load_settings
 from svc_host.tls import ensure_certificate, generate_self_signed, local_ipv4_addresses
 
@@ -185,3 +186,25 @@ def test_sigterm_drops_an_idle_tls_connection_whose_client_never_answers_the_clo
         assert code == 0
     finally:
         raw.close()
+
+
+def test_a_taken_port_is_not_announced_and_the_test_server_moves_to_another(env):
+    """Between ``free_port`` and the server's bind another process can take the port (loopback
+    clients draw their local ports from the same range): the server must not claim to listen
+    there, must exit with 3, and the test helper (and the REST benchmark) start it on another."""
+    server = ServerProcess(env)
+    taken = server.port
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", taken))
+        holder.listen()
+        try:
+            server.start(timeout=60)
+            assert server.port != taken
+            assert server.get("/v1/health").status_code == 200
+            refused = (server.data_dir.parent / f"server-{taken}.log").read_text()
+            assert "address already in use" in refused
+            assert "listening on" not in refused
+            (line,) = [line for line in server.log.splitlines() if "listening on" in line]
+            assert f"https://127.0.0.1:{server.port}" in line
+        finally:
+            server.stop()

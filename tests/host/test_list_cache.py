@@ -180,3 +180,77 @@ def test_two_servers_on_one_database_see_each_others_writes_on_the_next_request(
         connection.execute('UPDATE "svc_screen" SET sort_order = 42')
         connection.close()
     assert listed().count(b'"sort_order":42') == 2
+
+
+def test_a_route_over_several_tables_reads_one_group_version_that_any_member_changes(make_host):
+    """``GET /v1/ticker/items`` reads many tables: one version row stands for them all, and a
+    write to any of them (another tool, committed) replaces it; one not committed does not."""
+    host = make_host()
+    api = Api(host, issue_key(host, "admin"))
+    cache: ListCache = list_cache(host)
+    screens, tapes = host.db.Screen._table_, host.db.TickerTape._table_
+    assert api.post("/v1/screens", json={"id": "menu", "screen_type": "message",
+                                         "config_json": {"body": "hi"}}).status_code == 201
+    assert api.post("/v1/ticker/tapes", json={"id": "t", "ticker_type": "text", "enabled": False,
+                                              "config_json": {"text": "off"}}).status_code == 201
+    group = cache.versions([tapes, screens])
+    assert group is not None and len(group) == 1
+    assert cache.versions([screens, tapes, screens]) == group  # order and repeats do not matter
+    own = cache.versions([screens])
+    open_write = direct_sql(host, f'UPDATE "{tapes}" SET sort_order = 5', commit=False)
+    try:
+        assert cache.versions([screens, tapes]) == group
+    finally:
+        open_write.rollback() if host.settings.database_url else open_write.execute("ROLLBACK")
+        open_write.close()
+    assert cache.versions([screens, tapes]) == group
+    direct_sql(host, f'UPDATE "{tapes}" SET sort_order = 5')
+    changed = cache.versions([screens, tapes])
+    assert changed != group
+    assert cache.versions([screens]) == own  # a member's own version moves only with its own writes
+    direct_sql(host, f'DELETE FROM "{screens}"')
+    assert cache.versions([screens, tapes]) != changed
+    assert cache.versions([screens]) != own
+
+    # the route itself: a marquee line written by another tool shows on the very next request
+    key_values = host.db.KeyValue._table_
+    assert api.get("/v1/ticker/items").json["items"] == []
+    assert api.get("/v1/ticker/items").json["items"] == []  # cached
+    direct_sql(host, f"INSERT INTO \"{key_values}\" (key, value) VALUES ('ticker.marquee.sql', 'From SQL')")
+    assert [item["body"] for item in api.get("/v1/ticker/items").json["items"]] == ["From SQL"]
+
+
+def test_tables_with_the_triggers_of_before_groups_get_the_new_ones(make_host):
+    """A database whose version triggers bump only their own table's row (before groups) gets
+    triggers that bump groups too the first time a process serves the table."""
+    host = make_host()
+    if host.settings.database_url:
+        pytest.skip("PostgreSQL replaces the one trigger function in place (CREATE OR REPLACE)")
+    api = Api(host, issue_key(host, "admin"))
+    assert api.post("/v1/ticker/tapes", json={"id": "t", "ticker_type": "text", "enabled": False,
+                                              "config_json": {"text": "off"}}).status_code == 201
+    cache: ListCache = list_cache(host)
+    screens, tapes = host.db.Screen._table_, host.db.TickerTape._table_
+    connection = direct_sql(host, f"CREATE TABLE IF NOT EXISTS {VERSIONS_TABLE} "
+                                  f"(table_name TEXT PRIMARY KEY, version INTEGER NOT NULL)", commit=False)
+    for table in (screens, tapes):
+        for event in ("INSERT", "UPDATE", "DELETE"):
+            connection.execute(f'CREATE TRIGGER "{table}_version_{event[0].lower()}" AFTER {event} ON "{table}" '
+                               f"BEGIN UPDATE {VERSIONS_TABLE} SET version = random() "
+                               f"WHERE table_name = '{table}'; END")
+        connection.execute(f"INSERT INTO {VERSIONS_TABLE} VALUES ('{table}', 1)")
+    connection.execute("COMMIT")
+    connection.close()
+    group = cache.versions([screens, tapes])
+    triggers = {row[0] for row in direct_sql_rows(host, "SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    assert not any(name.startswith(f"{tapes}_version_") for name in triggers), triggers
+    direct_sql(host, f'UPDATE "{tapes}" SET sort_order = 5')
+    assert cache.versions([screens, tapes]) != group
+
+
+def direct_sql_rows(host, sql: str) -> list[tuple]:
+    connection = sqlite3.connect(host.settings.sqlite_path, isolation_level=None, timeout=10)
+    try:
+        return connection.execute(sql).fetchall()
+    finally:
+        connection.close()

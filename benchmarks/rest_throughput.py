@@ -66,8 +66,10 @@ ROUTES = {
     "ticker": "/v1/ticker/items",
     "bare": "/v1/hello",
 }
+FLOOR = "floor"  # benchmarks/asgi_floor.py: not a route of the display, the stack's own TLS cost
 LABELS = {"screens": "GET /v1/screens (50)", "rss-articles": "GET /v1/catalog/rss-articles?limit=25 (100k)",
-          "ticker": "GET /v1/ticker/items", "bare": "GET /v1/hello (bare)"}
+          "ticker": "GET /v1/ticker/items", "bare": "GET /v1/hello (bare)",
+          FLOOR: "stack floor (asgi_floor.py)"}
 
 
 def server_env(data_dir: Path, plugin_dir: Path, **extra: str) -> dict[str, str]:
@@ -105,6 +107,39 @@ def start_server(env: dict[str, str], tls: bool) -> ServerProcess:
     """A real ``svc-display serve`` (the test suite's helper: a free port, moved to another when
     the port is taken before the server binds it; waits for ``/v1/health``)."""
     return ServerProcess({**env, "SVC_DISPLAY_HTTP_TLS": "1" if tls else "0"}).start(timeout=90)
+
+
+class FloorServer:
+    """``benchmarks/asgi_floor.py`` under uvicorn (uvloop, httptools), HTTPS with a certificate
+    made like the display's, or plain HTTP: the stack floor of the TLS/plain ratio."""
+
+    def __init__(self, tmp: Path, tls: bool):
+        from svc_display.testing import free_port
+        from svc_host.tls import generate_self_signed
+
+        port = free_port()
+        command = [sys.executable, "-m", "uvicorn", "benchmarks.asgi_floor:app", "--host", "127.0.0.1",
+                   "--port", str(port), "--loop", "uvloop", "--http", "httptools", "--log-level", "warning",
+                   "--no-access-log"]
+        if tls:
+            cert, key = tmp / "floor-cert.pem", tmp / "floor-key.pem"
+            if not cert.exists():
+                generate_self_signed(cert, key, "localhost", ["127.0.0.1"])
+            command += ["--ssl-certfile", str(cert), "--ssl-keyfile", str(key)]
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{port}"
+        self.process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if requests.get(self.url + "/", verify=False, timeout=1).ok:
+                    return
+            except (requests.RequestException, OSError):
+                time.sleep(0.1)
+        raise SystemExit(f"the floor server did not start ({self.url})")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(30)
 
 
 def rss_mib(server: ServerProcess) -> float:
@@ -256,10 +291,12 @@ def main() -> int:
         key, seeded = seed_storage(env, args.articles)
         print(f"seeded {args.articles} RSS articles in {seeded:.1f} s", file=sys.stderr)
         servers: dict[str, ServerProcess] = {}
+        floors: dict[str, FloorServer] = {}
         results: dict[tuple, list[dict]] = {}
         try:
             for scheme in ("https", "http"):
                 servers[scheme] = start_server(env, tls=scheme == "https")
+                floors[scheme] = FloorServer(tmp_path, tls=scheme == "https")
             seed_api(servers["http"].url, key, 50)
             for server in servers.values():  # warm-up: imports, caches, TLS session setup
                 for path in ROUTES.values():
@@ -274,10 +311,12 @@ def main() -> int:
                         for name, path in ROUTES.items():
                             result = wrk(server.url + path, key, connections, args.seconds)
                             results.setdefault((connections, scheme, name), []).append(result)
+                        result = wrk(floors[scheme].url + "/", key, connections, args.seconds)
+                        results.setdefault((connections, scheme, FLOOR), []).append(result)
                 print(f"round {round_index + 1}/{args.rounds} done", file=sys.stderr)
             rss = {scheme: rss_mib(server) for scheme, server in servers.items()}
         finally:
-            for server in servers.values():
+            for server in [*servers.values(), *floors.values()]:
                 server.stop()
 
     print(f"rest_throughput: wrk -t2, {args.rounds} alternating round(s) x {args.seconds:g} s per cell, "
@@ -313,6 +352,13 @@ def main() -> int:
         print(f"{LABELS[name]:<{width}}" + "".join(f"{r:>9.2f}" for r in ratios))
         failures += [f"{name} at {c}: TLS/plain {r:.2f} < {TLS_GOAL}" for c, r in zip(connection_counts, ratios)
                      if r < TLS_GOAL]
+    # the same uvicorn/uvloop/httptools answering a fixed body and nothing else: what TLS costs
+    # per request on this machine when the request itself costs nothing (not a goal)
+    floor = [summary[(c, "https", FLOOR)]["rps"] / summary[(c, "http", FLOOR)]["rps"] for c in connection_counts]
+    print(f"{LABELS[FLOOR]:<{width}}" + "".join(f"{r:>9.2f}" for r in floor))
+    print(f"{'  its req/s, https / http':<{width}}" + "".join(
+        f"{summary[(c, 'https', FLOOR)]['rps']:>9.0f}" for c in connection_counts) + "  /"
+          + "".join(f"{summary[(c, 'http', FLOOR)]['rps']:>7.0f}" for c in connection_counts))
     print(f"\nserver RSS after the run: https {rss['https']:.0f} MiB, http {rss['http']:.0f} MiB")
     print(f"goals (list/bare >= {LIST_GOAL} at 16 and 64, TLS/plain >= {TLS_GOAL}, p99 < {P99_GOAL_MS:g} ms at 64, "
           f"no error): " + ("met" if not failures else "MISSED"))

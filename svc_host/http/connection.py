@@ -145,22 +145,51 @@ def _peer_address(transport: Any) -> str:
 
 
 def _tls_protocol_class(loop: asyncio.AbstractEventLoop) -> Any:
-    """The loop's own TLS protocol (uvloop's, in C, when uvicorn runs on uvloop)."""
+    """The loop's own TLS protocol (uvloop's, in C, when uvicorn runs on uvloop), counted."""
     try:
         import uvloop
         import uvloop.loop
     except ImportError:  # pragma: no cover - uvloop is a dependency where it builds
-        return asyncio.sslproto.SSLProtocol
-    return uvloop.loop.SSLProtocol if isinstance(loop, uvloop.Loop) else asyncio.sslproto.SSLProtocol
+        return _CountedAsyncioTls
+    return _CountedUvloopTls if isinstance(loop, uvloop.Loop) else _CountedAsyncioTls
 
 
-class TlsGate(asyncio.BufferedProtocol):
-    """The TCP side of a TLS connection: counted for its address when accepted, then the bytes
-    go to the loop's TLS protocol, whose handshake must end within ``handshake_timeout``.
+def _counted(base: type) -> type:
+    class CountedTls(base):  # type: ignore[misc, valid-type]
+        """The loop's TLS protocol, giving the connection's place back when the socket closes
+        (handshake failed or timed out included, when the HTTP protocol never hears of it)."""
+
+        slot: "_Slot | None" = None
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self.slot is not None:
+                self.slot.release()
+            super().connection_lost(exc)
+
+    CountedTls.__name__ = CountedTls.__qualname__ = f"Counted{base.__name__}"
+    return CountedTls
+
+
+_CountedAsyncioTls = _counted(asyncio.sslproto.SSLProtocol)
+try:
+    import uvloop.loop
+
+    _CountedUvloopTls = _counted(uvloop.loop.SSLProtocol)
+except ImportError:  # pragma: no cover - uvloop is a dependency where it builds
+    _CountedUvloopTls = _CountedAsyncioTls
+
+
+class TlsGate(asyncio.Protocol):
+    """What uvicorn's server makes per accepted TLS connection: counts it for its address, then
+    hands the socket to the loop's TLS protocol (:meth:`transport.set_protocol`), whose
+    handshake must end within ``handshake_timeout`` and which gives the place back when the
+    socket closes.
 
     This is what ``loop.create_server(ssl=...)`` does inside the loop, plus the count: there,
     nothing of the application sees a connection before its handshake has completed, so
-    a client could hold any number of silent TLS sockets for asyncio's default 60 s."""
+    a client could hold any number of silent TLS sockets for asyncio's default 60 s. Handing the
+    socket over (instead of relaying every read through this class) keeps uvloop's fast path
+    for its own TLS protocol: reads go from libuv to OpenSSL without a Python call."""
 
     def __init__(self, app_protocol: Any, context: ssl.SSLContext, limits: ConnectionLimits,
                  handshake_timeout: float, loop: asyncio.AbstractEventLoop):
@@ -169,44 +198,23 @@ class TlsGate(asyncio.BufferedProtocol):
         self.limits = limits
         self.handshake_timeout = handshake_timeout
         self.loop = loop
-        self.tls: Any = None
-        self.slot: _Slot | None = None
 
     def connection_made(self, transport: Any) -> None:  # type: ignore[override]
         address = _peer_address(transport)
         if self.limits.admit(address) is not None:
             transport.abort()  # no TLS yet: nothing can be said to this client
             return
-        self.slot = _Slot(self.limits, address)
-        self.app_protocol.slot = self.slot  # counted here: the HTTP protocol does not count again
+        slot = _Slot(self.limits, address)
+        self.app_protocol.slot = slot  # counted here: the HTTP protocol does not count again
         self.app_protocol.gated = True
-        tls_protocol = _tls_protocol_class(self.loop)
-        self.tls = tls_protocol(self.loop, self.app_protocol, self.context, None, server_side=True,
-                                ssl_handshake_timeout=self.handshake_timeout)
-        self.tls.connection_made(transport)
+        tls = _tls_protocol_class(self.loop)(self.loop, self.app_protocol, self.context, None, server_side=True,
+                                             ssl_handshake_timeout=self.handshake_timeout)
+        tls.slot = slot
+        transport.set_protocol(tls)  # reading starts after this returns, into the TLS protocol
+        tls.connection_made(transport)
 
-    def get_buffer(self, sizehint: int) -> Any:
-        return self.tls.get_buffer(sizehint)
-
-    def buffer_updated(self, nbytes: int) -> None:
-        self.tls.buffer_updated(nbytes)
-
-    def eof_received(self) -> bool | None:
-        return self.tls.eof_received() if self.tls is not None else None
-
-    def pause_writing(self) -> None:
-        if self.tls is not None:
-            self.tls.pause_writing()
-
-    def resume_writing(self) -> None:
-        if self.tls is not None:
-            self.tls.resume_writing()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if self.slot is not None:
-            self.slot.release()
-        if self.tls is not None:
-            self.tls.connection_lost(exc)
+    def data_received(self, data: bytes) -> None:  # pragma: no cover - the socket went to the TLS protocol
+        raise RuntimeError("TlsGate handed its socket to the TLS protocol")
 
 
 class CorkedTransport:
@@ -353,7 +361,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def handle_websocket_upgrade(self) -> None:
         """The WebSocket protocol takes the transport over and this one never hears of its
-        close: a plain connection's count goes with it (a TlsGate keeps its own)."""
+        close: a plain connection's count goes with it (HTTPS: the TLS protocol keeps its own)."""
         super().handle_websocket_upgrade()
         if self.slot is None or self.gated:
             return

@@ -3,7 +3,8 @@
 A real uvicorn (``svc_host.server.run_uvicorn``, the display's and the controller's server)
 on a thread, plain HTTP and HTTPS, serving a tiny ASGI app with an echo WebSocket: a
 WebSocket takes its HTTP connection over, and its close must give the connection's place
-back (plain HTTP: the WebSocket protocol owns the transport; HTTPS: the TlsGate does).
+back (plain HTTP: the WebSocket protocol owns the transport; HTTPS: the TLS protocol TlsGate hands
+the socket to does).
 """
 from __future__ import annotations
 

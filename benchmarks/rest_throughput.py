@@ -19,6 +19,12 @@ every side alike. Prints, per connection count and scheme, the median req/s over
 median p50 and the worst p99 of the rounds, each list/bare ratio, the TLS/plain ratio per route,
 any error (non-2xx answer, socket error, timeout), and both servers' RSS after the run.
 
+In the same rounds it measures a stack floor: ``benchmarks/asgi_floor.py``, an ASGI app that
+answers a fixed body and does nothing else, under the same uvicorn, uvloop and httptools with
+uvicorn's own TLS. Its TLS/plain ratio is what TLS costs per request on this machine when the
+request costs nothing (OpenSSL through Python's ``ssl`` on the event loop, and wrk's own TLS on
+the same cores); it is printed beside the display's, not judged.
+
     .venv/bin/python benchmarks/rest_throughput.py            # 3 rounds x 3 s per cell (about 6 min with seeding)
     .venv/bin/python benchmarks/rest_throughput.py --quick    # 1 round x 2 s per cell (about 1 min)
     .venv/bin/python benchmarks/rest_throughput.py --profile screens --articles 20000   # where the time goes

@@ -119,32 +119,34 @@ class FloorServer:
     """``benchmarks/asgi_floor.py`` under uvicorn (uvloop, httptools), HTTPS with a certificate
     made like the display's, or plain HTTP: the stack floor of the TLS/plain ratio."""
 
-    def __init__(self, tmp: Path, tls: bool):
+    def __init__(self, tmp: Path, tls: bool, port_attempts: int = 3):
         from svc_display.testing import free_port
         from svc_host.tls import generate_self_signed
 
-        port = free_port()
-        command = [sys.executable, "-m", "uvicorn", "benchmarks.asgi_floor:app", "--host", "127.0.0.1",
-                   "--port", str(port), "--loop", "uvloop", "--http", "httptools", "--log-level", "warning",
-                   "--no-access-log"]
-        if tls:
-            cert, key = tmp / "floor-cert.pem", tmp / "floor-key.pem"
-            if not cert.exists():
-                generate_self_signed(cert, key, "localhost", ["127.0.0.1"])
-            command += ["--ssl-certfile", str(cert), "--ssl-keyfile", str(key)]
-        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{port}"
-        self.process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if requests.get(self.url + "/", verify=False, timeout=1).ok:
-                    return
-            except (requests.RequestException, OSError):
-                time.sleep(0.1)
+        if tls and not (tmp / "floor-cert.pem").exists():
+            generate_self_signed(tmp / "floor-cert.pem", tmp / "floor-key.pem", "localhost", ["127.0.0.1"])
+        for _attempt in range(port_attempts):  # a port taken before uvicorn binds it: exit 3, next port
+            port = free_port()
+            command = [sys.executable, "-m", "uvicorn", "benchmarks.asgi_floor:app", "--host", "127.0.0.1",
+                       "--port", str(port), "--loop", "uvloop", "--http", "httptools", "--log-level", "warning",
+                       "--no-access-log"]
+            if tls:
+                command += ["--ssl-certfile", str(tmp / "floor-cert.pem"), "--ssl-keyfile", str(tmp / "floor-key.pem")]
+            self.url = f"{'https' if tls else 'http'}://127.0.0.1:{port}"
+            self.process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and self.process.poll() is None:
+                try:
+                    if requests.get(self.url + "/", verify=False, timeout=1).ok:
+                        return
+                except (requests.RequestException, OSError):
+                    time.sleep(0.1)
+            self.stop()
         raise SystemExit(f"the floor server did not start ({self.url})")
 
     def stop(self) -> None:
-        self.process.terminate()
+        if self.process.poll() is None:
+            self.process.terminate()
         self.process.wait(30)
 
 

@@ -179,7 +179,8 @@ def cached_list(tables: Callable[[Any], Sequence[str]],
 
 
 # -- triggers ---------------------------------------------------------------------------
-def version_row(names: Sequence[str]) -> str:
+@functools.lru_cache(maxsize=256)  # on every cached request: the same few table sets
+def version_row(names: tuple[str, ...]) -> str:
     """The row of :data:`VERSIONS_TABLE` standing for ``names`` (sorted, distinct): the table's
     own for one table, else its group's, named by a hash of the names (the same in every process)."""
     if len(names) == 1:

@@ -222,28 +222,38 @@ def test_a_route_over_several_tables_reads_one_group_version_that_any_member_cha
 
 def test_tables_with_the_triggers_of_before_groups_get_the_new_ones(make_host):
     """A database whose version triggers bump only their own table's row (before groups) gets
-    triggers that bump groups too the first time a process serves the table."""
+    triggers that bump groups too the first time a process serves the table (SQLite: triggers
+    renamed; PostgreSQL: the one trigger function replaced)."""
     host = make_host()
-    if host.settings.database_url:
-        pytest.skip("PostgreSQL replaces the one trigger function in place (CREATE OR REPLACE)")
     api = Api(host, issue_key(host, "admin"))
     assert api.post("/v1/ticker/tapes", json={"id": "t", "ticker_type": "text", "enabled": False,
                                               "config_json": {"text": "off"}}).status_code == 201
     cache: ListCache = list_cache(host)
     screens, tapes = host.db.Screen._table_, host.db.TickerTape._table_
-    connection = direct_sql(host, f"CREATE TABLE IF NOT EXISTS {VERSIONS_TABLE} "
-                                  f"(table_name TEXT PRIMARY KEY, version INTEGER NOT NULL)", commit=False)
+    postgres = bool(host.settings.database_url)
+    old = [f"CREATE TABLE IF NOT EXISTS {VERSIONS_TABLE} "
+           f"(table_name TEXT PRIMARY KEY, version {'BIGINT' if postgres else 'INTEGER'} NOT NULL)"]
+    if postgres:
+        old.append(f"CREATE OR REPLACE FUNCTION {VERSIONS_TABLE}_bump() RETURNS trigger LANGUAGE plpgsql AS "
+                   f"$body$ BEGIN UPDATE {VERSIONS_TABLE} SET version = version + 1 "
+                   f"WHERE table_name = TG_TABLE_NAME; RETURN NULL; END $body$")
     for table in (screens, tapes):
-        for event in ("INSERT", "UPDATE", "DELETE"):
-            connection.execute(f'CREATE TRIGGER "{table}_version_{event[0].lower()}" AFTER {event} ON "{table}" '
-                               f"BEGIN UPDATE {VERSIONS_TABLE} SET version = random() "
-                               f"WHERE table_name = '{table}'; END")
-        connection.execute(f"INSERT INTO {VERSIONS_TABLE} VALUES ('{table}', 1)")
-    connection.execute("COMMIT")
-    connection.close()
+        if postgres:
+            old.append(f'CREATE TRIGGER "{table}_version" AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE '
+                       f'ON "{table}" FOR EACH STATEMENT EXECUTE FUNCTION {VERSIONS_TABLE}_bump()')
+        else:
+            old += [f'CREATE TRIGGER "{table}_version_{event[0].lower()}" AFTER {event} ON "{table}" '
+                    f"BEGIN UPDATE {VERSIONS_TABLE} SET version = random() WHERE table_name = '{table}'; END"
+                    for event in ("INSERT", "UPDATE", "DELETE")]
+        old.append(f"INSERT INTO {VERSIONS_TABLE} VALUES ('{table}', 1)")
+    direct_sql(host, "; ".join(old) if postgres else old[0])
+    if not postgres:  # sqlite3 runs one statement per execute
+        for statement in old[1:]:
+            direct_sql(host, statement)
     group = cache.versions([screens, tapes])
-    triggers = {row[0] for row in direct_sql_rows(host, "SELECT name FROM sqlite_master WHERE type = 'trigger'")}
-    assert not any(name.startswith(f"{tapes}_version_") for name in triggers), triggers
+    if not postgres:
+        triggers = {row[0] for row in direct_sql_rows(host, "SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+        assert not any(name.startswith(f"{tapes}_version_") for name in triggers), triggers
     direct_sql(host, f'UPDATE "{tapes}" SET sort_order = 5')
     assert cache.versions([screens, tapes]) != group
 

@@ -115,25 +115,35 @@ def start_server(env: dict[str, str], tls: bool) -> ServerProcess:
     return ServerProcess({**env, "SVC_DISPLAY_HTTP_TLS": "1" if tls else "0"}).start(timeout=90)
 
 
+def self_signed(folder: Path) -> tuple[Path, Path]:
+    """A certificate and key for 127.0.0.1 in ``folder``, made like the display's (once)."""
+    from svc_host.tls import generate_self_signed
+
+    cert, key = folder / "bench-cert.pem", folder / "bench-key.pem"
+    if not cert.exists():
+        generate_self_signed(cert, key, "localhost", ["127.0.0.1"])
+    return cert, key
+
+
 class FloorServer:
-    """``benchmarks/asgi_floor.py`` under uvicorn (uvloop, httptools), HTTPS with a certificate
-    made like the display's, or plain HTTP: the stack floor of the TLS/plain ratio."""
+    """An ASGI ``app`` ("module:attr", by default ``benchmarks/asgi_floor.py``, the stack floor
+    of the TLS/plain ratio) under uvicorn (uvloop, httptools), over HTTPS with a certificate
+    made like the display's, or plain HTTP; started from ``cwd`` with ``env``."""
 
-    def __init__(self, tmp: Path, tls: bool, port_attempts: int = 3):
+    def __init__(self, tmp: Path, tls: bool, app: str = "benchmarks.asgi_floor:app", cwd: Path = REPO,
+                 env: dict[str, str] | None = None, port_attempts: int = 3):
         from svc_display.testing import free_port
-        from svc_host.tls import generate_self_signed
 
-        if tls and not (tmp / "floor-cert.pem").exists():
-            generate_self_signed(tmp / "floor-cert.pem", tmp / "floor-key.pem", "localhost", ["127.0.0.1"])
         for _attempt in range(port_attempts):  # a port taken before uvicorn binds it: exit 3, next port
             port = free_port()
-            command = [sys.executable, "-m", "uvicorn", "benchmarks.asgi_floor:app", "--host", "127.0.0.1",
-                       "--port", str(port), "--loop", "uvloop", "--http", "httptools", "--log-level", "warning",
-                       "--no-access-log"]
+            command = [sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port", str(port),
+                       "--loop", "uvloop", "--http", "httptools", "--log-level", "warning", "--no-access-log"]
             if tls:
-                command += ["--ssl-certfile", str(tmp / "floor-cert.pem"), "--ssl-keyfile", str(tmp / "floor-key.pem")]
+                cert, key = self_signed(tmp)
+                command += ["--ssl-certfile", str(cert), "--ssl-keyfile", str(key)]
             self.url = f"{'https' if tls else 'http'}://127.0.0.1:{port}"
-            self.process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            self.process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                                            stderr=subprocess.DEVNULL)
             deadline = time.monotonic() + 30
             while time.monotonic() < deadline and self.process.poll() is None:
                 try:
@@ -142,7 +152,7 @@ class FloorServer:
                 except (requests.RequestException, OSError):
                     time.sleep(0.1)
             self.stop()
-        raise SystemExit(f"the floor server did not start ({self.url})")
+        raise SystemExit(f"{app} did not start under uvicorn ({self.url})")
 
     def stop(self) -> None:
         if self.process.poll() is None:

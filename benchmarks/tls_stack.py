@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import socket
 import sqlite3
 import statistics
 import subprocess
@@ -35,8 +34,8 @@ import urllib3
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.rest_throughput import wrk  # noqa: E402
-from svc_host.tls import generate_self_signed  # noqa: E402
+from benchmarks.rest_throughput import FloorServer, self_signed, wrk  # noqa: E402
+from svc_display.testing import free_port  # noqa: E402
 
 APP = '''
 import asyncio, os, sqlite3, threading
@@ -70,26 +69,16 @@ async def app(scope, receive, send):
 '''
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start(stack: str, tls: bool, folder: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
+def start_granian(tls: bool, folder: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    if stack == "uvicorn":
-        command = [sys.executable, "-m", "uvicorn", "tls_stack_app:app", "--host", "127.0.0.1", "--port", str(port),
-                   "--loop", "uvloop", "--http", "httptools", "--log-level", "warning", "--no-access-log"]
-        if tls:
-            command += ["--ssl-certfile", str(folder / "cert.pem"), "--ssl-keyfile", str(folder / "key.pem")]
-    else:
-        command = [shutil.which("granian") or str(Path(sys.executable).with_name("granian")), "--interface", "asgi",
-                   "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "tls_stack_app:app"]
-        if tls:  # granian reads PKCS#8 keys only
-            command += ["--ssl-certificate", str(folder / "cert.pem"), "--ssl-keyfile", str(folder / "key8.pem")]
-    process = subprocess.Popen(command, cwd=folder, env={**env, "PYTHONPATH": str(folder)},
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    command = [shutil.which("granian") or str(Path(sys.executable).with_name("granian")), "--interface", "asgi",
+               "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "tls_stack_app:app"]
+    if tls:  # granian reads PKCS#8 keys only
+        cert, key = self_signed(folder)
+        subprocess.run(["openssl", "pkcs8", "-topk8", "-nocrypt", "-in", str(key), "-out", str(folder / "key8.pem")],
+                       check=True)
+        command += ["--ssl-certificate", str(cert), "--ssl-keyfile", str(folder / "key8.pem")]
+    process = subprocess.Popen(command, cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"{'https' if tls else 'http'}://127.0.0.1:{port}/"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -99,7 +88,15 @@ def start(stack: str, tls: bool, folder: Path, env: dict[str, str]) -> tuple[sub
         except (requests.RequestException, OSError):
             time.sleep(0.1)
     process.terminate()
-    raise SystemExit(f"{stack} did not start ({url})")
+    raise SystemExit(f"granian did not start ({url})")
+
+
+def start(stack: str, tls: bool, folder: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
+    env = {**env, "PYTHONPATH": str(folder)}
+    if stack == "granian":
+        return start_granian(tls, folder, env)
+    server = FloorServer(folder, tls, app="tls_stack_app:app", cwd=folder, env=env)
+    return server.process, server.url + "/"
 
 
 def main() -> int:
@@ -121,10 +118,6 @@ def main() -> int:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("CREATE TABLE t (k TEXT PRIMARY KEY, v TEXT)")
             db.execute("INSERT INTO t VALUES ('a', 'b')")
-        generate_self_signed(folder / "cert.pem", folder / "key.pem", "localhost", ["127.0.0.1"])
-        if args.granian:
-            subprocess.run(["openssl", "pkcs8", "-topk8", "-nocrypt", "-in", str(folder / "key.pem"),
-                            "-out", str(folder / "key8.pem")], check=True)
         env = {**os.environ, "TLS_STACK_BODY": str(args.body), "TLS_STACK_DB": str(folder / "db.sqlite")}
         servers = {(stack, tls): start(stack, tls, folder, env) for stack in stacks for tls in (True, False)}
         try:

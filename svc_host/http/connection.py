@@ -144,16 +144,6 @@ def _peer_address(transport: Any) -> str:
     return str(peer[0]) if isinstance(peer, (tuple, list)) and peer else "-"
 
 
-def _tls_protocol_class(loop: asyncio.AbstractEventLoop) -> Any:
-    """The loop's own TLS protocol (uvloop's, in C, when uvicorn runs on uvloop), counted."""
-    try:
-        import uvloop
-        import uvloop.loop
-    except ImportError:  # pragma: no cover - uvloop is a dependency where it builds
-        return _CountedAsyncioTls
-    return _CountedUvloopTls if isinstance(loop, uvloop.Loop) else _CountedAsyncioTls
-
-
 def _counted(base: type) -> type:
     class CountedTls(base):  # type: ignore[misc, valid-type]
         """The loop's TLS protocol, giving the connection's place back when the socket closes
@@ -172,11 +162,19 @@ def _counted(base: type) -> type:
 
 _CountedAsyncioTls = _counted(asyncio.sslproto.SSLProtocol)
 try:
+    import uvloop
     import uvloop.loop
 
     _CountedUvloopTls = _counted(uvloop.loop.SSLProtocol)
 except ImportError:  # pragma: no cover - uvloop is a dependency where it builds
-    _CountedUvloopTls = _CountedAsyncioTls
+    uvloop = None
+
+
+def _tls_protocol_class(loop: asyncio.AbstractEventLoop) -> Any:
+    """The loop's own TLS protocol (uvloop's, in C, when uvicorn runs on uvloop), counted."""
+    if uvloop is not None and isinstance(loop, uvloop.Loop):
+        return _CountedUvloopTls
+    return _CountedAsyncioTls
 
 
 class TlsGate(asyncio.Protocol):

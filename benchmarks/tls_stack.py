@@ -1,7 +1,8 @@
 """What TLS costs per request on this machine, by server stack, for an app shaped like the
 display's REST routes: TLS/plain HTTP of one synthetic ASGI app under uvicorn (uvloop,
-httptools; TLS through Python's ``ssl`` on the event loop, as the display serves) and under
-granian (TLS in Rust, off the GIL), measured in alternating rounds with wrk.
+httptools; TLS through Python's ``ssl`` on the event loop, as the display serves), under
+granian (TLS in Rust, off the GIL), and behind haproxy (a TLS terminator in C, in TCP mode, in
+front of the plain uvicorn server), measured in alternating rounds with wrk.
 
 The app (written to a temporary folder) answers every request from a pool of 16 threads
 (the display's WSGI workers) that runs two indexed SQLite reads (the key lookup and the list
@@ -11,6 +12,7 @@ TLS/plain figure of ``rest_throughput.py`` at 4 connections the stack's or ours?
 
     .venv/bin/python benchmarks/tls_stack.py                      # uvicorn only
     .venv/bin/pip install granian && .venv/bin/python benchmarks/tls_stack.py --granian
+    sudo apt-get install -y haproxy && .venv/bin/python benchmarks/tls_stack.py --haproxy
 
 Prints req/s over TLS and plain HTTP, their ratio, and TLS's cost per request
 (1/https - 1/http, in microseconds) for each stack.
@@ -91,6 +93,38 @@ def start_granian(tls: bool, folder: Path, env: dict[str, str]) -> tuple[subproc
     raise SystemExit(f"granian did not start ({url})")
 
 
+def start_haproxy(folder: Path, plain_url: str) -> tuple[subprocess.Popen, str]:
+    """haproxy terminating TLS (one thread, TCP mode) in front of the plain uvicorn server."""
+    cert, key = self_signed(folder)
+    (folder / "haproxy.pem").write_bytes(cert.read_bytes() + key.read_bytes())
+    port = free_port()
+    (folder / "haproxy.cfg").write_text(f"""global
+    nbthread 1
+defaults
+    mode tcp
+    timeout connect 5s
+    timeout client 30s
+    timeout server 30s
+frontend tls
+    bind 127.0.0.1:{port} ssl crt {folder / 'haproxy.pem'}
+    default_backend app
+backend app
+    server app {plain_url.split('//')[1].rstrip('/')}
+""")
+    process = subprocess.Popen(["haproxy", "-f", str(folder / "haproxy.cfg")], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    url = f"https://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if requests.get(url, verify=False, timeout=1).ok:
+                return process, url
+        except (requests.RequestException, OSError):
+            time.sleep(0.1)
+    process.terminate()
+    raise SystemExit(f"haproxy did not start ({url})")
+
+
 def start(stack: str, tls: bool, folder: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
     env = {**env, "PYTHONPATH": str(folder)}
     if stack == "granian":
@@ -106,11 +140,15 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--granian", action="store_true", help="measure granian too (pip install granian)")
+    parser.add_argument("--haproxy", action="store_true",
+                        help="measure haproxy terminating TLS in front of the plain uvicorn server too")
     args = parser.parse_args()
     urllib3.disable_warnings()
-    stacks = ["uvicorn"] + (["granian"] if args.granian else [])
+    stacks = ["uvicorn"] + (["granian"] if args.granian else []) + (["haproxy"] if args.haproxy else [])
     if args.granian and not (shutil.which("granian") or Path(sys.executable).with_name("granian").exists()):
         raise SystemExit("granian is missing: .venv/bin/pip install granian")
+    if args.haproxy and not shutil.which("haproxy"):
+        raise SystemExit("haproxy is missing: sudo apt-get install -y haproxy")
     with tempfile.TemporaryDirectory(prefix="svc-tls-stack-") as tmp:
         folder = Path(tmp)
         (folder / "tls_stack_app.py").write_text(APP)
@@ -119,7 +157,11 @@ def main() -> int:
             db.execute("CREATE TABLE t (k TEXT PRIMARY KEY, v TEXT)")
             db.execute("INSERT INTO t VALUES ('a', 'b')")
         env = {**os.environ, "TLS_STACK_BODY": str(args.body), "TLS_STACK_DB": str(folder / "db.sqlite")}
-        servers = {(stack, tls): start(stack, tls, folder, env) for stack in stacks for tls in (True, False)}
+        servers = {(stack, tls): start(stack, tls, folder, env) for stack in stacks if stack != "haproxy"
+                   for tls in (True, False)}
+        if args.haproxy:  # its plain side is uvicorn's plain server, measured once more in its turn
+            servers[("haproxy", True)] = start_haproxy(folder, servers[("uvicorn", False)][1])
+            servers[("haproxy", False)] = servers[("uvicorn", False)]
         try:
             results: dict[tuple, list[float]] = {}
             for _ in range(args.rounds):
@@ -128,7 +170,7 @@ def main() -> int:
                         results.setdefault((stack, connections, tls), []).append(
                             wrk(url, "none", connections, args.seconds)["rps"])
         finally:
-            for process, _url in servers.values():
+            for process, _url in set(servers.values()):
                 process.terminate()
                 process.wait(30)
     print(f"tls_stack: wrk -t2, {args.rounds} alternating rounds x {args.seconds:g} s, body {args.body} B, "

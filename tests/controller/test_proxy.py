@@ -10,9 +10,9 @@ import uuid
 import pytest
 import requests
 from websockets.exceptions import InvalidStatus
-from websockets.sync.client import connect
 
 from svc_display.testing import free_port
+from svc_display.testing.websocket import connect
 from tests.controller.conftest import ControllerProcess, running, start_display
 from tests.controller.upstream import FIRST_CHUNK, Upstream
 from tests.display.canvas import ServeCanvas, canvas_env

@@ -15,15 +15,16 @@ import threading
 import time
 
 import pytest
-from websockets.exceptions import WebSocketException
-from websockets.sync.client import connect
+from websockets.exceptions import InvalidStatus
 
 from svc_host.http.connection import ConnectionLimits
 from svc_host.server import run_uvicorn
 from svc_host.tls import generate_self_signed
 from svc_display.testing import free_port
+from svc_display.testing.websocket import connect
 
 PER_ADDRESS = 3
+CONNECTIONS_IN_A_ROW = 600
 
 
 async def echo_app(scope, receive, send):
@@ -93,6 +94,20 @@ def test_closed_websockets_give_their_connection_back(served):
     _wait_for_no_connections(limits)
 
 
+def test_many_websockets_in_a_row_each_get_their_answer(served):
+    """Each of many upgrades in a row is answered. Over TLS, websockets' own blocking client lost
+    about 1 in 600 upgrade requests on a loaded machine (its reader thread and the caller's
+    writes share one SSLSocket; svc_display.testing.websocket says why), which the server saw as
+    a head that never came and answered 408: this failed with that client, not with the kit's."""
+    url, context, limits = served
+    _wait_for_no_connections(limits)
+    for index in range(CONNECTIONS_IN_A_ROW):
+        with _open(url, context) as ws:
+            ws.send(f"hello {index}")
+            assert ws.recv(timeout=5) == f"hello {index}"
+    _wait_for_no_connections(limits)
+
+
 def test_an_address_holds_at_most_its_limit_of_websockets(served):
     url, context, limits = served
     _wait_for_no_connections(limits)
@@ -100,13 +115,14 @@ def test_an_address_holds_at_most_its_limit_of_websockets(served):
         for _ in range(PER_ADDRESS - 1):
             held.enter_context(_open(url, context))
         with _open(url, context):
-            # plain HTTP: 429 before the upgrade; TLS: closed before the handshake. When the 429
-            # and the close arrive while websockets' sync client is still sending its handshake,
-            # the client fails with a bare AssertionError from its state machine ("unexpected
-            # internal error"): still a refused connection.
-            with pytest.raises((OSError, WebSocketException, AssertionError)):
+            # plain HTTP: 429 before the upgrade; TLS: closed (reset) before the handshake
+            with pytest.raises((ConnectionError, InvalidStatus)) as refused:
                 with _open(url, context):
                     pass
+            if context is None:
+                assert isinstance(refused.value, InvalidStatus) and refused.value.response.status_code == 429
+            else:
+                assert isinstance(refused.value, ConnectionError), refused.value
         deadline = time.monotonic() + 20  # a stall bound, generous for a loaded machine
         while limits.open >= PER_ADDRESS and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -13,6 +13,7 @@ from typing import Any
 from marshmallow import Schema, fields, validate, validates_schema
 from pony import orm
 
+from svc_host.rest.rows import lookup_id
 from svc_host.rest.text import Text
 from svc_host.rest.schemas import SLUG, require_some, slug
 from hookspecs import AUTHENTICATED, Migration, Operation, Route
@@ -121,7 +122,8 @@ class Categories:
         self.db = db
 
     def exists(self, category_id: str) -> bool:
-        return self.db.CuratorCategory.get(id=category_id) is not None
+        category_id = lookup_id(category_id)  # a blank or space-padded id names none
+        return category_id is not None and self.db.CuratorCategory.get(id=category_id) is not None
 
 
 class CategoriesResource:

@@ -25,10 +25,13 @@ from svc_host.rest.text import Text
 ROW_ID_MAX = 300
 
 
-def lookup_id(value: str) -> str | None:
-    """A path id usable in a lookup: None when it cannot name a row (too long, NUL characters),
-    which the caller answers with 404."""
-    if not value or len(value) > ROW_ID_MAX or "\x00" in value:
+def lookup_id(value: Any) -> str | None:
+    """An id usable in a lookup: None when it cannot name a row (not a string, empty, too long,
+    NUL characters, or spaces around it: Pony strips a string it looks up, as it stripped every
+    stored one, and refuses one that strips to nothing with a ValueError), which the caller
+    answers with 404 (a path id) or 400 (a body field)."""
+    if not isinstance(value, str) or not value or len(value) > ROW_ID_MAX or "\x00" in value \
+            or value != value.strip():
         return None
     return value
 

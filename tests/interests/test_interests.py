@@ -84,6 +84,13 @@ def test_server_assigns_ids_when_absent(api):
     ("joke-categories", {"id": "jokes", "pool_size": 0}, "pool_size"),
     ("trivia-categories", {"id": "trivia", "min_questions": 30, "max_questions": 10}, "min_questions"),
     ("trivia-categories", {"id": "unknown"}, "id"),
+    # blank or space-padded category ids name no category (Pony strips str lookups and refused
+    # an empty one with a ValueError: a 500 before, found by the fuzz)
+    ("trivia-categories", {"id": " ", "max_questions": 295}, "id"),
+    ("trivia-categories", {"id": " trivia"}, "id"),
+    ("joke-categories", {"id": "  "}, "id"),
+    ("rss-feeds", {"url": "https://example.org/f", "category": " "}, "category"),
+    ("stock-symbols", {"symbol": "MSFT", "category": "\t"}, "category"),
     ("weather-locations", {"id": "bad id", "name": "x", "latitude": 0, "longitude": 0}, "id"),
     ("weather-locations", {"name": "x", "latitude": 0, "longitude": 0, "extra": 1}, "extra"),
 ])
@@ -163,3 +170,4 @@ def test_permissions(host, api):
         assert api.patch(f"{base}/{body['id']}", key=power, json={"enabled": False}).status_code == 403
         assert api.delete(f"{base}/{body['id']}", key=power).status_code == 403
         assert api.delete(f"{base}/{body['id']}", key=operator).status_code == 200
+

@@ -82,12 +82,15 @@ class Canvas:
     def settle(self, limit: float = 30) -> None:
         """Run Kivy's clock (callbacks, change events, layout, drawing) until the loader is idle."""
         from kivy.clock import Clock
+        from kivy.lang import Builder
 
         deadline = time.monotonic() + limit
         quiet = 0
         while quiet < 2:
             Clock.tick()  # what EventLoop.idle does but drawing the window: the test draws what it looks at
+            Builder.sync()  # the canvas rules of kv (a RelativeLayout's translation follows its pos)
             Clock.tick_draw()
+            Builder.sync()
             busy = self.compositor.in_flight or self.compositor._pending
             quiet = 0 if busy else quiet + 1
             if busy:

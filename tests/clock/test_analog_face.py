@@ -7,11 +7,11 @@ panel drawn on its own (:mod:`tests.clock.faces`)."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 import pytest
 from PIL import Image, ImageChops
 
+from hookspecs.render import Rect
 from tests.display.driven import run
 
 SCENARIO = "tests.clock.faces:analog_faces"
@@ -40,33 +40,18 @@ def calendar(position: str) -> dict:
             "config_json": {"position": position}, "start_month": today.tm_mon, "start_day": today.tm_mday}
 
 
-@dataclass
-class Box:
-    """A rectangle in window pixels, origin bottom left."""
-    x: float
-    y: float
-    width: float
-    height: float
-
-    @property
-    def right(self) -> float:
-        return self.x + self.width
-
-    @property
-    def top(self) -> float:
-        return self.y + self.height
-
-    def holds(self, other: "Box", slack: float = 1.0) -> bool:
-        return (other.x >= self.x - slack and other.y >= self.y - slack and other.right <= self.right + slack
-                and other.top <= self.top + slack)
+def holds(area: Rect, other: Rect, slack: float = 1.0) -> bool:
+    """Whether ``other`` lies inside ``area`` (give or take ``slack`` pixels)."""
+    return (other.x >= area.x - slack and other.y >= area.y - slack and other.right <= area.right + slack
+            and other.top <= area.top + slack)
 
 
-def drawn_box(image: Image.Image, mask: Image.Image | None = None) -> Box:
+def drawn_box(image: Image.Image, mask: Image.Image | None = None) -> Rect:
     """The bounding box (window pixels) of what ``mask`` (else ``image``) has that is not black."""
     bbox = (mask or image).getbbox()
     assert bbox is not None, "nothing drawn"
     left, upper, right, lower = bbox
-    return Box(left, image.height - lower, right - left, lower - upper)
+    return Rect(left, image.height - lower, right - left, lower - upper)
 
 
 def coloured(image: Image.Image, rgb: list[int], tolerance: int = 24) -> Image.Image:
@@ -76,15 +61,15 @@ def coloured(image: Image.Image, rgb: list[int], tolerance: int = 24) -> Image.I
     return ImageChops.multiply(ImageChops.multiply(bands[0], bands[1]), bands[2])
 
 
-def check_face(result: dict, name: str, geometry=slide_face) -> Box:
+def check_face(result: dict, name: str, geometry=slide_face) -> Rect:
     """The face of picture ``name``: nothing drawn outside its widget's area, its ring centred and
     sized in that area as ``geometry`` says. The ring's box."""
     seen = result["pictures"][name]
-    area = Box(*seen["rect"])
+    area = Rect(*seen["rect"])
     with Image.open(seen["png"]) as source:
         image = source.convert("RGB")
     drawn = drawn_box(image)
-    assert area.holds(drawn), (name, "drawn outside its area", drawn, area)
+    assert holds(area, drawn), (name, "drawn outside its area", drawn, area)
     ring = drawn_box(image, coloured(image, result["text"]))
     cx, cy, radius = geometry(area.width, area.height)
     width = max(1.5, radius * 0.03)  # the ring's line
@@ -132,7 +117,7 @@ def test_the_overlay_face_fills_the_panel_it_is_given(env, tmp_path):
                "start_month": today.tm_mon, "start_day": today.tm_mday}
     result = run(env, {"scenario": "tests.clock.faces:analog_overlay", "size": [960, 540], "out": str(tmp_path),
                        "overlay": overlay}, tmp_path)
-    panel = Box(*result["pictures"]["panel"]["rect"])
+    panel = Rect(*result["pictures"]["panel"]["rect"])
     assert panel.height == pytest.approx(540, abs=1) and panel.right == pytest.approx(960 - 0.02 * 960, abs=1), panel
     check_face(result, "panel", panel_face)
     assert "Traceback" not in result["log"], result["log"][-3000:]

@@ -5,7 +5,7 @@ preferences unless the row names a preset, an order or a zone)."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 from hookspecs.contrast import PANEL_ALPHA
 from hookspecs.render import RGBA, RenderContext
@@ -13,9 +13,55 @@ from svc_host.display.kit import config_flag, config_number, config_text, opacit
 from svc_host.display.kit import widgets as _w
 
 
-class _Hands:
-    def __init__(self, context: RenderContext, lines: list, center: tuple, radius: float, zone: str | None):
-        self.context, self.lines, self.center, self.radius, self.zone = context, lines, center, radius, zone
+PANEL_ROOM = 2.1
+"""An analog_clock overlay's panel is this many face radii wide and high (the face and a little room)."""
+
+
+def slide_face(width: float, height: float) -> tuple[float, float, float]:
+    """The clock slide's face in a ``width`` x ``height`` box: centre (from the box's corner) at
+    50 % of the width and 54 % of the height, radius 33 % of the height but at most 45 % of the
+    width (a narrow column or a portrait screen)."""
+    return width / 2, height * 0.54, min(height * 0.33, width * 0.45)
+
+
+def panel_face(width: float, height: float) -> tuple[float, float, float]:
+    """The analog_clock overlay's face: the middle of its panel, :data:`PANEL_ROOM` radii across."""
+    return width / 2, height / 2, min(width, height) / PANEL_ROOM
+
+
+class AnalogFace:
+    """An analog clock drawn in ``widget`` (a kit ``Drawing``; ``hints`` its ``size_hint`` and
+    ``pos_hint``): ``geometry(width, height)`` (:func:`slide_face`, :func:`panel_face`) places it
+    in the widget's box, again whenever the box moves or changes size; ``tick`` moves the hands."""
+
+    def __init__(self, context: RenderContext, color: RGBA, zone: str | None, show_seconds: bool,
+                 geometry: Callable[[float, float], tuple[float, float, float]], **hints: Any):
+        self.context, self.color, self.zone, self.show_seconds = context, color, zone, show_seconds
+        self.geometry = geometry
+        self.center, self.radius, self.hands = (0.0, 0.0), 0.0, []
+        self.widget = _w().Drawing(self.draw, **hints)
+
+    def draw(self, box: Any) -> None:
+        """The face in ``box`` (inside ``with box.canvas``)."""
+        from kivy.graphics import Color, Ellipse, Line
+
+        cx, cy, radius = self.geometry(box.width, box.height)
+        cx, cy = box.x + cx, box.y + cy
+        self.center, self.radius = (cx, cy), radius
+        context, bg = self.context, self.context.theme.primary_bg
+        Color(bg[0], bg[1], bg[2], PANEL_ALPHA)
+        Ellipse(pos=(cx - radius, cy - radius), size=(radius * 2, radius * 2))
+        Color(*self.color)
+        Line(circle=(cx, cy, radius), width=max(1.5, radius * 0.03))
+        for i in range(12):
+            a = 2 * math.pi * i / 12
+            Line(points=[cx + math.cos(a) * radius * 0.85, cy + math.sin(a) * radius * 0.85,
+                         cx + math.cos(a) * radius * 0.95, cy + math.sin(a) * radius * 0.95], width=2)
+        self.hands = [Line(points=[cx, cy, cx, cy], width=max(2, radius * 0.05)),
+                      Line(points=[cx, cy, cx, cy], width=max(1.5, radius * 0.03))]
+        if self.show_seconds:
+            Color(*context.theme.accents[0])
+            self.hands.append(Line(points=[cx, cy, cx, cy], width=max(1, radius * 0.015)))
         self.tick(0)
 
     def tick(self, _dt: float) -> None:
@@ -25,34 +71,10 @@ class _Hands:
         hours = now.hour % 12 + minutes / 60
         cx, cy = self.center
         fractions = (hours / 12, minutes / 60, seconds / 60)
-        for line, fraction, length in zip(self.lines, fractions, (0.5, 0.78, 0.88)):
+        for line, fraction, length in zip(self.hands, fractions, (0.5, 0.78, 0.88)):
             angle = math.pi / 2 - 2 * math.pi * fraction
             line.points = [cx, cy, cx + math.cos(angle) * self.radius * length,
                            cy + math.sin(angle) * self.radius * length]
-
-
-def analog_face(widget: Any, context: RenderContext, center: tuple[float, float], radius: float, color: RGBA,
-                zone: str | None, show_seconds: bool) -> Any:
-    """Draws an analog clock on ``widget.canvas``; returns the animator for ``tick``."""
-    from kivy.graphics import Color, Ellipse, Line
-
-    cx, cy = center
-    bg = context.theme.primary_bg
-    with widget.canvas:
-        Color(bg[0], bg[1], bg[2], PANEL_ALPHA)
-        Ellipse(pos=(cx - radius, cy - radius), size=(radius * 2, radius * 2))
-        Color(*color)
-        Line(circle=(cx, cy, radius), width=max(1.5, radius * 0.03))
-        for i in range(12):
-            a = 2 * math.pi * i / 12
-            Line(points=[cx + math.cos(a) * radius * 0.85, cy + math.sin(a) * radius * 0.85,
-                         cx + math.cos(a) * radius * 0.95, cy + math.sin(a) * radius * 0.95], width=2)
-        hands = [Line(points=[cx, cy, cx, cy], width=max(2, radius * 0.05)),
-                 Line(points=[cx, cy, cx, cy], width=max(1.5, radius * 0.03))]
-        if show_seconds:
-            Color(*context.theme.accents[0])
-            hands.append(Line(points=[cx, cy, cx, cy], width=max(1, radius * 0.015)))
-    return _Hands(context, hands, center, radius, zone)
 
 
 class _ClockFace:
@@ -82,6 +104,11 @@ def clock(context: RenderContext) -> Any:
     fg = context.theme.text
     show_date = config_flag(context, "showDate", True)
     analog = config_text(context, "style") == "analog"
+    if analog:  # in the slide's own box (it follows the area the slide is laid out in), under the labels
+        face = AnalogFace(context, fg, config_text(context, "timeZone") or None, True, slide_face,
+                          size_hint=(1, 1), pos_hint={"x": 0, "y": 0})
+        slide.add_widget(face.widget)
+        slide.animate(face)
     date_label = None
     if show_date:
         date_label = w.label("", context.font(72), context.theme.accents[0], halign="center",
@@ -94,11 +121,7 @@ def clock(context: RenderContext) -> Any:
         heading.role = "title"
         slide.add_widget(heading)
     time_label = None
-    if analog:
-        width, height = context.size
-        zone = config_text(context, "timeZone") or None
-        slide.animate(analog_face(slide, context, (width / 2, height * 0.54), height * 0.33, fg, zone, True))
-    else:
+    if not analog:
         time_label = w.label("", context.font(260), fg, bold=True, halign="center", size_hint=(1, 0.4),
                              pos_hint={"x": 0, "center_y": 0.55 if show_date else 0.5})
         time_label.role = "primary"
@@ -135,13 +158,15 @@ def digital_clock(context: RenderContext) -> Any:
 
 
 def analog_clock(context: RenderContext) -> Any:
-    w = _w()
     width, height = context.size
-    radius = height * config_number(context, "size", 0.32, 0.05, 1) / 2
-    side = radius * 2.1  # the panel: the face and a little room, in its zone (the overlays layer places it)
-    layer = w.Slide(size_hint=(side / max(1, width), side / max(1, height)), pos_hint=position(context))
+    # the panel: ``size`` of the height across the face and a little room, in its zone (the overlays
+    # layer places it); the face fills the panel it is given (clamped to the area, or the area changed)
+    side = height * config_number(context, "size", 0.32, 0.05, 1) / 2 * PANEL_ROOM
+    layer = _w().Slide(size_hint=(side / max(1, width), side / max(1, height)), pos_hint=position(context))
     layer.opacity = opacity(context)
-    zone = config_text(context, "time_zone") or None
-    layer.animate(analog_face(layer, context, (side / 2, side / 2), radius, context.theme.text, zone,
-                              config_flag(context, "show_seconds", True)))
+    face = AnalogFace(context, context.theme.text, config_text(context, "time_zone") or None,
+                      config_flag(context, "show_seconds", True), panel_face,
+                      size_hint=(1, 1), pos_hint={"x": 0, "y": 0})
+    layer.add_widget(face.widget)
+    layer.animate(face)
     return layer

@@ -4,7 +4,8 @@ Imported only on the UI side (a display module reaches it through
 :func:`svc_host.display.kit.widgets`, so its ``prepare`` steps never import Kivy):
 
 - roots and text: :class:`Slide` (a slide or overlay root with ``tick``/``dispose``
-  forwarding), :func:`themed_slide`, :func:`text_slide` (the title band and body of most
+  forwarding), :func:`themed_slide`, :class:`Drawing` (canvas instructions drawn again from the
+  widget's box when it moves or resizes), :func:`text_slide` (the title band and body of most
   slides), :func:`add_title` (that title band anywhere), :func:`box_hints` (a box from the top
   left as Kivy hints), :func:`label`, :class:`Backdrop` (a colour or gradient fill, the
   compositor's own); sizes from the type scale (``context.type_px``, :data:`hookspecs.render.TYPE_SCALE`);
@@ -27,7 +28,7 @@ from __future__ import annotations
 import io
 import math
 import random
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from kivy.clock import Clock
 from kivy.graphics import Color, Line, Mesh, Rectangle
@@ -220,6 +221,26 @@ def themed_slide(context: RenderContext, background: Sequence[RGBA] | None = Non
     slide.add_widget(Backdrop(list(background or context.theme.background), size_hint=(1, 1),
                               pos_hint={"x": 0, "y": 0}))
     return slide
+
+
+class Drawing(Widget):
+    """Canvas instructions made from the widget's own box: ``draw(widget)`` runs inside ``with
+    widget.canvas`` (its ``x``, ``y``, ``width``, ``height`` are where to draw) and runs again, on a
+    cleared canvas, whenever the box moves or changes size. Pixel geometry drawn in one (a clock
+    face, a mark) follows the area a layout gives it, as labels with size hints do, rather than
+    the size its renderer was built at (``context.size``): a slide laid out in the free area left
+    by overlays, a panel whose zone changed."""
+
+    def __init__(self, draw: Callable[["Drawing"], None], **kwargs: Any):
+        super().__init__(**kwargs)
+        self.draw = draw
+        self.bind(pos=self.redraw, size=self.redraw)
+        self.redraw()
+
+    def redraw(self, *_args: Any) -> None:
+        self.canvas.clear()
+        with self.canvas:
+            self.draw(self)
 
 
 def box_hints(box: Sequence[float]) -> dict[str, Any]:

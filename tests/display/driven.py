@@ -23,9 +23,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def run(env: dict[str, str], job: dict[str, Any], tmp_path: Path, timeout: float = 300) -> dict[str, Any]:
-    """Run ``job`` (``scenario``, ``size``, ``requests``: ``[method, path, body]``, ``seed``,
-    scenario parameters) in a child process; its JSON answer."""
-    path = tmp_path / f"driven-{job['scenario']}.json"
+    """Run ``job`` (``scenario``: a name of :data:`SCENARIOS` or a ``"module:function"`` reference
+    to a scenario kept with its feature's tests, ``size``, ``requests``: ``[method, path, body]``,
+    ``seed``, scenario parameters) in a child process; its JSON answer."""
+    path = tmp_path / f"driven-{job['scenario'].rpartition(':')[2]}.json"
     path.write_text(json.dumps({"env": env, **job}))
     child_env = {**os.environ, **env, "SDL_VIDEODRIVER": "offscreen", "SVC_DISPLAY_HEADLESS": "",
                  "SVC_DISPLAY_WINDOW_SIZE": "x".join(str(v) for v in job.get("size", (960, 540))),
@@ -82,12 +83,15 @@ class Canvas:
     def settle(self, limit: float = 30) -> None:
         """Run Kivy's clock (callbacks, change events, layout, drawing) until the loader is idle."""
         from kivy.clock import Clock
+        from kivy.lang import Builder
 
         deadline = time.monotonic() + limit
         quiet = 0
         while quiet < 2:
             Clock.tick()  # what EventLoop.idle does but drawing the window: the test draws what it looks at
+            Builder.sync()  # the canvas rules of kv (a RelativeLayout's translation follows its pos)
             Clock.tick_draw()
+            Builder.sync()
             busy = self.compositor.in_flight or self.compositor._pending
             quiet = 0 if busy else quiet + 1
             if busy:
@@ -370,6 +374,7 @@ SCENARIOS = {"ticker": ticker, "program": program, "disable": disable, "ticker_n
 
 def main(argv: list[str]) -> int:
     import logging
+    import pkgutil
 
     from svc_display.testing import issue_key
     from svc_display.testing.clients import ApiClient
@@ -393,7 +398,8 @@ def main(argv: list[str]) -> int:
             assert answer.status_code < 300, (path, answer.status_code, answer.text)
         start_kivy(host, MODE_OFFSCREEN)
         canvas = Canvas(host)
-        answer = SCENARIOS[job["scenario"]](canvas, job)
+        name = job["scenario"]
+        answer = (SCENARIOS.get(name) or pkgutil.resolve_name(name))(canvas, job)
         canvas.compositor.detach()
     finally:
         host.close()

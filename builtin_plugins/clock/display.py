@@ -19,9 +19,9 @@ PANEL_ROOM = 2.1
 
 def slide_face(width: float, height: float) -> tuple[float, float, float]:
     """The clock slide's face in a ``width`` x ``height`` box: centre (from the box's corner) at
-    50 % of the width and 54 % of the height, radius 33 % of the height but at most 45 % of the
+    50 % of the width and 52 % of the height, radius 30 % of the height but at most 45 % of the
     width (a narrow column or a portrait screen)."""
-    return width / 2, height * 0.54, min(height * 0.33, width * 0.45)
+    return width / 2, height * 0.52, min(height * 0.30, width * 0.45)  # clear of the title and date bands
 
 
 def panel_face(width: float, height: float) -> tuple[float, float, float]:

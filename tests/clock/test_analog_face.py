@@ -25,8 +25,9 @@ SLIDES = [  # no title, no date: the only text-coloured pixels are the face's (r
 
 def slide_face(width: float, height: float) -> tuple[float, float, float]:
     """Where the slide's face goes in its area: the look of the full-screen slide (centre at 50 % of
-    the width and 54 % of the height, radius 33 % of the height), never wider than 90 % of the area."""
-    return width / 2, 0.54 * height, min(0.33 * height, 0.45 * width)
+    the width and 52 % of the height, radius 30 % of the height: the ring ends below the title band,
+    which starts at 84 %, and above the date, which ends at 16 %), never wider than 90 % of the area."""
+    return width / 2, 0.52 * height, min(0.30 * height, 0.45 * width)
 
 
 def panel_face(width: float, height: float) -> tuple[float, float, float]:
@@ -86,9 +87,9 @@ def test_the_face_follows_the_area_a_corner_overlay_leaves_the_slide(env, tmp_pa
                        "requests": [["POST", "/v1/screens", slide] for slide in SLIDES],
                        "overlay": calendar("top_right")}, tmp_path)
     full = result["pictures"]["full"]
-    assert full["rect"] == [0, 0, 960, 540], full  # the whole screen, the face where it always was
+    assert full["rect"] == [0, 0, 960, 540], full  # the whole screen
     ring = check_face(result, "full")
-    assert (ring.x + ring.width / 2, ring.y + ring.height / 2) == pytest.approx((480, 0.54 * 540), abs=2)
+    assert (ring.x + ring.width / 2, ring.y + ring.height / 2) == pytest.approx((480, 0.52 * 540), abs=2)
     for name in ("fading", "zone"):
         seen = result["pictures"][name]
         assert seen["rect"] == pytest.approx(seen["free"], abs=1), seen  # laid out in the free area

@@ -71,6 +71,19 @@ async def app(scope, receive, send):
 '''
 
 
+def answering(process: subprocess.Popen, url: str, name: str) -> tuple[subprocess.Popen, str]:
+    """``process`` and ``url`` once ``url`` answers (30 s at most)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if requests.get(url, verify=False, timeout=1).ok:
+                return process, url
+        except (requests.RequestException, OSError):
+            time.sleep(0.1)
+    process.terminate()
+    raise SystemExit(f"{name} did not start ({url})")
+
+
 def start_granian(tls: bool, folder: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
     port = free_port()
     command = [shutil.which("granian") or str(Path(sys.executable).with_name("granian")), "--interface", "asgi",
@@ -81,16 +94,7 @@ def start_granian(tls: bool, folder: Path, env: dict[str, str]) -> tuple[subproc
                        check=True)
         command += ["--ssl-certificate", str(cert), "--ssl-keyfile", str(folder / "key8.pem")]
     process = subprocess.Popen(command, cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"{'https' if tls else 'http'}://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if requests.get(url, verify=False, timeout=1).ok:
-                return process, url
-        except (requests.RequestException, OSError):
-            time.sleep(0.1)
-    process.terminate()
-    raise SystemExit(f"granian did not start ({url})")
+    return answering(process, f"{'https' if tls else 'http'}://127.0.0.1:{port}/", "granian")
 
 
 def start_haproxy(folder: Path, plain_url: str) -> tuple[subprocess.Popen, str]:
@@ -113,16 +117,7 @@ backend app
 """)
     process = subprocess.Popen(["haproxy", "-f", str(folder / "haproxy.cfg")], stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
-    url = f"https://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if requests.get(url, verify=False, timeout=1).ok:
-                return process, url
-        except (requests.RequestException, OSError):
-            time.sleep(0.1)
-    process.terminate()
-    raise SystemExit(f"haproxy did not start ({url})")
+    return answering(process, f"https://127.0.0.1:{port}/", "haproxy")
 
 
 def start(stack: str, tls: bool, folder: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:

@@ -4,6 +4,7 @@ digital and analog clock overlays. Config keys: those of the types in
 preferences unless the row names a preset, an order or a zone)."""
 from __future__ import annotations
 
+import datetime as dt
 import math
 from typing import Any, Callable
 
@@ -77,6 +78,28 @@ class AnalogFace:
                            cy + math.sin(angle) * self.radius * length]
 
 
+TEXT_WIDTH = 0.92
+"""The clock slide's time and date are one line each, in a box this share of the slide's width
+(centred): at their nominal sizes when they fit (a full-screen 16:9 slide), else smaller (the kit's
+``fit_label``), so a narrow free area or a portrait screen never wraps them onto each other."""
+
+
+def time_samples(context: RenderContext) -> list[str]:
+    """The clock slide's widest times in its format: every hour at 58:58 (one- and two-digit
+    hours, AM and PM), what its time label is sized for."""
+    preset = config_text(context, "timeFormatPreset") or None
+    base = dt.datetime(2000, 1, 1, 0, 58, 58)
+    return [context.format_preset(base.replace(hour=hour), preset, seconds=True) for hour in range(24)]
+
+
+def date_samples(context: RenderContext, year: int) -> list[str]:
+    """The clock slide's long dates of a week of each month of ``year`` (every weekday and month
+    name, two-digit days), what its date label is sized for."""
+    order = config_text(context, "dateOrder") or None
+    return [context.long_date(dt.date(year, month, day), order)
+            for month in range(1, 13) for day in range(22, 29)]
+
+
 class _ClockFace:
     def __init__(self, context: RenderContext, time_label: Any, date_label: Any):
         self.context, self.time_label, self.date_label = context, time_label, date_label
@@ -102,17 +125,19 @@ def clock(context: RenderContext) -> Any:
     w = _w()
     slide = w.themed_slide(context)
     fg = context.theme.text
+    zone = config_text(context, "timeZone") or None
     show_date = config_flag(context, "showDate", True)
     analog = config_text(context, "style") == "analog"
     if analog:  # in the slide's own box (it follows the area the slide is laid out in), under the labels
-        face = AnalogFace(context, fg, config_text(context, "timeZone") or None, True, slide_face,
-                          size_hint=(1, 1), pos_hint={"x": 0, "y": 0})
+        face = AnalogFace(context, fg, zone, True, slide_face, size_hint=(1, 1), pos_hint={"x": 0, "y": 0})
         slide.add_widget(face.widget)
         slide.animate(face)
     date_label = None
     if show_date:
-        date_label = w.label("", context.font(72), context.theme.accents[0], halign="center",
-                             size_hint=(1, 0.12), pos_hint={"x": 0, "y": 0.04 if analog else 0.24})
+        samples = date_samples(context, context.now(zone).year)
+        date_label = w.fit_label("", context.font(72), context.theme.accents[0], samples=samples,
+                                 size_hint=(TEXT_WIDTH, 0.12),
+                                 pos_hint={"center_x": 0.5, "y": 0.04 if analog else 0.24})
         slide.add_widget(date_label)
     title = config_text(context, "label")
     if title:
@@ -122,8 +147,9 @@ def clock(context: RenderContext) -> Any:
         slide.add_widget(heading)
     time_label = None
     if not analog:
-        time_label = w.label("", context.font(260), fg, bold=True, halign="center", size_hint=(1, 0.4),
-                             pos_hint={"x": 0, "center_y": 0.55 if show_date else 0.5})
+        time_label = w.fit_label("", context.font(260), fg, bold=True, samples=time_samples(context),
+                                 size_hint=(TEXT_WIDTH, 0.4),
+                                 pos_hint={"center_x": 0.5, "center_y": 0.55 if show_date else 0.5})
         time_label.role = "primary"
         slide.add_widget(time_label)
     slide.animate(_ClockFace(context, time_label, date_label))

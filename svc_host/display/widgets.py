@@ -7,7 +7,8 @@ Imported only on the UI side (a display module reaches it through
   forwarding), :func:`themed_slide`, :class:`Drawing` (canvas instructions drawn again from the
   widget's box when it moves or resizes), :func:`text_slide` (the title band and body of most
   slides), :func:`add_title` (that title band anywhere), :func:`box_hints` (a box from the top
-  left as Kivy hints), :func:`label`, :class:`Backdrop` (a colour or gradient fill, the
+  left as Kivy hints), :func:`label`, :func:`fit_label` (one line whose font shrinks to fit its
+  box: a headline in a box that can be narrow), :class:`Backdrop` (a colour or gradient fill, the
   compositor's own); sizes from the type scale (``context.type_px``, :data:`hookspecs.render.TYPE_SCALE`);
 - the body of a slide: :class:`Column` of :class:`Entry` items (a line or a few, an optional icon
   at their left, an optional highlight) spread over the height it is given, items that do not fit
@@ -185,6 +186,72 @@ def label(text: str, font_size: float, color: RGBA, bold: bool = False, halign: 
         widget.size_hint_y = None
         widget.bind(texture_size=lambda w, size: setattr(w, "height", size[1]))
     return widget
+
+
+class FitLabel(Label):
+    """One line of text at its nominal ``font_size`` when it fits its box, else at the largest size
+    at which it fits the box's width and height (never wrapped, cut or shortened): a headline in a
+    box that can be narrow (a slide laid out in the free area beside corner overlays, a portrait
+    screen), where a fixed size would wrap onto what lies below. :func:`fit_label` makes one.
+
+    No jitter for text that changes while shown (a clock's, every second): when the box changes
+    size the font is fitted to the widest of the text and ``samples`` (the texts it is going to
+    show, e.g. a time format's widest times), and while the box keeps its size it only ever shrinks
+    (a text wider than every sample), never grows back, so a narrower text never resizes it.
+    Measured with Kivy's core text provider and the label's own font options, as its texture is
+    drawn."""
+
+    def __init__(self, samples: Sequence[str] = (), **kwargs: Any):
+        self.samples = [text for text in samples if text]
+        self.fitted_for: tuple[float, float] | None = None  # the box size the font was fitted to
+        super().__init__(**kwargs)
+        self.nominal = self.font_size
+        self.bind(size=self.fit, text=self.fit)
+        self.fit()
+
+    def extent(self, text: str, font_size: float) -> tuple[float, float]:
+        """``text`` on one line at ``font_size`` px: its width and height, padding included."""
+        from kivy.core.text import Label as CoreLabel
+
+        names = ("font_name", "bold", "italic", "padding", "outline_width", "line_height", "font_hinting",
+                 "font_kerning")
+        options = {name: getattr(self, name) for name in names}
+        return CoreLabel(text=text, font_size=font_size, **options).render()
+
+    def fits(self, texts: Sequence[str], font_size: float) -> bool:
+        return all(w <= self.width and h <= self.height
+                   for w, h in (self.extent(text, font_size) for text in texts))
+
+    def fitted(self, texts: Sequence[str], font_size: float) -> float:
+        """The largest size up to ``font_size`` at which every one of ``texts`` fits the box."""
+        texts = [text for text in texts if text]
+        if not texts or self.fits(texts, font_size):
+            return font_size
+        extents = [self.extent(text, font_size) for text in texts]
+        scale = min(min(self.width / max(1, w), self.height / max(1, h)) for w, h in extents)
+        size = max(6.0, float(math.floor(font_size * scale)))  # glyphs are drawn at whole pixel sizes
+        while size > 6 and not self.fits(texts, size):  # hinting and kerning do not scale exactly
+            size -= 1
+        return size
+
+    def fit(self, *_args: Any) -> None:
+        box = (self.width, self.height)
+        if box[0] <= 1 or box[1] <= 1:
+            return
+        if box != self.fitted_for:  # a new box: from the nominal size, for every text it is going to show
+            self.fitted_for = box
+            self.text_size = (box[0], None)  # one line (it fits), aligned by halign
+            self.font_size = self.fitted([self.text, *self.samples], self.nominal)
+        elif self.text:  # the same box, a new text: shrink only if it does not fit
+            self.font_size = self.fitted([self.text], self.font_size)
+
+
+def fit_label(text: str, font_size: float, color: RGBA, bold: bool = False, halign: str = "center",
+              samples: Sequence[str] = (), **kwargs: Any) -> FitLabel:
+    """A :class:`FitLabel`: ``text`` on one line in its box, at ``font_size`` px (its nominal size)
+    unless that does not fit, sized for ``samples`` too (the texts it will show after this one)."""
+    return FitLabel(samples, text=text, font_size=font_size, color=color, bold=bold, halign=halign,
+                    valign="middle", markup=False, shorten=False, **kwargs)
 
 
 class Slide(RelativeLayout):

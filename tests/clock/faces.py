@@ -1,5 +1,5 @@
-"""The analog clock slide on the driven canvas (:mod:`tests.display.driven`): a scenario run by
-reference (``"tests.clock.faces:analog_faces"``) in the canvas's child process.
+"""The clock slide on the driven canvas (:mod:`tests.display.driven`): scenarios run by reference
+(``"tests.clock.faces:analog_faces"``) in the canvas's child process.
 
 The job stores two slides through REST (the analog ``clock`` and a ``notice``); the scenario
 puts the clock on screen and writes pictures of the clock slide's widget drawn on its own in a
@@ -13,7 +13,8 @@ window-sized picture (black where it draws nothing), so a face running past its 
 
 It answers each picture's path with the clock widget's window rectangle, the free area, the
 window size and the theme's text colour (the face's ring). :func:`analog_overlay` does the same for
-the ``overlay`` row alone (an analog_clock overlay): ``panel``, its panel drawn on its own."""
+the ``overlay`` row alone (an analog_clock overlay): ``panel``, its panel drawn on its own.
+:func:`digital_texts` draws the digital clock's time and date labels each on its own."""
 from __future__ import annotations
 
 from typing import Any
@@ -25,12 +26,13 @@ def _alone(canvas: Canvas, widget: Any, path: str) -> None:
     """``widget`` drawn on its own at its place in a window-sized picture (PNG, rows top down)."""
     from PIL import Image
     from kivy.core.window import Window
-    from kivy.graphics import ClearBuffers, ClearColor, Fbo
+    from kivy.graphics import ClearBuffers, ClearColor, Fbo, Translate
 
     fbo = Fbo(size=Window.size, with_stencilbuffer=True)
     with fbo:
         ClearColor(0, 0, 0, 1)
         ClearBuffers()
+        Translate(*widget.to_window(0, 0), 0)  # its parent's origin (a slide's label: the slide's corner)
     _fbo, data = canvas.widget_pixels(widget, fbo)
     Image.frombuffer("RGBA", tuple(Window.size), data, "raw", "RGBA", 0, -1).convert("RGB").save(path)
 
@@ -63,29 +65,31 @@ def _frames(canvas: Canvas) -> None:
         canvas.frame(0.25)
 
 
-def analog_faces(canvas: Canvas, job: dict) -> dict:
-    api = _api(canvas)
+def _show(canvas: Canvas, slide_id: str) -> Any:
+    """Puts the slide ``slide_id`` on screen (the program moved forward); its widget."""
     slides = canvas.layer("slides")
-    pictures: dict[str, dict] = {}
 
     def on_screen() -> str | None:
         return slides.current["row"]["id"] if slides.current else None
 
-    def show(slide_id: str) -> Any:
-        for _ in range(4):
-            if on_screen() == slide_id:
-                break
-            slides.navigate("forward")
-            canvas.settle()
-        assert on_screen() == slide_id, on_screen()
-        return slides.current["widget"]
+    for _ in range(4):
+        if on_screen() == slide_id:
+            break
+        slides.navigate("forward")
+        canvas.settle()
+    assert on_screen() == slide_id, on_screen()
+    return slides.current["widget"]
 
-    clock = show("clock")
+
+def analog_faces(canvas: Canvas, job: dict) -> dict:
+    api = _api(canvas)
+    pictures: dict[str, dict] = {}
+    clock = _show(canvas, "clock")
     _frames(canvas)
     _picture(canvas, job, pictures, "full", clock)
     overlay = job.get("overlay")
     if overlay:
-        show("notice")  # the clock fades out over the notice: no frame has run, it is still opaque
+        _show(canvas, "notice")  # the clock fades out over the notice: no frame has run, it is still opaque
         assert clock.parent is not None and clock.opacity == 1, (clock.parent, clock.opacity)
         answer = api.post("/v1/display/overlays", json=overlay)
         assert answer.status_code < 300, answer.text
@@ -93,7 +97,7 @@ def analog_faces(canvas: Canvas, job: dict) -> dict:
         assert canvas.compositor.layout.free != canvas.compositor.layout.content, "the overlay took no room"
         _picture(canvas, job, pictures, "fading", clock)
         _frames(canvas)
-        clock = show("clock")
+        clock = _show(canvas, "clock")
         _frames(canvas)
         _picture(canvas, job, pictures, "zone", clock)
     return _answer(canvas, pictures)
@@ -110,3 +114,49 @@ def analog_overlay(canvas: Canvas, job: dict) -> dict:
     pictures: dict[str, dict] = {}
     _picture(canvas, job, pictures, "panel", widget)
     return _answer(canvas, pictures)
+
+
+def _texts(slide: Any) -> dict[str, Any]:
+    """The digital clock slide's time label (the ``primary`` one) and date label (the other
+    label naming a weekday), found by what they show."""
+    from kivy.uix.label import Label
+
+    from hookspecs.formatting import WEEKDAYS
+
+    labels = [w for w in slide.walk(restrict=True) if isinstance(w, Label)]
+    return {"time": next(w for w in labels if getattr(w, "role", None) == "primary"),
+            "date": next(w for w in labels if w.text.split(" ")[0].rstrip(",") in WEEKDAYS)}
+
+
+def digital_texts(canvas: Canvas, job: dict) -> dict:
+    """The digital clock slide (the job's only slide) with each of ``groups`` of overlay rows in
+    turn (stored through REST, drawn, deleted; ``[]``: none, the whole screen). Per group the clock
+    is set to ``start_ms`` and ``frames`` frames of ``dt`` run (its time changing, e.g. across an
+    hour); then its time and date labels are drawn on their own (``{index}-time``,
+    ``{index}-date``). Answers each group's pictures with the slide's rectangle, the labels' font
+    sizes, and per frame the time label's text and font size."""
+    api = _api(canvas)
+    groups = []
+    for index, group in enumerate(job["groups"]):
+        canvas.host.clock.start_ms = job["start_ms"] - int(canvas.compositor.elapsed * 1000)  # the overlays' day
+        for row in group:
+            answer = api.post("/v1/display/overlays", json=row)
+            assert answer.status_code < 300, answer.text
+        canvas.settle()
+        _frames(canvas)
+        slide = _show(canvas, "clock")
+        canvas.host.clock.start_ms = job["start_ms"] - int(canvas.compositor.elapsed * 1000)
+        labels = _texts(slide)
+        ticks = []
+        for _ in range(job["frames"]):
+            canvas.frame(job["dt"])
+            ticks.append([labels["time"].text, labels["time"].font_size])
+        pictures: dict[str, dict] = {}
+        for name, widget in labels.items():
+            _picture(canvas, job, pictures, f"{index}-{name}", widget)
+            pictures[f"{index}-{name}"].update(text=widget.text, font_px=widget.font_size)
+        groups.append({"pictures": pictures, "slide": window_rect(slide), "ticks": ticks})
+        for row in group:
+            assert api.delete(f"/v1/display/overlays/{row['id']}").status_code < 300
+        canvas.settle()
+    return {"groups": groups, "window": list(canvas.root.size)}

@@ -6,6 +6,7 @@ the analog_clock overlay's face fills the panel it is given. Measured on the pix
 panel drawn on its own (:mod:`tests.clock.faces`)."""
 from __future__ import annotations
 
+import datetime as dt
 import time
 
 import pytest
@@ -35,10 +36,11 @@ def panel_face(width: float, height: float) -> tuple[float, float, float]:
     return width / 2, height / 2, min(width, height) / 2.1
 
 
-def calendar(position: str) -> dict:
-    today = time.gmtime()
-    return {"id": "o_calendar", "enabled": True, "overlay_type": "calendar_month",
-            "config_json": {"position": position}, "start_month": today.tm_mon, "start_day": today.tm_mday}
+def calendar(position: str, day: dt.date | None = None) -> dict:
+    """A calendar_month overlay in the corner ``position``, shown on ``day`` (today by default)."""
+    day = day or dt.datetime.now(dt.timezone.utc).date()
+    return {"id": f"o_calendar_{position}", "enabled": True, "overlay_type": "calendar_month",
+            "config_json": {"position": position}, "start_month": day.month, "start_day": day.day}
 
 
 def holds(area: Rect, other: Rect, slack: float = 1.0) -> bool:

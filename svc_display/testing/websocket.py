@@ -27,6 +27,10 @@ from websockets.asyncio.client import connect as _connect
 
 __all__ = ["WebSocket", "connect"]
 
+CALL_TIMEOUT = 60.0
+"""Seconds a send, a close or an open may take before :class:`TimeoutError` (a test never hangs
+on a peer that stopped reading; an open is bounded by ``open_timeout`` first)."""
+
 
 class WebSocket:
     """One open WebSocket connection, used from blocking code."""
@@ -36,7 +40,7 @@ class WebSocket:
         self._thread = threading.Thread(target=self._loop.run_forever, name="websocket-client", daemon=True)
         self._thread.start()
         try:
-            self._connection = self._run(self._open(uri, kwargs))
+            self._connection = self._run(self._open(uri, kwargs), CALL_TIMEOUT)
         except BaseException:
             self._stop()
             raise
@@ -45,8 +49,13 @@ class WebSocket:
     async def _open(uri: str, kwargs: dict[str, Any]) -> Any:
         return await _connect(uri, **kwargs)
 
-    def _run(self, coroutine: Any) -> Any:
-        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
+    def _run(self, coroutine: Any, timeout: float | None) -> Any:
+        future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
+        try:
+            return future.result(timeout)
+        except TimeoutError:
+            future.cancel()
+            raise
 
     def _stop(self) -> None:
         self._loop.call_soon_threadsafe(self._loop.stop)
@@ -55,18 +64,18 @@ class WebSocket:
             self._loop.close()
 
     def send(self, message: str | bytes) -> None:
-        self._run(self._connection.send(message))
+        self._run(self._connection.send(message), CALL_TIMEOUT)
 
     def recv(self, timeout: float | None = None) -> str | bytes:
         """The next message; ``TimeoutError`` when none came within ``timeout`` seconds."""
-        return self._run(asyncio.wait_for(self._connection.recv(), timeout))
+        return self._run(asyncio.wait_for(self._connection.recv(), timeout), None)
 
     def close(self) -> None:
         """The closing handshake, then the loop thread ends (a second call does nothing)."""
         if self._loop.is_closed() or not self._thread.is_alive():
             return
         try:
-            self._run(self._connection.close())
+            self._run(self._connection.close(), CALL_TIMEOUT)
         finally:
             self._stop()
 

@@ -32,6 +32,11 @@ CANVAS_PATHS = ("/v1/display/navigation", "/v1/display/live-preview/session")
 KEY_CHANGERS = ("POST /v1/adoption/clients", "DELETE /v1/adoption/clients/{id}")
 
 
+def _each(option: str, values: tuple[str, ...]) -> list[str]:
+    """``option`` before each of ``values`` (schemathesis repeats a filter option per value)."""
+    return [arg for value in values for arg in (option, value)]
+
+
 def run_schemathesis(server, key: str, report_dir: Path, paths: list[str]) -> tuple[int, int, int]:
     """schemathesis against ``server``'s document (``paths``: ``--exclude-path``/``--include-path``
     arguments); asserts a clean run and returns (operations selected, documented, cases generated)."""
@@ -72,10 +77,10 @@ def run_schemathesis(server, key: str, report_dir: Path, paths: list[str]) -> tu
 
 def test_every_operation_survives_generated_requests(start_server, tmp_path):
     server = start_server({"SVC_DISPLAY_ADOPTION_RATE_PER_MIN": "0"})
-    excluded = [arg for path in CANVAS_PATHS for arg in ("--exclude-path", path)]
+    excluded = _each("--exclude-path", CANVAS_PATHS)
     key = server.key("admin", "fuzzer")
     _selected, _documented, cases = run_schemathesis(
-        server, key, tmp_path / "report", [*excluded, *(a for name in KEY_CHANGERS for a in ("--exclude-name", name))])
+        server, key, tmp_path / "report", [*excluded, *_each("--exclude-name", KEY_CHANGERS)])
     # the fuzzer's own key is still an admin's: every operation was exercised past authentication
     # to the end of the run
     session = server.get("/v1/adoption/session", key=key)
@@ -83,7 +88,7 @@ def test_every_operation_survives_generated_requests(start_server, tmp_path):
     # last, the operations that change keys, with a key of their own (they may end that one)
     selected, _documented, more = run_schemathesis(
         server, server.key("admin", "fuzzer-keys"), tmp_path / "report-keys",
-        [a for name in KEY_CHANGERS for a in ("--include-name", name)])
+        _each("--include-name", KEY_CHANGERS))
     assert selected == len(KEY_CHANGERS)
     assert cases + more >= MIN_CASES
 
@@ -100,7 +105,7 @@ def test_the_canvas_operations_survive_generated_requests(tmp_path):
     server = ServerProcess(canvas_env(tmp_path / "data", SVC_DISPLAY_ADOPTION_RATE_PER_MIN="0"))
     server.start(timeout=90)
     try:
-        included = [arg for path in CANVAS_PATHS for arg in ("--include-path", path)]
+        included = _each("--include-path", CANVAS_PATHS)
         selected, _documented, cases = run_schemathesis(server, server.key("admin", "fuzzer"),
                                                         tmp_path / "report", included)
         assert selected == len(CANVAS_PATHS) and cases > 0

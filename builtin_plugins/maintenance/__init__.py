@@ -138,7 +138,7 @@ def cmd_backup_create(host: Any, args: Any) -> int:
 
 
 def cmd_backup_restore(settings: Any, args: Any) -> int:
-    from builtin_plugins.maintenance.checks import BackupTooNew, InvalidArchive, StagingFailed
+    from svc_host.backup_archive import BackupTooNew, InvalidArchive, StagingFailed
     from builtin_plugins.maintenance.restore import stage_and_commit
     from svc_host.plugins import build_registries, load_plugins
 

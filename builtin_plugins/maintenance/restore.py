@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from builtin_plugins.maintenance import swap
-from builtin_plugins.maintenance.checks import InvalidArchive, copy_to_file, disk_writes, read_archive
+from svc_host.backup_archive import InvalidArchive, copy_to_file, disk_writes, read_archive
 
 MAX_UPLOAD = 2 * 1024 ** 3
 EXIT_RESTART = 75

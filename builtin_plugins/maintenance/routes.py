@@ -11,7 +11,7 @@ from pony import orm
 
 from builtin_plugins.maintenance import swap
 from builtin_plugins.maintenance.archive import FORMATS
-from builtin_plugins.maintenance.checks import BackupTooNew, InvalidArchive, StagingFailed
+from svc_host.backup_archive import BackupTooNew, InvalidArchive, StagingFailed
 from builtin_plugins.maintenance.jobs import jobs_of, valid_job_id
 from builtin_plugins.maintenance.restore import EXIT_RESTART, MAX_UPLOAD, RestoreGate, UploadTooLarge, \
     save_upload, stage_and_commit

@@ -53,17 +53,25 @@ def manifest_for(files: dict[str, bytes], **overrides: Any) -> dict:
     return manifest
 
 
-def build_zip(files: dict[str, bytes], manifest: dict | None = None, extra: list[tuple[zipfile.ZipInfo, bytes]] = (),
+def build_zip(files: dict[str, bytes], manifest: dict | bytes | None = None, extra: list[tuple[zipfile.ZipInfo, bytes]] = (),
               compression: int = zipfile.ZIP_DEFLATED) -> bytes:
-    """``files`` listed in the manifest (unless ``manifest`` is given), plus ``extra`` raw members."""
+    """``files`` listed in the manifest (unless ``manifest`` is given: a dict, or raw bytes), plus ``extra``
+    raw members."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=compression) as zf:
         for name, data in files.items():
             zf.writestr(name, data)
         for info, data in extra:
             zf.writestr(info, data)
-        zf.writestr("manifest.json", json.dumps(manifest if manifest is not None else manifest_for(files)))
+        zf.writestr("manifest.json", _manifest_bytes(files, manifest))
     return buffer.getvalue()
+
+
+def _manifest_bytes(files: dict[str, bytes], manifest: dict | bytes | None) -> bytes:
+    """``manifest`` as written: raw bytes as they are, a dict as JSON, None: the right one for ``files``."""
+    if isinstance(manifest, bytes):
+        return manifest
+    return json.dumps(manifest if manifest is not None else manifest_for(files)).encode()
 
 
 def zip_info(name: str, mode: int) -> zipfile.ZipInfo:
@@ -72,7 +80,7 @@ def zip_info(name: str, mode: int) -> zipfile.ZipInfo:
     return info
 
 
-def build_tgz(files: dict[str, bytes], manifest: dict | None = None, extra: list[tarfile.TarInfo] = ()) -> bytes:
+def build_tgz(files: dict[str, bytes], manifest: dict | bytes | None = None, extra: list[tarfile.TarInfo] = ()) -> bytes:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tf:
         for name, data in files.items():
@@ -81,7 +89,7 @@ def build_tgz(files: dict[str, bytes], manifest: dict | None = None, extra: list
             tf.addfile(info, io.BytesIO(data))
         for info in extra:
             tf.addfile(info, io.BytesIO(b"\0" * info.size) if info.isreg() else None)
-        raw = json.dumps(manifest if manifest is not None else manifest_for(files)).encode()
+        raw = _manifest_bytes(files, manifest)
         info = tarfile.TarInfo("manifest.json")
         info.size = len(raw)
         tf.addfile(info, io.BytesIO(raw))
@@ -141,3 +149,10 @@ def future_database(db: bytes, tmp: Path) -> bytes:
 
 SYMLINK = stat.S_IFLNK | 0o777
 CHAR_DEVICE = stat.S_IFCHR | 0o600
+
+
+# A manifest nesting 200,000 lists deep: Python's json recurses once per level.
+NESTED_MANIFEST = b"[" * 200_000 + b"]" * 200_000
+# 62 MiB of ``0,``: under the old 64 MiB cap, about 32 million values (a list of 256 MB once
+# parsed), compressed to some 60 KB.
+HUGE_MANIFEST = b"[" + b"0," * (31 * 1024 * 1024) + b"0]"

@@ -11,6 +11,8 @@ import pytest
 
 from tests.maintenance.archives import (
     CHAR_DEVICE,
+    HUGE_MANIFEST,
+    NESTED_MANIFEST,
     SYMLINK,
     backup,
     build_tgz,
@@ -24,6 +26,7 @@ from tests.maintenance.archives import (
     zip_info,
 )
 from svc_display.testing import ServerProcess
+from svc_display.testing.memory import MIB, peak_rss, reset_peak, rss
 from tests.maintenance.conftest import database_rows, server_env, tree_digest
 
 pytestmark = pytest.mark.slow
@@ -101,6 +104,8 @@ def _cases(good: dict, tmp) -> dict:
                                  "path_conflict"),
         "tgz_folder_then_file": (build_tgz(_with(good, **{"media/a/b": b"y", "media/a": b"x"})),
                                  "path_conflict"),
+        "zip_nested_manifest": (build_zip(good, manifest=NESTED_MANIFEST), "manifest_invalid"),
+        "tgz_nested_manifest": (build_tgz(good, manifest=NESTED_MANIFEST), "manifest_invalid"),
     }
 
 
@@ -119,7 +124,7 @@ CASES = ["zip_slip_dotdot", "zip_slip_media_dotdot", "zip_absolute", "tgz_slip_d
          "zip_missing", "zip_checksum", "tgz_checksum", "zip_bomb", "tgz_bomb", "zip_truncated", "tgz_truncated",
          "not_an_archive", "empty_body", "no_manifest", "database_fails_integrity_check", "database_not_sqlite",
          "database_of_another_application", "unknown_manifest_version", "foreign_manifest", "unexpected_name",
-         "zip_file_then_folder", "tgz_folder_then_file"]
+         "zip_file_then_folder", "tgz_folder_then_file", "zip_nested_manifest", "tgz_nested_manifest"]
 
 
 @pytest.fixture(scope="module")
@@ -152,6 +157,25 @@ def test_newer_schema_is_409_backup_too_new(shared_server, good, tmp_path):
         answer = server.request("POST", "/v1/display/backup/restore?confirm=yes", key=key, data=body)
         assert answer.status_code == 409 and answer.json()["code"] == "backup_too_new", answer.text
         assert _state(server) == before
+
+
+def test_a_huge_manifest_costs_bounded_memory(shared_server, good):
+    """A 62 MiB manifest in a small archive (under the old 64 MiB cap) is refused by its size for
+    the files the archive has, before it is read whole or parsed: the server's peak resident
+    memory grows by less than 64 MiB and less than 16 MiB stays behind (docs/reliability.md)."""
+    server = shared_server
+    before = _state(server)
+    padded = _with(good, **{"media/pad.bin": os.urandom(1536 * 1024)})  # 200 times 1.5 MB: above 62 MiB
+    bodies = {"zip": build_zip(padded, manifest=HUGE_MANIFEST), "tgz": build_tgz(padded, manifest=HUGE_MANIFEST)}
+    start = reset_peak(server.process.pid)
+    for name, body in bodies.items():
+        for _ in range(2):
+            answer = server.request("POST", "/v1/display/backup/restore?confirm=yes", key=server.admin, data=body)
+            assert answer.status_code == 400, (name, answer.text)
+            assert answer.json()["details"]["reason"] == "manifest_invalid", (name, answer.text)
+    grown, kept = peak_rss(server.process.pid) - start, rss(server.process.pid) - start
+    assert grown < 64 * MIB and kept < 16 * MIB, (grown / MIB, kept / MIB)
+    assert _state(server) == before
 
 
 def test_confirmation_is_required(shared_server, good):

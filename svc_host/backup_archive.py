@@ -1,4 +1,8 @@
-"""Reading an uploaded archive into a staging folder, checking every byte on the way.
+"""Reading a backup archive into a staging folder, checking every byte on the way.
+
+The one checker of backup archives: the display's restore (``builtin_plugins/maintenance``)
+and the controller's upload and pull (``svc_controller/backups.py``) both run it, so the
+controller never keeps an archive the display would refuse.
 
 Nothing outside the staging folder is touched here: the archive is refused (and the
 staging folder removed by the caller) at the first failed check. Checks, each with the
@@ -13,7 +17,10 @@ staging folder removed by the caller) at the first failed check. Checks, each wi
 - ``path_conflict``: a member named like the folder of another (``media/a`` and ``media/a/b``);
 - ``duplicate_member``, ``unlisted_member``, ``missing_member``, ``size_mismatch``,
   ``checksum_mismatch``: every member is listed in the manifest with its size and sha256;
-- ``manifest_missing``, ``manifest_invalid``, ``unknown_manifest_version``;
+- ``manifest_missing``, ``manifest_invalid``, ``unknown_manifest_version``; ``manifest_invalid``
+  too for a manifest that nests too deeply, is larger than 64 KiB + 2 KiB a file (16 MiB at
+  most) or holds more than 256 + 16 JSON values a file: bounds that keep its parsing within a
+  few times its size in memory;
 - ``expansion_limit``: more than 4 GiB, or more than 200 times the archive, once expanded
   (for a zip the sum of its members; for a tgz the whole decompressed tar stream);
 - ``database_integrity``: the database is not SQLite or fails ``PRAGMA integrity_check``;
@@ -31,6 +38,7 @@ import errno
 import gzip
 import hashlib
 import json
+import os
 import re
 import sqlite3
 import stat
@@ -41,14 +49,29 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterator
 
-from builtin_plugins.maintenance.archive import APP, CHUNK, DB_MEMBER, FORMAT, FORMAT_VERSION, MANIFEST, MEDIA_PREFIX, \
-    create_private
+FORMAT = "svc-display-backup"
+FORMAT_VERSION = 1
+APP = "svc-display"
+MANIFEST = "manifest.json"
+DB_MEMBER = "db/svc_display.sqlite3"
+MEDIA_PREFIX = "media/"
+CHUNK = 1024 * 1024
 
 MAX_EXPANDED = 4 * 1024 ** 3
 MAX_RATIO = 200
-MAX_MANIFEST = 64 * 1024 * 1024
+MAX_MANIFEST = 16 * 1024 * 1024
+MANIFEST_BASE = 64 * 1024
+MANIFEST_PER_FILE = 2 * 1024
+MANIFEST_BASE_VALUES = 256
+MANIFEST_VALUES_PER_FILE = 16
 _SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+def create_private(path: Path) -> BinaryIO:
+    """A new file with mode 0600 (job files, uploads and snapshots are user data)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    return os.fdopen(fd, "wb")
 
 
 class InvalidArchive(Exception):
@@ -111,9 +134,29 @@ def check_name(name: str) -> None:
     raise InvalidArchive("unsafe_path", f"member {name[:200]!r} is not manifest.json, {DB_MEMBER} or media/<key>")
 
 
-def parse_manifest(raw: bytes) -> dict:
+def manifest_cap(members: int) -> int:
+    """The largest ``manifest.json`` an archive of ``members`` other members may have: a written
+    manifest takes about 150 bytes a file (its path, size and sha256), a path at most 1 KiB."""
+    return min(MAX_MANIFEST, MANIFEST_BASE + MANIFEST_PER_FILE * members)
+
+
+def parse_manifest(raw: bytes, members: int | None = None) -> dict:
+    """The checked manifest; ``members`` (the count of the archive's other members, when known)
+    bounds its size and its count of JSON values before it is parsed, so that no manifest costs
+    more memory than a real one of that many files (json builds every value as an object)."""
+    if members is not None:
+        cap = manifest_cap(members)
+        if len(raw) > cap:
+            raise InvalidArchive("manifest_invalid", f"manifest.json has {len(raw)} bytes, more than the {cap} "
+                                                     f"allowed for {members} files", manifest_bytes=len(raw))
+        # every JSON value but the first follows a ',', ':' or '[' (counted in strings too: an upper bound)
+        values = raw.count(b",") + raw.count(b":") + raw.count(b"[") + 1
+        if values > MANIFEST_BASE_VALUES + MANIFEST_VALUES_PER_FILE * members:
+            raise InvalidArchive("manifest_invalid", f"manifest.json has too many values for {members} files")
     try:
         manifest = json.loads(raw)
+    except RecursionError:
+        raise InvalidArchive("manifest_invalid", "manifest.json nests too deeply") from None
     except (UnicodeDecodeError, ValueError):
         raise InvalidArchive("manifest_invalid", "manifest.json is not JSON") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
@@ -259,10 +302,13 @@ def _unzip(path: Path, staging: Path, archive_bytes: int) -> dict:
             raise InvalidArchive("manifest_missing", "the archive has no manifest.json")
         try:
             info = archive.getinfo(MANIFEST)
-            if info.file_size > MAX_MANIFEST:
-                raise InvalidArchive("manifest_invalid", "manifest.json is too large")
+            cap = manifest_cap(len(infos) - 1)
+            if info.file_size > cap:
+                raise InvalidArchive("manifest_invalid", f"manifest.json has {info.file_size} bytes, more than "
+                                                         f"the {cap} allowed for {len(infos) - 1} files",
+                                     manifest_bytes=info.file_size)
             with archive.open(info) as handle:
-                manifest = parse_manifest(handle.read(MAX_MANIFEST + 1))
+                manifest = parse_manifest(handle.read(cap + 1), len(infos) - 1)
             for info in infos:
                 if info.filename != MANIFEST and info.filename not in manifest["_by_path"]:
                     raise InvalidArchive("unlisted_member", f"member {info.filename[:200]!r} is not listed "
@@ -321,9 +367,10 @@ def _untar(path: Path, staging: Path, archive_bytes: int) -> dict:
                         raise InvalidArchive("duplicate_member", f"member {member.name[:200]!r} appears twice")
                     layout.add(member.name)
                     handle = tar.extractfile(member)
-                    if member.name == MANIFEST:
+                    if member.name == MANIFEST:  # parsed once the count of files is known
                         if member.size > MAX_MANIFEST:
-                            raise InvalidArchive("manifest_invalid", "manifest.json is too large")
+                            raise InvalidArchive("manifest_invalid", "manifest.json is too large",
+                                                 manifest_bytes=member.size)
                         raw_manifest = handle.read()
                     else:
                         found[member.name] = _copy_member(handle, staging / member.name, None)
@@ -331,7 +378,7 @@ def _untar(path: Path, staging: Path, archive_bytes: int) -> dict:
         raise InvalidArchive("corrupt_archive", f"the tar.gz archive cannot be read: {exc}") from None
     if raw_manifest is None:
         raise InvalidArchive("manifest_missing", "the archive has no manifest.json")
-    manifest = parse_manifest(raw_manifest)
+    manifest = parse_manifest(raw_manifest, len(found))
     _compare(manifest, found)
     return manifest
 

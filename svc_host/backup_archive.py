@@ -24,7 +24,10 @@ staging folder removed by the caller) at the first failed check. Checks, each wi
 - ``expansion_limit``: more than 4 GiB, or more than 200 times the archive, once expanded
   (for a zip the sum of its members; for a tgz the whole decompressed tar stream);
 - ``database_integrity``: the database is not SQLite or fails ``PRAGMA integrity_check``;
-- ``not_svc_display_database``: it has no svc-display migration table.
+- ``not_svc_display_database``: it has no svc-display migration table;
+- ``unexpected_schema_object``: a table, index, trigger or view that the live database (this
+  build's entities, migrations and start-up) does not have, except the list cache's version
+  tables and triggers, made at run time; a trigger, view or virtual table whose SQL differs.
 
 A database whose applied migrations this build does not know, or a manifest whose
 ``schema_version`` is above this build's, is :class:`BackupTooNew` (409 ``backup_too_new``).
@@ -35,6 +38,7 @@ on the archive.
 from __future__ import annotations
 
 import errno
+import functools
 import gzip
 import hashlib
 import json
@@ -66,6 +70,7 @@ MANIFEST_BASE_VALUES = 256
 MANIFEST_VALUES_PER_FILE = 16
 _SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")  # the app's table names: quoted safely
 
 
 def create_private(path: Path) -> BinaryIO:
@@ -413,6 +418,68 @@ def check_database(path: Path) -> set[tuple[str, str]]:
     return applied
 
 
+Schema = dict[tuple[str, str], tuple[str, str]]  # (type, name) -> (table, sql) of sqlite_master
+
+
+def schema_objects(uri: str) -> Schema:
+    """The tables, indexes, triggers and views of the SQLite database at ``uri`` (opened
+    read-only), SQLite's own (``sqlite_*``) left out."""
+    conn = sqlite3.connect(uri, uri=True)
+    try:
+        conn.execute("PRAGMA trusted_schema = OFF")
+        return {(kind, name): (table, sql or "") for kind, name, table, sql in conn.execute(
+            "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")}
+    finally:
+        conn.close()
+
+
+def live_schema(path: Path) -> Schema | None:
+    """The schema of the display's live database (what this build's entities, migrations and
+    start-up create), or None when there is none yet."""
+    if not path.is_file():
+        return None
+    return schema_objects(f"file:{path}?mode=ro")
+
+
+@functools.lru_cache(maxsize=8)
+def _version_objects(tables: frozenset[str]) -> Schema:
+    """The list cache's version tables and triggers (``svc_host/rest/listcache.py``) for
+    ``tables``: created at run time, on the first cached list of a table, not by migrations."""
+    from svc_host.rest.listcache import sqlite_version_tables, sqlite_version_triggers
+
+    conn = sqlite3.connect(":memory:")
+    try:
+        for table in sorted(tables):
+            conn.execute(f'CREATE TABLE "{table}" (id INTEGER)')
+        for statement in sqlite_version_tables():
+            conn.execute(statement)
+        for table in sorted(tables):
+            for statement in sqlite_version_triggers(table):
+                conn.execute(statement)
+        made = {(kind, name): (table, sql or "") for kind, name, table, sql in conn.execute(
+            "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")}
+    finally:
+        conn.close()
+    return {key: value for key, value in made.items() if key[0] == "trigger" or key[1] not in tables}
+
+
+def check_schema(path: Path, reference: Schema) -> None:
+    """Refuse a staged database with a table, index, trigger or view that the display's schema
+    (``reference``, with the list cache's run-time objects) does not have, or has on another
+    table; triggers, views and virtual tables must match its SQL too (they run code). A table
+    or index is judged by name: an older database's tables differ in their columns."""
+    tables = frozenset(name for (kind, name) in reference if kind == "table" and _IDENTIFIER.match(name))
+    allowed = {**_version_objects(tables), **reference}
+    for (kind, name), (table, sql) in sorted(schema_objects(f"file:{path}?mode=ro&immutable=1").items()):
+        expected = allowed.get((kind, name))
+        runs_code = kind in ("trigger", "view") or sql.upper().startswith("CREATE VIRTUAL")
+        if expected is None or expected[0] != table or (runs_code and expected[1] != sql):
+            raise InvalidArchive("unexpected_schema_object",
+                                 f"the database has a {kind} {name[:200]!r} that this display's schema "
+                                 f"{'does not have' if expected is None else 'defines otherwise'}",
+                                 object={"type": kind, "name": name[:200]})
+
+
 def check_not_newer(manifest: dict, applied: set[tuple[str, str]], known_migrations: set[tuple[str, str]],
                     schema_version: int) -> None:
     if manifest["schema_version"] > schema_version:
@@ -425,8 +492,11 @@ def check_not_newer(manifest: dict, applied: set[tuple[str, str]], known_migrati
                            "build", unknown_migrations=[f"{p}:{m}"[:200] for p, m in unknown[:20]])
 
 
-def read_archive(path: Path, staging: Path, known_migrations: set[tuple[str, str]], schema_version: int) -> dict:
+def read_archive(path: Path, staging: Path, known_migrations: set[tuple[str, str]], schema_version: int,
+                 reference: Schema | None = None) -> dict:
     """Check the archive at ``path`` member by member into ``staging``; return its manifest.
+    With ``reference`` (the live database's :func:`live_schema`), the database's schema is
+    compared with it (:func:`check_schema`).
 
     Raises :class:`InvalidArchive` or :class:`BackupTooNew`; the caller removes ``staging``.
     """
@@ -438,6 +508,8 @@ def read_archive(path: Path, staging: Path, known_migrations: set[tuple[str, str
     if manifest["includes"]["database"]:
         applied = check_database(staging / DB_MEMBER)
         check_not_newer(manifest, applied, known_migrations, schema_version)
+        if reference is not None:
+            check_schema(staging / DB_MEMBER, reference)
     if manifest["includes"]["blobs"]:
         with disk_writes():
             (staging / "media").mkdir(exist_ok=True, mode=0o700)  # an empty media folder is restored as empty

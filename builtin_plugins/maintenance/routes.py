@@ -185,7 +185,7 @@ class RestoreResource:
             with orm.db_session:
                 applied = {(m.plugin, m.migration_id) for m in self.host.db.AppliedMigration.select()}
             known = applied | {(plugin, m.id) for plugin, m in self.host.registries.migrations}
-            stage_and_commit(upload, settings.data_dir, known, self.host.schema_version())
+            stage_and_commit(upload, settings.data_dir, known, self.host.schema_version(), settings.sqlite_path)
         except UploadTooLarge as exc:
             raise ApiError(413, "payload_too_large", str(exc)) from None
         except InvalidArchive as exc:

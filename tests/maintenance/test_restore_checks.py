@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import tarfile
 import zipfile
 
@@ -76,6 +77,36 @@ def test_newer_schema_is_409_backup_too_new(shared_server, good, tmp_path):
         answer = server.request("POST", "/v1/display/backup/restore?confirm=yes", key=key, data=body)
         assert answer.status_code == 409 and answer.json()["code"] == "backup_too_new", answer.text
         assert _state(server) == before
+
+
+def test_a_database_with_objects_the_schema_does_not_have_is_refused(shared_server, good, tmp_path):
+    """A real backup plus a view, plus a trigger of the schema's name doing something else, plus an
+    index on a table of its own: each 400 unexpected_schema_object, nothing changed."""
+    server, key = shared_server, shared_server.admin
+    db = good["db/svc_display.sqlite3"]
+    assert server.get("/v1/screens", key=key).status_code == 200  # the list cache's triggers, made at run time
+    before = _state(server)
+    triggers = sqlite3.connect(server.data_dir / "svc_display.sqlite3").execute(
+        "SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger' ORDER BY name").fetchall()
+    assert triggers
+    name, table = triggers[0]
+    changes = {
+        "view": "CREATE VIEW extra_view AS SELECT 1 AS one",
+        "trigger": f'DROP TRIGGER IF EXISTS "{name}"; CREATE TRIGGER "{name}" AFTER INSERT ON "{table}" '
+                   f'BEGIN DELETE FROM "{table}"; END',
+        "index": "CREATE TABLE extra_table (a TEXT); CREATE INDEX extra_index ON extra_table (a)",
+    }
+    for kind, script in changes.items():
+        path = tmp_path / f"{kind}.sqlite3"
+        path.write_bytes(db)
+        conn = sqlite3.connect(path)
+        conn.executescript(script)
+        conn.close()
+        files = with_files(good, **{"db/svc_display.sqlite3": path.read_bytes()})
+        answer = server.request("POST", "/v1/display/backup/restore?confirm=yes", key=key, data=build_zip(files))
+        assert answer.status_code == 400, (kind, answer.text)
+        assert answer.json()["details"]["reason"] == "unexpected_schema_object", (kind, answer.text)
+        assert _state(server) == before, kind
 
 
 def test_a_huge_manifest_costs_bounded_memory(shared_server, good):

@@ -61,7 +61,9 @@ class Backend:
         return "unknown"
 
     def run(self, *argv: str, stdin: str | None = None) -> str:
-        return run(argv, self.timeout, stdin)
+        """Run a tool found on this backend's ``PATH`` (the environment it was chosen with)."""
+        found = shutil.which(argv[0], path=self.environ.get("PATH"))
+        return run([found or argv[0], *argv[1:]], self.timeout, stdin)
 
 
 class Cec(Backend):

@@ -17,6 +17,7 @@ import uuid
 import pytest
 from websockets.sync.client import connect
 
+from svc_display.testing.upstream import wait_for
 from tests.display.canvas import ServeCanvas, canvas_env, decode
 from tests.power.standins import StandIns
 from tests.power.witness import install
@@ -25,16 +26,6 @@ pytestmark = pytest.mark.slow
 
 WATCHDOG_USEC = 2_000_000  # an interval of 2 s: pings every 0.5 s, none 1 s after the last sign of life
 INTERVAL = WATCHDOG_USEC / 1e6
-
-
-def wait_for(predicate, timeout=60, what="condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 class Systemd:
@@ -98,6 +89,10 @@ def frames(display) -> int:
     return int(path.read_text() or 0) if path.exists() else 0
 
 
+def panel(display) -> str:
+    return display.request("GET", "/v1/display/power", key=display.admin).json()["panel_state"]
+
+
 def power(display, **body):
     answer = display.request("POST", "/v1/display/power", key=display.admin, json=body)
     assert answer.status_code == 200, answer.text
@@ -109,13 +104,13 @@ def test_ready_after_the_port_is_bound_then_pings_while_drawing(display):
     with socket.create_connection(("127.0.0.1", display.port), timeout=10):
         pass  # bound before READY=1 was sent (the server was started before the socket was read)
     display.systemd.wait("WATCHDOG=1")
-    wait_for(lambda: frames(display) > 0, what="the canvas to draw")
+    wait_for(lambda: frames(display) > 0, timeout=60)
 
 
 def test_a_blocked_ui_thread_stops_the_pings_and_they_resume_when_it_is_free(display):
     display.systemd.wait("WATCHDOG=1")
     (display.witness / "block").write_text("1")
-    wait_for(lambda: (display.witness / "blocked").exists(), what="the renderer to block the UI thread")
+    wait_for(lambda: (display.witness / "blocked").exists(), timeout=60)
     display.systemd.drain(INTERVAL)  # pings decided before the stamp went stale
     assert "WATCHDOG=1" not in display.systemd.drain(2 * INTERVAL)
     assert display.get("/v1/health").status_code == 200  # the server still answers: the canvas froze
@@ -132,7 +127,7 @@ def test_off_darkens_the_canvas_and_the_preview_and_on_draws_again(display):
         created = lives(display).count("created")
         body = power(display, state="off")
         assert body["state"] == "off" and body["backend"] == "cec" and body["backend_available"] is True
-        wait_for(lambda: lives(display).count("disposed") == created, what="the compositor to go")
+        wait_for(lambda: lives(display).count("disposed") == created, timeout=60)
         while True:  # frames captured before the change, then the black one
             frame = decode(ws.recv(timeout=30))
             if max(max(frame.getpixel((x, y))) for x in range(0, frame.width, 16)
@@ -141,8 +136,7 @@ def test_off_darkens_the_canvas_and_the_preview_and_on_draws_again(display):
         with pytest.raises(TimeoutError):
             ws.recv(timeout=3)  # one black frame, then none while off
         stopped_at = frames(display)
-        wait_for(lambda: display.request("GET", "/v1/display/power", key=key).json()["panel_state"] == "standby",
-                 what="the panel to read back standby")
+        wait_for(lambda: panel(display) == "standby", timeout=60)
         assert {"tool": "cec-client", "args": ["-s", "-d", "1"], "stdin": "standby 0\n"} in display.tools.calls()
         assert display.get("/v1/health").json()["display_power"] == "off"
         display.systemd.drain(INTERVAL)
@@ -150,9 +144,7 @@ def test_off_darkens_the_canvas_and_the_preview_and_on_draws_again(display):
         assert frames(display) == stopped_at  # no frame ticked any layer while off
 
         power(display, state="on")
-        wait_for(lambda: lives(display).count("created") == created + 1, what="a new compositor")
-        wait_for(lambda: decode(ws.recv(timeout=30)).getpixel((lit.width // 2, lit.height // 2))[0] > 150,
-                 what="the witness's red in the preview again")
-    wait_for(lambda: display.request("GET", "/v1/display/power", key=key).json()["panel_state"] == "on",
-             what="the panel to read back on")
+        wait_for(lambda: lives(display).count("created") == created + 1, timeout=60)
+        wait_for(lambda: decode(ws.recv(timeout=30)).getpixel((lit.width // 2, lit.height // 2))[0] > 150, timeout=60)
+    wait_for(lambda: panel(display) == "on", timeout=60)
     assert {"tool": "cec-client", "args": ["-s", "-d", "1"], "stdin": "on 0\n"} in display.tools.calls()

@@ -65,7 +65,10 @@ class PowerService:
 
     # ------------------------------------------------------------------ stored state
     def stored(self) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-        settings = require(self.host, SETTINGS)
+        """The stored schedule and override (none without the settings plugin: always on)."""
+        settings = service(self.host, SETTINGS)
+        if settings is None:
+            return [], None
         with orm.db_session:
             return list(settings.get(SCHEDULE_KEY) or []), settings.get(OVERRIDE_KEY) or None
 
@@ -131,8 +134,7 @@ class PowerService:
     def _run(self) -> None:
         while not self._stop.is_set():
             try:
-                if service(self.host, SETTINGS) is not None:  # the settings plugin may start after this one
-                    self.step()
+                self.step()
             except Exception:  # noqa: BLE001  the worker must outlive a bad read (a closing database)
                 log.exception("display power: checking the state failed")
             self._wake.wait(POLL_SECONDS)

@@ -9,7 +9,7 @@ from builtin_plugins.power import schedule as sched
 from builtin_plugins.power.backends import BACKENDS, PANEL_STATES
 from builtin_plugins.power.controller import TOPIC
 from hookspecs import AUTHENTICATED, Operation, Route
-from hookspecs.services import DISPLAY_POWER, require
+from hookspecs.services import DISPLAY_POWER, SETTINGS, require, service
 from svc_host.http.errors import ApiError, validation_failed
 
 DISPLAY_POWER_PERMISSION = "display.power"
@@ -49,6 +49,14 @@ class PowerPost(Schema):
                               metadata={"description": "epoch ms; absent: until the next scheduled change"})
 
 
+def writable(host: Any) -> Any:
+    """The power service, when the schedule and the override can be stored (the settings plugin runs)."""
+    if service(host, SETTINGS) is None:
+        raise ApiError(503, "power_settings_unavailable",
+                       "the schedule and the override are settings: the settings plugin is disabled")
+    return require(host, DISPLAY_POWER)
+
+
 class PowerResource:
     def __init__(self, host: Any):
         self.host = host
@@ -58,7 +66,7 @@ class PowerResource:
 
     def on_post(self, req: Any, resp: Any) -> None:
         body = req.context.body
-        power = require(self.host, DISPLAY_POWER)
+        power = writable(self.host)
         until = body.get("until_ms")
         if body["state"] == "auto" and until is not None:
             raise validation_failed({"until_ms": ["not with state auto (auto drops the override)"]})
@@ -77,7 +85,7 @@ class ScheduleResource:
         except sched.ScheduleError as exc:
             raise ApiError(400, "invalid_power_schedule", f"{exc.pointer}: {exc}",
                            {"pointer": exc.pointer, "reason": str(exc)}) from None
-        resp.media = require(self.host, DISPLAY_POWER).save_schedule(schedule)
+        resp.media = writable(self.host).save_schedule(schedule)
 
 
 def routes(host: Any) -> list[Route]:

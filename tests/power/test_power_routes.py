@@ -190,3 +190,14 @@ def test_schedule_survives_a_backup_and_restore(power, env, tmp_path, backend):
         assert body["schedule"] == office
     finally:
         restored.close()
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_without_the_settings_plugin_the_display_is_always_on_and_writes_are_503(make_host, backend):
+    host = make_host({"SVC_DISPLAY_DISABLE_PLUGINS": "settings"})
+    api = ApiClient(host, issue_key(host, "admin", "no-settings"))
+    assert api.get("/v1/display/power").json["state"] == "on"
+    assert api.get("/v1/health", key="").json["display_power"] == "on"
+    for answer in (api.post("/v1/display/power", json={"state": "off"}),
+                   api.put("/v1/display/power/schedule", json={"schedule": []})):
+        assert answer.status_code == 503 and answer.json["code"] == "power_settings_unavailable"

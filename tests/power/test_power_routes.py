@@ -132,6 +132,9 @@ def test_manual_override_until_next_change_explicit_or_forever(power):
     assert body["next_change_at_ms"] == local_ms(25, 19)
     body = power.post("/v1/display/power", json={"state": "off", "until_ms": local_ms(25, 13)}).json
     assert body["next_change_at_ms"] == local_ms(25, 13)
+    # until_ms null, sent: no end, schedule or not
+    body = power.post("/v1/display/power", json={"state": "off", "until_ms": None}).json
+    assert body["override"] == {"state": "off", "until_ms": None} and body["next_change_at_ms"] is None
 
 
 @pytest.mark.parametrize("body", [{"state": "standby"}, {}, {"state": "off", "until_ms": 1000},

@@ -36,7 +36,7 @@ export async function powerLine(display, cell) {
     const { power, zone } = await loadPower(displayApi(display));
     const panel = power.panel_state !== "unknown" && power.panel_state !== (power.state === "on" ? "on" : "standby")
       ? ` · the panel reads ${power.panel_state}` : "";
-    replace(cell, h("span", { class: `badge ${power.state === "on" ? "ok" : "warn"}` }, power.state === "on" ? "On" : "Off"),
+    replace(cell, h("span", { class: `badge ${power.state === "on" ? "ok" : "warn"}` }, "Power"),
       " ", describePower(power, zone), panel);
   } catch {
     replace(cell); // an older display without power routes, or unreachable (the health line says so)

@@ -108,7 +108,14 @@ class PowerService:
 
     # ------------------------------------------------------------------ the canvas
     def blank(self) -> bool:
-        """True while the canvas must be dark (the ``CANVAS_BLANK`` service)."""
+        """True while the canvas must be dark (the ``CANVAS_BLANK`` service). Before the worker's
+        first look (the canvas starting) it reads the state once, so that a display started
+        outside its opening hours never draws a frame."""
+        if self._applied is None:
+            try:
+                return self.state() == "off"
+            except Exception:  # noqa: BLE001  the worker decides a moment later
+                log.exception("display power: reading the state failed")
         return self._blank
 
     def state(self) -> str:

@@ -148,3 +148,27 @@ def test_off_darkens_the_canvas_and_the_preview_and_on_draws_again(display):
         wait_for(lambda: decode(ws.recv(timeout=30)).getpixel((lit.width // 2, lit.height // 2))[0] > 150, timeout=60)
     wait_for(lambda: panel(display) == "on", timeout=60)
     assert {"tool": "cec-client", "args": ["-s", "-d", "1"], "stdin": "on 0\n"} in display.tools.calls()
+
+
+def test_a_display_started_outside_its_hours_never_draws(display):
+    """Last in the module: it restarts the server. A window tomorrow only: off now, by schedule."""
+    import datetime as dt
+
+    key = display.admin
+    assert power(display, state="auto")["override"] is None
+    tomorrow = (dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=1)).strftime("%a").lower()
+    answer = display.request("PUT", "/v1/display/power/schedule", key=key,
+                             json={"schedule": [{"days": [tomorrow], "on": "10:00", "off": "11:00"}]})
+    assert answer.status_code == 200 and answer.json()["state"] == "off", answer.text
+    wait_for(lambda: lives(display).count("disposed") == lives(display).count("created"), timeout=60)
+    assert display.stop() == 0
+    created = lives(display).count("created")
+    display.start(timeout=120)
+    with connect(display.ws_url(display.ticket(key)), additional_headers={"Authorization": f"Bearer {key}"},
+                 open_timeout=10, max_size=None) as ws:
+        frame = decode(ws.recv(timeout=30))
+        assert max(frame.getextrema()[channel][1] for channel in range(3)) < 20  # black
+    wait_for(lambda: panel(display) == "standby", timeout=60)  # the worker has looked, and switched
+    assert lives(display).count("created") == created  # no compositor was made, not even for a frame
+    assert display.request("PUT", "/v1/display/power/schedule", key=key, json={"schedule": []}).status_code == 200
+    wait_for(lambda: lives(display).count("created") == created + 1, timeout=60)

@@ -15,7 +15,7 @@ log = logging.getLogger("svc_controller")
 def cmd_serve(settings: ControllerSettings, args: argparse.Namespace) -> int:
     from svc_controller.app import ControllerDispatcher, build_controller
     from svc_controller.backups import Scheduler
-    from svc_host.server import run_uvicorn
+    from svc_host.server import connection_limits, run_uvicorn
     from svc_host.tls import ensure_certificate
 
     ctl = build_controller(settings)
@@ -26,7 +26,8 @@ def cmd_serve(settings: ControllerSettings, args: argparse.Namespace) -> int:
         tls_files = ensure_certificate(settings, name="controller") if settings.tls else None
         log.info("auth %s; backups in %s; zone %s", "on" if settings.auth_enabled else "off",
                  settings.backups_dir, settings.timezone)
-        run_uvicorn(dispatcher, settings.bind, settings.port, tls_files, {})
+        run_uvicorn(dispatcher, settings.bind, settings.port, tls_files, {},
+                    header_timeout=settings.http_header_timeout_seconds, limits=connection_limits(settings))
     finally:
         ctl.close()
         log.info("stopped")

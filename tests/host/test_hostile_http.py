@@ -77,8 +77,9 @@ def closed_by_server(sock: socket.socket) -> bool:
     return True
 
 
-def health_from(server: ServerProcess, source: str = "127.0.0.1") -> int:
-    """``GET /v1/health`` from ``source`` (http.client: requests cannot choose it), within STALL seconds."""
+def health_from(server: ServerProcess, source: str = "127.0.0.1", path: str = "/v1/health") -> int:
+    """``GET /v1/health`` from ``source`` (http.client: requests cannot choose it), within STALL
+    seconds (``path``: another server's health, such as the controller's)."""
     if server.tls:
         context = ssl.create_default_context(cafile=server.verify)
         connection = http.client.HTTPSConnection("127.0.0.1", server.port, timeout=STALL, context=context,
@@ -87,7 +88,7 @@ def health_from(server: ServerProcess, source: str = "127.0.0.1") -> int:
         connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=STALL,
                                                 source_address=(source, 0))
     try:
-        connection.request("GET", "/v1/health")
+        connection.request("GET", path)
         response = connection.getresponse()
         response.read()
         return response.status

@@ -21,7 +21,6 @@ their own threads, so a hung display never holds the workers of the other routes
 from __future__ import annotations
 
 import logging
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +42,7 @@ from svc_host.clock import Clock
 from svc_host.http.app import create_app
 from svc_host.http.errors import ApiError
 from svc_host.server import Operations, body_rules, complete_requests
+from svc_host.storage import private_dir
 
 log = logging.getLogger("svc_controller")
 
@@ -104,8 +104,7 @@ class CsrfMiddleware:
 
 
 def build_controller(settings: ControllerSettings) -> Controller:
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    os.chmod(settings.data_dir, 0o700)
+    private_dir(settings.data_dir)
     clock = Clock(settings.test_clock_file)
     db, applied = open_database(settings, clock.now_ms())
     policy = TargetPolicy(settings.proxy_allowed_hosts)

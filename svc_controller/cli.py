@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from typing import Sequence
 
@@ -81,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Everything this process creates (database, snapshots, secrets, certificates) is for this
+    # user only: 0600 files, 0700 folders (as the display, svc_host/cli.py).
+    os.umask(0o077)
     args = build_parser().parse_args(argv)
     try:
         settings = load_controller_settings()

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 from urllib.parse import urlsplit
 
-from builtin_plugins.cors.policy import is_private_address, system_resolver
+from builtin_plugins.cors.policy import ip_address, is_private_address, system_resolver
 from svc_host.http.errors import ApiError
 
 HEADER = "X-Svc-Display-Url"
@@ -27,13 +27,7 @@ METADATA_ADDRESSES = frozenset({ipaddress.ip_address("169.254.169.254"), ipaddre
 
 
 def _is_metadata(value: str) -> bool:
-    try:
-        address = ipaddress.ip_address(value.split("%", 1)[0])
-    except ValueError:
-        return False
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return address in METADATA_ADDRESSES
+    return ip_address(value) in METADATA_ADDRESSES
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,6 @@ One controller (plain HTTP, auth off, a short upstream timeout) for the module. 
 asserted: STALL only tells a stall from an answer; docs/reliability.md has the figures."""
 from __future__ import annotations
 
-import socket
 import uuid
 
 import pytest
@@ -14,7 +13,7 @@ import requests
 
 from tests.controller.conftest import ControllerProcess
 from tests.controller.upstream import TRICKLE_BYTES, RestartingUpstream, Upstream
-from tests.host.test_hostile_http import STALL, read_to_close
+from tests.host.test_hostile_http import STALL, open_sending, read_to_close
 
 pytestmark = pytest.mark.slow
 
@@ -43,12 +42,7 @@ def proxied(ctl, method, path, display_url, **kwargs):
 
 def hold(ctl, count, head):
     """``count`` connections to the controller, each having sent ``head`` (answers not read)."""
-    held = []
-    for _ in range(count):
-        sock = socket.create_connection(("127.0.0.1", ctl.port), timeout=30)
-        sock.sendall(head)
-        held.append(sock)
-    return held
+    return open_sending(ctl.port, head, ["127.0.0.1"] * count)
 
 
 def test_a_hung_display_delays_neither_another_display_nor_the_controller(ctl):

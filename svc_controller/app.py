@@ -5,14 +5,13 @@ shape, body validation, OpenAPI), the TLS certificate helper and the uvicorn run
 
 ::
 
-    uvicorn (TLS): the display's connection layer (svc_host/http/connection.py): connections
-    │               counted per address and in all, heads bounded and due within a deadline
+    uvicorn (TLS) → TlsGate / GuardedHttpToolsProtocol (the display's connection layer,
+      │              svc_host/http/connection.py: connections counted, heads bounded)
       └─ ControllerDispatcher
-           ├─ /bff/v1/proxy/*  (HTTP and WebSocket) → ProxyApp (ASGI, streaming, per-display budget)
-           ├─ pull-now, restore (talk to a display)  → CompleteRequests → WsgiBridge (4 threads) ┐
-           └─ everything else (HTTP)                 → CompleteRequests → WsgiBridge (16 threads) ┴→
-                                                        falcon.App: /bff/v1 routes, then the web
-                                                        app's static files at /
+           ├─ /bff/v1/proxy/* (HTTP, WebSocket) → ProxyApp (ASGI, streaming, per-display budget)
+           ├─ pull-now, restore                 → CompleteRequests → WsgiBridge (4 threads)  ─┐
+           └─ everything else (HTTP)            → CompleteRequests → WsgiBridge (16 threads) ─┴→
+                falcon.App: /bff/v1 routes, then the web app's static files at /
 
 Bodies are read whole on the event loop, with a deadline, before a worker thread sees the
 request (a slow client costs a socket, never a worker); routes that wait on a display run on

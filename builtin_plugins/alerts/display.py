@@ -7,7 +7,8 @@ The layer: alert cards over the slides.
 keeps the first :data:`MAX_CARDS`; the layer is loaded again when the earliest of them
 expires. Cards stack from the top of the content area: a severity stripe, the title, the
 body and, with ``qr_payload``, its QR code. ``display_only`` is never drawn here (the
-plugin that set it draws what it needs in its own layer, as adoption does).
+plugin that set it draws what it needs in its own layer, as adoption does); an alert whose
+``display_only`` names the layer that draws it (``drawn_by``) gets no card here at all.
 
 The ``alerts`` slide (:func:`alerts`) lists what the same service calls active, of at least
 ``minSeverity`` and of the ``sources`` named, most severe first, then by priority.
@@ -46,8 +47,9 @@ def active_alerts(host: Any) -> list[dict]:
 
 
 def shown_alerts(host: Any) -> list[dict]:
-    """The alerts the layer draws: the first :data:`MAX_CARDS` active ones."""
-    return active_alerts(host)[:MAX_CARDS]
+    """The alerts the layer draws: the first :data:`MAX_CARDS` active ones that no other layer draws
+    (``display_only["drawn_by"]`` names the layer that does: the adoption card shows its request)."""
+    return [a for a in active_alerts(host) if not (a.get("display_only") or {}).get("drawn_by")][:MAX_CARDS]
 
 
 def alert_card(context: RenderContext, alert: dict, top: float, height_hint: float) -> Any:

@@ -451,9 +451,9 @@ def test_pending_challenges_serves_the_display_and_hides_expired(trust, env):
     advance_clock(env, 60_000)
     request(trust, "second", "admin")
     items = host.services["adoption"].pending_challenges()
-    assert [i["identifier"] for i in items] == ["first", "second"]
-    assert set(items[0]) == {"identifier", "role", "challenge", "expires_at_ms"}
-    assert items[1]["role"] == "admin" and CODE.fullmatch(items[1]["challenge"])
+    assert [i["identifier"] for i in items] == ["second", "first"]  # newest first: the card's order
+    assert set(items[0]) == {"identifier", "role", "challenge", "created_at_ms", "expires_at_ms"}
+    assert items[0]["role"] == "admin" and CODE.fullmatch(items[0]["challenge"])
     advance_clock(env, CHALLENGE_TTL_MS - 30_000)
     assert [i["identifier"] for i in host.services["adoption"].pending_challenges()] == ["second"]
 

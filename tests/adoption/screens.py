@@ -13,9 +13,16 @@ def drawn(widget: Any) -> list[dict]:
     ``[x, y, width, height]``, font size and the size of the text it drew (its texture)."""
     from tests.display.driven import window_rect
 
+    from kivy.core.text import Label as CoreLabel
+
+    def extent(label: Any) -> list[float]:  # the text on one line at its font size, as drawn
+        core = CoreLabel(text=label.text, font_size=label.font_size, font_name=label.font_name, bold=label.bold,
+                         padding=label.padding)
+        return [round(v, 1) for v in core.render()]
+
     labels = [w for w in widget.walk(restrict=True) if getattr(w, "text", "") and hasattr(w, "texture_size")]
     seen = [{"text": w.text, "role": getattr(w, "role", ""), "rect": window_rect(w), "font_px": round(w.font_size, 1),
-             "texture": [round(v, 1) for v in w.texture_size], "icon": hasattr(w, "icon_name")} for w in labels]
+             "extent": extent(w), "icon": hasattr(w, "icon_name")} for w in labels]
     return sorted(seen, key=lambda item: -(item["rect"][1] + item["rect"][3]))
 
 

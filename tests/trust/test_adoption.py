@@ -412,7 +412,8 @@ def test_request_raises_a_shield_alert_without_the_challenge(trust):
     text = alert["title"] + " " + alert["body"]
     assert "alerting-laptop" in text and "admin" in text
     assert code not in text and code.replace("-", "") not in text
-    assert alert["display_only"] == {"challenge": code, "role": "admin", "identifier": "alerting-laptop"}
+    assert alert["display_only"] == {"challenge": code, "role": "admin", "identifier": "alerting-laptop",
+                                     "drawn_by": "adoption"}  # the adoption card is its picture
     # GET /v1/alerts never shows it
     listed = trust.get("/v1/alerts")
     assert listed.status_code == 200 and listed.json["items"]

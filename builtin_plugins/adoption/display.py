@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, Callable
 
 from hookspecs.render import RenderContext, Stage
 from hookspecs.services import ADOPTION, service
@@ -119,11 +119,14 @@ def adoption_card(context: RenderContext, pending: list[dict]) -> Any:
     return card
 
 
-class AdoptionLayer:
+class OneCardLayer:
+    """A layer that shows at most one widget (a card, a slide), filling its area, built again
+    only when what it shows changes (or the preferences do): the adoption and welcome layers."""
+
     def __init__(self, stage: Stage):
         self.stage = stage
         self.host = stage.host
-        self.shown: list[dict] | None = None
+        self.shown: Any = None
 
     @cached_property
     def widget(self) -> Any:
@@ -131,6 +134,18 @@ class AdoptionLayer:
 
         return FloatLayout(size_hint=(None, None))
 
+    def show(self, key: Any, restyle: bool, build: Callable[[RenderContext], Any] | None) -> None:
+        """Show what ``build(context)`` makes (nothing when ``build`` is None) unless ``key`` is
+        what is shown already."""
+        if key == self.shown and not restyle:
+            return
+        self.shown = key
+        self.widget.clear_widgets()
+        if build is not None:
+            self.widget.add_widget(build(self.stage.context("screen", {"id": type(self).__name__})))
+
+
+class AdoptionLayer(OneCardLayer):
     def load(self) -> AdoptionState:
         adoption = service(self.host, ADOPTION)
         return AdoptionState(list(adoption.pending_challenges()) if adoption is not None else [])
@@ -139,10 +154,5 @@ class AdoptionLayer:
         return state.due_ms()
 
     def apply(self, state: AdoptionState, restyle: bool) -> None:
-        shown = state.shown() + [{"count": len(state.pending)}]
-        if shown == self.shown and not restyle:
-            return
-        self.shown = shown
-        self.widget.clear_widgets()
-        if state.pending:
-            self.widget.add_widget(adoption_card(self.stage.context("screen", {"id": "adoption"}), state.pending))
+        self.show(state.shown() + [{"count": len(state.pending)}], restyle,
+                  (lambda context: adoption_card(context, state.pending)) if state.pending else None)

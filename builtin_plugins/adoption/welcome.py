@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import socket
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, Sequence
 
-from hookspecs.render import ROLE_PRIMARY, ROLE_TITLE, RenderContext, Stage
+from hookspecs.render import ROLE_PRIMARY, ROLE_TITLE, RenderContext
 from hookspecs.services import ADOPTION, LISTENING, SCREENS, Listening, service
-from builtin_plugins.adoption.display import fit, font
+from builtin_plugins.adoption.display import OneCardLayer, fit, font
 from svc_host.display.kit import widgets as _w
 
 MAX_URLS = 3
@@ -64,6 +63,7 @@ def welcome_slide(context: RenderContext, state: WelcomeState) -> Any:
     w = _w()
     theme = context.theme
     slide = w.themed_slide(context)
+    slide.size_hint, slide.pos_hint = (1, 1), {"x": 0, "y": 0}  # the layer's area, whatever its size
     pad = font(context, 40)
     column = BoxLayout(orientation="vertical", padding=(pad * 2, pad * 1.2), spacing=pad * 0.3,
                        size_hint=(1, 1), pos_hint={"x": 0, "y": 0})
@@ -96,34 +96,9 @@ def welcome_slide(context: RenderContext, state: WelcomeState) -> Any:
     return slide
 
 
-class WelcomeLayer:
-    def __init__(self, stage: Stage):
-        self.stage = stage
-        self.host = stage.host
-        self.shown: WelcomeState | None = None
-
-    @cached_property
-    def widget(self) -> Any:
-        from kivy.uix.floatlayout import FloatLayout
-
-        box = FloatLayout(size_hint=(None, None))
-        box.bind(pos=self._fit, size=self._fit)
-        return box
-
-    def _fit(self, *_args: Any) -> None:
-        for child in self.widget.children:
-            child.pos, child.size = self.widget.pos, self.widget.size
-
+class WelcomeLayer(OneCardLayer):
     def load(self) -> WelcomeState:
         return welcome_state(self.host)
 
     def apply(self, state: WelcomeState, restyle: bool) -> None:
-        if state == self.shown and not restyle:
-            return
-        self.shown = state
-        self.widget.clear_widgets()
-        if state.show:
-            slide = welcome_slide(self.stage.context("screen", {"id": "welcome"}), state)
-            slide.size_hint = (None, None)
-            slide.pos, slide.size = self.widget.pos, self.widget.size
-            self.widget.add_widget(slide)
+        self.show(state, restyle, (lambda context: welcome_slide(context, state)) if state.show else None)

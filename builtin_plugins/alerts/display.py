@@ -7,8 +7,7 @@ The layer: alert cards over the slides.
 keeps the first :data:`MAX_CARDS`; the layer is loaded again when the earliest of them
 expires. Cards stack from the top of the content area: a severity stripe, the title, the
 body and, with ``qr_payload``, its QR code. ``display_only`` is never drawn here (the
-plugin that set it draws what it needs in its own layer, as adoption does); an alert whose
-``display_only`` names the layer that draws it (``drawn_by``) gets no card here at all.
+plugin that set it draws what it needs in its own layer, as adoption does).
 
 The ``alerts`` slide (:func:`alerts`) lists what the same service calls active, of at least
 ``minSeverity`` and of the ``sources`` named, most severe first, then by priority.

@@ -1,5 +1,7 @@
 """Sample news for ``svc-display gallery`` (the ``display_samples`` hook): the feed ``bbc-world``
-the types' examples name, with a few recent articles, pictures and links."""
+the types' examples name, with a few recent articles, pictures and links; one with a long
+headline and a summary of about 200 characters, as real feeds have (the scenes of
+``svc-display gallery --scenes`` show how the types lay it out)."""
 from __future__ import annotations
 
 from typing import Any
@@ -16,8 +18,9 @@ ARTICLES = [
     ("Local team wins the regional robotics final",
      "Students from the technical school built a robot that sorts recycling in under two seconds.",
      ((230, 150, 80), (120, 110, 60))),
-    ("Spring market moves to the old harbour",
-     "More than eighty stalls, live music and a ferry every twenty minutes from the main square.",
+    ("Spring market moves to the old harbour for the season, with eighty stalls and a ferry from the square",
+     "More than eighty stalls, live music on two stages and a ferry every twenty minutes from the main "
+     "square: the spring market opens on Saturday and runs every weekend until the end of June.",
      ((120, 190, 240), (50, 120, 160))),
 ]
 

@@ -24,8 +24,8 @@ It writes, in DIR:
   widget and the ``text_box`` where its texture is drawn, font size, the ``lines`` it was drawn
   with), every ``image`` (``qr`` for a QR code), the overlay ``panels`` (zone and rectangle),
   the alert ``cards``, the ``decorations`` (confetti and other effect layers) and the ``ticker``
-  band; ``without_decoration``: the same frame drawn with the decorations hidden, when asked
-  (``judge``: the tests compare the two).
+  band; with ``judge`` (the tests), ``decorated`` on each label and image: whether a pixel of its
+  box changes when the same frame is drawn again with the decorations hidden.
 
 Feature-free like the rest of the display package: it knows the types through the registries
 and the layers through the compositor; the scene's rows are the café's, named here.
@@ -71,7 +71,7 @@ SLIDE_CONFIG = {  # realistic lengths over the types' examples
                 "body": "Fresh pastries from the bakery next door every morning until eleven. Ask at the "
                         "counter for today's single origin and our oat milk specials."},
 }
-SETTLE_FRAMES, FRAME_SECONDS = 8, 0.25  # the slide's crossfade (0.6 s) and the overlays' build done
+SETTLE_FRAMES, FRAME_SECONDS = 4, 0.3  # the slide's crossfade (0.6 s) and the overlays' build done
 WAIT_FRAMES = 40  # at most, for a slide whose content takes a while (a video's first frame)
 
 
@@ -82,7 +82,6 @@ class Scene:
     size: list
     alert: bool = False
     file: str = ""
-    without_decoration: str = ""
     error: str = ""
     slide: list = dataclasses.field(default_factory=list)
     labels: list = dataclasses.field(default_factory=list)
@@ -233,13 +232,25 @@ def hidden_decorations(canvas: Any) -> list[tuple[Any, float]]:
 
 # -- the child process: one size ---------------------------------------------------------------
 
-def _png(canvas: Any, path: Path, level: int) -> None:
+def _picture(canvas: Any) -> Any:
+    """The window as drawn now: a Pillow RGB image, top row first."""
     from kivy.core.window import Window
     from PIL import Image
 
-    data = canvas.pixels()
-    Image.frombuffer("RGBA", tuple(Window.size), data, "raw", "RGBA", 0, -1).convert("RGB").save(
-        path, "PNG", compress_level=level)
+    return Image.frombuffer("RGBA", tuple(Window.size), canvas.pixels(), "raw", "RGBA", 0, -1).convert("RGB")
+
+
+def mark_decorated(scene: "Scene", drawn: Any, bare: Any) -> None:
+    """Set ``decorated`` on each label and image of ``scene``: whether any pixel of its box differs
+    between the frame ``drawn`` and the same frame drawn without the decorations (``bare``)."""
+    from PIL import ImageChops
+
+    width, height = drawn.size
+    for item in scene.labels + scene.images:
+        x, y, w, h = item.get("text_box") or item["box"]
+        box = (max(0, x), max(0, y), min(width, x + w), min(height, y + h))
+        item["decorated"] = box[2] > box[0] and box[3] > box[1] and \
+            ImageChops.difference(drawn.crop(box), bare.crop(box)).getbbox() is not None
 
 
 def _slide_row(host: Any, type_id: str) -> dict:
@@ -252,12 +263,12 @@ def _slide_row(host: Any, type_id: str) -> dict:
 class SceneRunner:
     """The scenes of one size, drawn on one driven canvas (UI thread, the main one)."""
 
-    def __init__(self, host: Any, out_dir: Path, size: tuple[int, int], themes: list[str], types: list[str],
+    def __init__(self, host: Any, out_dir: Path, size: tuple[int, int], plan: list[tuple[str, str]],
                  alerts: bool, judge: bool):
         from svc_display.testing.clients import ApiClient, issue_key
 
         self.host, self.out_dir, self.size = host, out_dir, size
-        self.themes, self.types, self.alerts, self.judge = themes, types, alerts, judge
+        self.plan, self.alerts, self.judge = plan, alerts, judge  # plan: (theme, type) in drawing order
         self.api = ApiClient(host, issue_key(host, "admin"))
         self.canvas: Any = None
         self.scenes: list[Scene] = []
@@ -284,45 +295,45 @@ class SceneRunner:
         for _ in range(count):
             self.canvas.frame(FRAME_SECONDS)
 
+    def showing(self, row: dict) -> bool:
+        current = self.canvas.layer("slides").current
+        return current is not None and current["row"]["id"] == row["id"]
+
     def run(self) -> list[Scene]:
         from svc_host.display.driven import Canvas
 
         self.compose()
         random.seed(24)  # the same confetti every run
         self.canvas = Canvas(self.host)
-        slides = self.canvas.layer("slides")
-        previous = None
-        for theme in self.themes:
-            self.request("PUT", "/v1/display/settings", {"display_theme_id": theme})
+        previous, styled = None, None
+        for theme, type_id in self.plan:
+            if theme != styled:
+                self.request("PUT", "/v1/display/settings", {"display_theme_id": theme})
+                self.canvas.settle()
+                styled = theme
+            row = _slide_row(self.host, type_id)
+            if previous is not None:
+                self.request("DELETE", f"/v1/screens/{previous}")
+            self.request("POST", "/v1/screens", row)
+            previous = row["id"]
             self.canvas.settle()
-            for type_id in self.types:
-                row = _slide_row(self.host, type_id)
-                if previous is not None:
-                    self.request("DELETE", f"/v1/screens/{previous}")
-                self.request("POST", "/v1/screens", row)
-                previous = row["id"]
+            for alert in (False, True) if self.alerts else (False,):
+                scene = Scene(type_id, theme, list(self.size), alert)
+                alert_id = self.request("POST", "/v1/alerts", ALERT)["id"] if alert else None
                 self.canvas.settle()
                 self.frames(SETTLE_FRAMES)
-                for _ in range(WAIT_FRAMES):
-                    if slides.current is not None and slides.current["row"]["id"] == row["id"]:
+                for _ in range(WAIT_FRAMES):  # a slide with nothing to show without an alert shows with one
+                    if self.showing(row):
                         break
                     self.frames(1)
-                shown = slides.current is not None and slides.current["row"]["id"] == row["id"]
-                for alert in (False, True) if self.alerts else (False,):
-                    scene = Scene(type_id, theme, list(self.size), alert)
-                    if not shown:
-                        scene.error = "the slide was not shown (no content, or its renderer failed)"
-                        self.scenes.append(scene)
-                        continue
-                    alert_id = self.request("POST", "/v1/alerts", ALERT)["id"] if alert else None
-                    if alert:
-                        self.canvas.settle()
-                        self.frames(SETTLE_FRAMES)
+                if self.showing(row):
                     self.draw(scene)
-                    if alert_id is not None:
-                        self.request("DELETE", f"/v1/alerts/{alert_id}")
-                        self.canvas.settle()
-                        self.frames(SETTLE_FRAMES)
+                else:
+                    scene.error = "the slide was not shown (no content, or its renderer failed)"
+                    self.scenes.append(scene)
+                if alert_id is not None:
+                    self.request("DELETE", f"/v1/alerts/{alert_id}")
+                    self.canvas.settle()
         return self.scenes
 
     def draw(self, scene: Scene) -> None:
@@ -330,17 +341,16 @@ class SceneRunner:
         name = f"scene-{scene.type_id}-{scene.theme}-{width}x{height}{'-alert' if scene.alert else ''}"
         try:
             measure(self.canvas, scene)
-            level = 1 if self.judge else 6
-            _png(self.canvas, self.out_dir / f"{name}.png", level)
+            drawn = _picture(self.canvas)
+            drawn.save(self.out_dir / f"{name}.png", "PNG", compress_level=1 if self.judge else 6)
             scene.file = f"{name}.png"
-            if self.judge:
+            if self.judge:  # the same frame without the decorations: what they cover
                 hidden = hidden_decorations(self.canvas)
                 try:
-                    _png(self.canvas, self.out_dir / f"{name}-without-decoration.png", level)
+                    mark_decorated(scene, drawn, _picture(self.canvas))
                 finally:
                     for piece, opacity in hidden:
                         piece.opacity = opacity
-                scene.without_decoration = f"{name}-without-decoration.png"
         except Exception as exc:  # noqa: BLE001  a scene that fails is named in the index
             log.exception("scenes: %s", name)
             scene.error = f"{type(exc).__name__}: {exc}"
@@ -377,8 +387,11 @@ def child(job_path: str) -> int:
         known = service(host, THEMES)
         themes = [t for t in (known.builtin_ids() if known is not None else ["navy_coral"])
                   if not job.get("themes") or t in job["themes"]]
+        plan = [(theme, type_id) for theme in themes for type_id in types]
+        if job.get("rotate") is not None:  # each type in one theme, the next type in the next theme
+            plan = sorted((themes[(index + job["rotate"]) % len(themes)], type_id) for index, type_id in enumerate(types))
         start_kivy(host, MODE_OFFSCREEN)
-        runner = SceneRunner(host, Path(job["out_dir"]), tuple(job["size"]), themes, types,
+        runner = SceneRunner(host, Path(job["out_dir"]), tuple(job["size"]), plan,
                              job.get("alerts", True), job.get("judge", False))
         scenes = runner.run()
         runner.canvas.compositor.detach()
@@ -394,17 +407,21 @@ def child(job_path: str) -> int:
 
 def run(out_dir: Path, sizes: list[tuple[int, int]] | None = None, themes: list[str] | None = None,
         types: set[str] | None = None, alerts: bool = True, judge: bool = False,
-        plugins_dir: Path | None = None, timeout: float = 3600) -> dict:
+        plugins_dir: Path | None = None, rotate: bool = False, timeout: float = 3600) -> dict:
     """Draw the scenes into ``out_dir`` (created), one child process per size; returns the
-    manifest also written to ``scenes.json``."""
+    manifest also written to ``scenes.json``. Every type in every theme, or with ``rotate`` each
+    type in one theme: the n-th type of the k-th size in the (n + k)-th theme, so every theme
+    is drawn at every size once there are at least as many types as themes (themes change
+    colours, not geometry: the tests draw that way)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     plugins_dir = plugins_dir if plugins_dir is not None else default_plugins_dir()
     manifest: dict[str, Any] = {"sizes": [], "themes": [], "types": [], "scenes": [], "errors": []}
-    for size in sizes or SIZES:
+    for index, size in enumerate(sizes or SIZES):
         with tempfile.TemporaryDirectory(prefix="svc-display-scenes-job-") as work:
             job_path, answer = Path(work) / "job.json", Path(work) / "answer.json"
             job_path.write_text(json.dumps({"out_dir": str(out_dir), "size": list(size), "themes": themes or [],
                                             "types": sorted(types or ()), "alerts": alerts, "judge": judge,
+                                            "rotate": index if rotate else None,
                                             "plugins_dir": str(plugins_dir) if plugins_dir else "",
                                             "answer": str(answer)}))
             env = {**os.environ, "SDL_VIDEODRIVER": "offscreen", "SVC_DISPLAY_WINDOW_SIZE": f"{size[0]}x{size[1]}",
@@ -417,9 +434,11 @@ def run(out_dir: Path, sizes: list[tuple[int, int]] | None = None, themes: list[
                 manifest["errors"].append(f"{size[0]}x{size[1]}: exit {done.returncode}: {done.stderr[-3000:]}")
                 continue
             part = json.loads(answer.read_text())
-            log.info("scenes: %dx%d in %.0f s", size[0], size[1], time.monotonic() - started)
+            manifest["seconds"] = {**manifest.get("seconds", {}), f"{size[0]}x{size[1]}": round(time.monotonic() - started)}
             manifest["sizes"].append(list(size))
-            manifest["themes"], manifest["types"] = part["themes"], part["types"]
+            used = {s["theme"] for s in manifest["scenes"] + part["scenes"]}
+            manifest["themes"] = [t for t in part["themes"] if t in used]
+            manifest["types"] = part["types"]
             manifest["scenes"] += part["scenes"]
     (out_dir / "scenes.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
     write_index(out_dir, manifest)

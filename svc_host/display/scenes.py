@@ -317,24 +317,31 @@ class SceneRunner:
             self.request("POST", "/v1/screens", row)
             previous = row["id"]
             self.canvas.settle()
-            for alert in (False, True) if self.alerts else (False,):
-                scene = Scene(type_id, theme, list(self.size), alert)
-                alert_id = self.request("POST", "/v1/alerts", ALERT)["id"] if alert else None
-                self.canvas.settle()
-                self.frames(SETTLE_FRAMES)
-                for _ in range(WAIT_FRAMES):  # a slide with nothing to show without an alert shows with one
-                    if self.showing(row):
-                        break
-                    self.frames(1)
-                if self.showing(row):
-                    self.draw(scene)
-                else:
-                    scene.error = "the slide was not shown (no content, or its renderer failed)"
-                    self.scenes.append(scene)
-                if alert_id is not None:
-                    self.request("DELETE", f"/v1/alerts/{alert_id}")
-                    self.canvas.settle()
+            shown = self.scene(row, theme, False)
+            if self.alerts or not shown:  # a slide with nothing to show without an alert (the alerts list)
+                self.scene(row, theme, True)
         return self.scenes
+
+    def scene(self, row: dict, theme: str, alert: bool) -> bool:
+        """Draw the scene of ``row`` in ``theme`` (with the alert raised): whether the slide showed."""
+        scene = Scene(row["screen_type"], theme, list(self.size), alert)
+        alert_id = self.request("POST", "/v1/alerts", ALERT)["id"] if alert else None
+        self.canvas.settle()
+        self.frames(SETTLE_FRAMES)
+        for _ in range(WAIT_FRAMES):  # a slide whose content takes a while (a video's first frame)
+            if self.showing(row):
+                break
+            self.frames(1)
+        shown = self.showing(row)
+        if shown:
+            self.draw(scene)
+        elif alert or self.alerts:  # else it is tried again with the alert
+            scene.error = "the slide was not shown (no content, or its renderer failed)"
+            self.scenes.append(scene)
+        if alert_id is not None:
+            self.request("DELETE", f"/v1/alerts/{alert_id}")
+            self.canvas.settle()
+        return shown
 
     def draw(self, scene: Scene) -> None:
         width, height = scene.size
@@ -360,17 +367,14 @@ class SceneRunner:
 def child(job_path: str) -> int:
     """``python -m svc_host.display.scenes JOB``: the scenes of one size into ``JOB``'s folder."""
     from svc_host.config import load_settings
-    from svc_host.display.gallery import write_samples
+    from svc_host.display.gallery import environment, write_samples
     from svc_host.display.runtime import MODE_OFFSCREEN, start_kivy
     from svc_host.host import build_host
 
     job = json.loads(Path(job_path).read_text())
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     data_dir = Path(tempfile.mkdtemp(prefix="svc-display-scenes-"))
-    env = {"SVC_DISPLAY_DATA_DIR": str(data_dir), "SVC_DISPLAY_HEADLESS": "",
-           "SVC_DISPLAY_CONTROLLER_PUBLIC_URL": "https://controller.example.org"}
-    if job.get("plugins_dir"):
-        env["SVC_DISPLAY_PLUGINS_DIR"] = job["plugins_dir"]
+    env = environment(data_dir, Path(job["plugins_dir"]) if job.get("plugins_dir") else None)
     host = build_host(load_settings(env))
     try:
         write_samples(host)
@@ -406,13 +410,14 @@ def child(job_path: str) -> int:
 # -- the command -------------------------------------------------------------------------------
 
 def run(out_dir: Path, sizes: list[tuple[int, int]] | None = None, themes: list[str] | None = None,
-        types: set[str] | None = None, alerts: bool = True, judge: bool = False,
+        types: set[str] | None = None, alerts: Any = True, judge: bool = False,
         plugins_dir: Path | None = None, rotate: bool = False, timeout: float = 3600) -> dict:
     """Draw the scenes into ``out_dir`` (created), one child process per size; returns the
     manifest also written to ``scenes.json``. Every type in every theme, or with ``rotate`` each
     type in one theme: the n-th type of the k-th size in the (n + k)-th theme, so every theme
     is drawn at every size once there are at least as many types as themes (themes change
-    colours, not geometry: the tests draw that way)."""
+    colours, not geometry: the tests draw that way). ``alerts``: whether each scene is drawn
+    once more with the alert, or the sizes (``(width, height)``) at which it is."""
     out_dir.mkdir(parents=True, exist_ok=True)
     plugins_dir = plugins_dir if plugins_dir is not None else default_plugins_dir()
     manifest: dict[str, Any] = {"sizes": [], "themes": [], "types": [], "scenes": [], "errors": []}
@@ -420,7 +425,9 @@ def run(out_dir: Path, sizes: list[tuple[int, int]] | None = None, themes: list[
         with tempfile.TemporaryDirectory(prefix="svc-display-scenes-job-") as work:
             job_path, answer = Path(work) / "job.json", Path(work) / "answer.json"
             job_path.write_text(json.dumps({"out_dir": str(out_dir), "size": list(size), "themes": themes or [],
-                                            "types": sorted(types or ()), "alerts": alerts, "judge": judge,
+                                            "types": sorted(types or ()), "judge": judge,
+                                            "alerts": alerts if isinstance(alerts, bool) else tuple(size) in
+                                            {tuple(s) for s in alerts},
                                             "rotate": index if rotate else None,
                                             "plugins_dir": str(plugins_dir) if plugins_dir else "",
                                             "answer": str(answer)}))

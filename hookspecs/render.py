@@ -400,25 +400,52 @@ class Layout:
     ticker: Rect
     zones: Mapping[str, Rect] = field(default_factory=dict)
     free: Rect | None = None
+    alert: Rect | None = None
+    """The alert band at the top of the screen above the ticker (height 0 without alerts; the whole
+    of it for the most severe level): the content area is what it leaves below."""
 
     def __post_init__(self) -> None:
         if self.free is None:
             object.__setattr__(self, "free", self.content)
+        if self.alert is None:
+            object.__setattr__(self, "alert", Rect(self.content.x, self.content.top, self.content.width, 0.0))
 
     def area(self, name: str) -> Rect | None:
-        """``screen``, ``content``, ``ticker``, ``free`` or a zone name; None when unknown."""
-        if name in ("screen", "content", "ticker", "free"):
+        """``screen``, ``content``, ``ticker``, ``free``, ``alert`` or a zone name; None when unknown."""
+        if name in ("screen", "content", "ticker", "free", "alert"):
             return getattr(self, name)
         return self.zones.get(name)
 
+    @property
+    def portrait(self) -> bool:
+        return self.screen.height > self.screen.width
+
+    @property
+    def unit(self) -> float:
+        """Pixels per pixel of a 1080-line landscape screen: the short side over 1080, so a portrait
+        screen (the same panel turned) draws a panel or a card at the size a landscape one does."""
+        return min(self.screen.width, self.screen.height) / 1080.0
+
+    @property
+    def type_height(self) -> float:
+        """The height the type scale follows (:attr:`RenderContext.type_height`) for everything but
+        the ticker: the screen above the ticker, alert band included (an alert takes room, not type
+        size), times width / height on a portrait screen (its type is a landscape screen's)."""
+        above = self.screen.height - self.ticker.height
+        return above * min(1.0, self.screen.width / max(1.0, self.screen.height))
+
     @classmethod
     def of(cls, width: float, height: float, claims: Mapping[str, float] | None = None) -> "Layout":
-        """The layout of a ``width`` x ``height`` screen given the layers' claims (``{"ticker": px}``)."""
+        """The layout of a ``width`` x ``height`` screen given the layers' claims (``{"ticker": px,
+        "alert": px}``; an alert claim at least the height above the ticker takes all of it)."""
         claims = claims or {}
         band = max(0.0, min(float(height), float(claims.get("ticker", 0.0))))
+        above = float(height) - band
+        alert = max(0.0, min(above, float(claims.get("alert", 0.0))))
         return cls(screen=Rect(0.0, 0.0, float(width), float(height)),
-                   content=Rect(0.0, band, float(width), float(height) - band),
-                   ticker=Rect(0.0, 0.0, float(width), band))
+                   content=Rect(0.0, band, float(width), above - alert),
+                   ticker=Rect(0.0, 0.0, float(width), band),
+                   alert=Rect(0.0, float(height) - alert, float(width), alert))
 
     # -- zones ------------------------------------------------------------------------------
     def zone_rect(self, zone: str, size_hint: tuple[float | None, float | None] = (1.0, 1.0)) -> Rect:
@@ -538,6 +565,7 @@ class Stage(Protocol):
     def report_failure(self, kind: str, type_id: str, row_id: Any, step: str, exc: BaseException) -> None: ...
     def reload(self) -> None: ...
     def relayout(self) -> None: ...
+    def content_changed(self) -> None: ...
     def after(self, seconds: float, callback: Callable[[], None]) -> Callable[[], None]: ...
 
 
@@ -547,8 +575,27 @@ class Layer(Protocol):
 
     Attributes: ``widget`` (its root Kivy widget, read first on the UI thread; the compositor
     puts it in the layer's area) and optionally ``opaque`` (True while it covers its whole
-    area, so the compositor skips drawing the theme backdrop under it). ``load`` and
+    area, so the compositor skips drawing the theme backdrop under it), ``decoration`` (a second
+    widget the compositor puts in the layer's area under every layer's ``widget``: decorative
+    effects) and ``background`` (the colours, top first, of the background its content is drawn
+    on: the compositor paints them under the decoration; None while it has none). ``load`` and
     ``apply`` are required; the other methods are optional.
+
+    **The composition rule** (docs/display.md, "Composition: the rule"), which the compositor owns:
+
+    - z-order, bottom to top: the backdrop (the theme's gradient, then a layer's ``background``),
+      the decoration (``decoration``: confetti, rain, balloons, shapes, matrix, clouds, frames),
+      then the layers' widgets by ``z``: slide content (100), overlay panels (200), alerts (300),
+      the pairing card (400), the ticker (500). Decoration is masked out of every content box
+      (a text, an image, a drawing, a QR code, a widget with a ``role`` or marked ``reserve``: a
+      whole panel), so it never lies over what a viewer reads; a layer whose content changes
+      without a relayout (a new slide) calls ``stage.content_changed()``. A celebration message is
+      text: it is drawn over the slides, in its band.
+    - an alert takes a band (:attr:`Layout.alert`) that the content area leaves out: slides and
+      overlay panels lay out below it; the most severe level takes the whole content area and the
+      layers under it wait (hidden). Its card is opaque: nothing shows through.
+    - the slides draw in ``free`` (:meth:`Layout.with_occupied`), the largest rectangle the panels
+      leave whose shape fits a slide's text.
 
     ``arrange(layout)`` (UI thread, on every relayout, with the layout before any overlay) places
     the layer's widgets in their zones (:meth:`Layout.arrange`) and returns the ``(zone, rect)``

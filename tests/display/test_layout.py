@@ -4,6 +4,7 @@ sample content): with each corner overlay active, no overlay rectangle intersect
 title or primary text, and a celebration message stays in its band."""
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
@@ -227,3 +228,84 @@ def test_an_overlay_type_in_an_unknown_zone_is_refused_naming_its_plugin(caplog)
         registries = build_registries(plugins)
     assert "corner_badge" not in registries.overlay_types
     assert any("'badge'" in r.getMessage() and "zone must be one of" in r.getMessage() for r in caplog.records)
+
+
+# -- the composition rule (docs/display.md, "Composition: the rule") ------------------------------
+
+COMPOSITION = "tests.display.composition:"
+QR_SLIDE = {"id": "menu", "screen_type": "qr_code", "dwell_seconds": 600, "frequency_weight": 1,
+            "config_json": {"payload": "https://example.org/menu", "caption": "Today's menu"}}
+CAFE_PANELS = [overlay("qr_code", {"payload": "https://example.org/feedback", "caption": "Tell us",
+                                   "position": "bottom_right"}),
+               overlay("digital_clock", {"position": "top_right", "show_date": True})]
+EFFECTS = [overlay("birthday_confetti", {"density": 5, "opacity": 1, "shapes": ["mix"]}),
+           overlay("shape_rain", {"density": 5, "opacity": 1, "shapes": ["star", "heart"]})]
+
+
+@pytest.mark.slow
+def test_decoration_falls_behind_the_slides_text_images_qr_codes_and_the_panels(env, tmp_path):
+    """Confetti and shape rain drawn under the slide's content: every text, image and QR code box of
+    the slide, and the QR overlay's panel, has the very same pixels with the effect as without it,
+    while the effect does change the window around them."""
+    result = run(env, {"scenario": COMPOSITION + "decoration", "size": SIZE, "slides": [SLIDE, QR_SLIDE],
+                       "overlays": CAFE_PANELS, "judged": ["o_qr_code"], "effects": EFFECTS,
+                       "png": os.environ.get("COMPOSITION_PNG", "")}, tmp_path)
+    seen = result["seen"]
+    assert len(seen) == 4
+    for step in seen:
+        assert step["changed"] > 10, step  # the effect is drawn
+        assert not step["moved"], step
+        kinds = {box["what"] for box in step["boxes"]}
+        assert kinds == {"slide", "o_qr_code"}, step
+        covered = [box for box in step["boxes"] if not box["same"]]
+        assert not covered, (step["slide"], step["effect"], covered)
+    assert "Traceback" not in result["log"], result["log"][-3000:]
+
+
+def _bounds(rects: list[Rect]) -> Rect:
+    x, y = min(r.x for r in rects), min(r.y for r in rects)
+    return Rect(x, y, max(r.right for r in rects) - x, max(r.top for r in rects) - y)
+
+
+@pytest.mark.slow
+def test_an_alert_takes_a_band_at_the_top_and_a_critical_one_the_whole_screen(env, tmp_path):
+    """A warning's card takes a band across the top: the slide's text and the corner panels are laid
+    out below it, and its pixels are the same with the clock overlay removed (nothing under it shows
+    through). A critical alert takes the whole screen: the slides and overlays wait."""
+    alerts = [{"title": "Fire drill at 15:00", "body": "Please leave by the nearest exit when the bell rings.",
+               "severity": "warning"},
+              {"title": "Evacuate the building now", "body": "Leave by the nearest exit.", "severity": "critical"}]
+    result = run(env, {"scenario": COMPOSITION + "alert_band", "size": SIZE, "slide": SLIDE, "overlays": CAFE_PANELS[::-1],
+                       "alerts": alerts, "png": os.environ.get("COMPOSITION_PNG", "")}, tmp_path)
+    warning, critical = result["seen"]
+    band = _bounds([Rect(*r) for r in warning["cards"]])
+    assert band.top >= SIZE[1] * 0.95 and band.height < SIZE[1] * 0.3, band  # a band at the top
+    assert warning["slides_shown"] and warning["overlays_shown"]
+    assert warning["slide_texts"] and len(warning["panels"]) == 2, warning
+    for rect in [Rect(*r) for r in warning["slide_texts"] + warning["panels"]]:
+        assert not rect.intersects(band), (rect, band)
+    assert warning["same_without_clock"], warning  # nothing under the card shows through it
+    whole = _bounds([Rect(*r) for r in critical["cards"]])
+    assert whole.height > SIZE[1] * 0.8 and whole.width > SIZE[0] * 0.9, whole
+    assert not critical["slides_shown"] and not critical["overlays_shown"], critical
+    assert critical["same_without_clock"], critical
+    assert "Traceback" not in result["log"], result["log"][-3000:]
+
+
+LONG_NAME = "Maria-Alexandra Konstantinopoulou-Vanderbilt"
+BIRTHDAY = f"Happy birthday, {LONG_NAME}! Cake in the kitchen at three, from all of us at Aurora"
+
+
+@pytest.mark.slow
+def test_a_long_celebration_message_is_shown_whole_on_at_most_two_lines(env, tmp_path):
+    """The birthday message with a long name: wrapped at word boundaries in its band (at most two
+    lines, at least 28 px at 1080 lines), every word of it drawn, no ellipsis."""
+    confetti = overlay("birthday_confetti", {"messages": [BIRTHDAY], "density": 2})
+    result = run(env, {"scenario": COMPOSITION + "composed", "size": SIZE, "slide": SLIDE,
+                       "overlays": [confetti] + CAFE_PANELS, "png": os.environ.get("COMPOSITION_PNG", "")}, tmp_path)
+    (message,) = result["messages"]
+    assert not message["shorten"], message
+    assert " ".join(line.strip() for line in message["lines"]) == BIRTHDAY, message
+    assert 1 <= len(message["lines"]) <= 2 and message["font_px"] >= 28 * (SIZE[1] - result["ticker"][3]) / 1080 - 0.5
+    box = Rect(*message["rect"])
+    assert message["texture"][1] <= box.height + 1 and message["texture"][0] <= box.width + 1, message

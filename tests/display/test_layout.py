@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from hookspecs.render import BAND, CORNERS, MARGIN, ZONES, Layout, Rect
+from hookspecs.render import BAND, CORNERS, MARGIN, MIN_FREE_SHARE, PANEL_MAX_SHARE, ZONES, Layout, Rect
 from tests.display.driven import run
 
 SIZE = (1920, 1080)
@@ -47,6 +47,46 @@ def test_free_is_the_largest_area_every_combination_of_cuts_leaves():
     # panel (which clears the top right one too) and a column beside the bottom right one leave most
     assert free == Rect(0, 0, rects[2].x - 20, rects[0].y - 18)
     assert free.area == pytest.approx(860 * 324)
+
+
+def test_a_band_wider_than_a_column_wins_when_their_areas_are_close():
+    """A corner panel that leaves a column of 54 % of the width or a full-width band of 49 % of the
+    height: the band (the slide's lines wrap less); the column was taken for its larger area."""
+    layout = Layout.of(1000, 1000)
+    rects, occupied, _messages = layout.arrange([("top_right", (0.42, 0.45), False)])
+    free = layout.with_occupied(occupied).free
+    assert free == Rect(0, 0, 1000, rects[0].y - 1000 * MARGIN[1])
+
+
+def test_no_free_column_narrower_than_half_the_width_while_a_roomy_band_is_left():
+    layout = Layout.of(1920, 1000)
+    # a column between the two panels (47 % of the width, the largest area) was taken
+    rects, occupied, _messages = layout.arrange([("top_left", (0.15, 0.3), False), ("bottom_right", (0.3, 0.5), False)])
+    free = layout.with_occupied(occupied).free
+    assert free.width >= 1920 * MIN_FREE_SHARE[0] and free.height >= 1000 * MIN_FREE_SHARE[1], free
+    assert all(not rect.intersects(free) for rect in rects)
+
+
+def test_a_portrait_screen_stacks_its_bands_and_keeps_its_panels_landscape_sized():
+    """1080x1920: the alert band on top, the slides under it at the full width, the celebration band
+    and the ticker at the bottom; a corner panel and the bands the size they have on a 1920x1080
+    screen (type too), at most PANEL_MAX_SHARE of the width."""
+    landscape = Layout.of(1920, 1080, {"ticker": 81, "alert": 202})
+    portrait = Layout.of(1080, 1920, {"ticker": 81, "alert": 202})
+    assert portrait.alert == Rect(0, 1920 - 202, 1080, 202) and portrait.ticker == Rect(0, 0, 1080, 81)
+    assert portrait.content == Rect(0, 81, 1080, 1920 - 81 - 202)
+    assert portrait.type_height == pytest.approx((1920 - 81) * 1080 / 1920)
+    wanted = [("top_right", (0.22, 0.2), False), ("bottom_right", (0.17, 0.37), False), ("fullscreen", (1, 1), True)]
+    rects, occupied, messages = portrait.arrange(wanted)
+    flat, _occupied, flat_messages = Layout.of(1920, 1080, {"ticker": 81}).arrange(wanted)
+    clock, qr = rects[0], rects[1]
+    assert clock.size == pytest.approx(flat[0].size, rel=0.2) and clock.width <= 1080 * PANEL_MAX_SHARE + 0.5
+    assert messages[2].height == pytest.approx(flat_messages[2].height, rel=0.2)
+    free = portrait.with_occupied(occupied).free
+    assert free.width == 1080 and free.top <= clock.y and free.y >= qr.top  # a band between the panels
+    assert free.height > 0.45 * portrait.content.height, free
+    assert messages[2].top <= free.y and messages[2].y >= portrait.ticker.top
+    assert not landscape.content.intersects(landscape.alert)
 
 
 def test_center_and_a_second_overlay_in_a_taken_corner_move_to_free_corners():
@@ -309,3 +349,33 @@ def test_a_long_celebration_message_is_shown_whole_on_at_most_two_lines(env, tmp
     assert 1 <= len(message["lines"]) <= 2 and message["font_px"] >= 28 * (SIZE[1] - result["ticker"][3]) / 1080 - 0.5
     box = Rect(*message["rect"])
     assert message["texture"][1] <= box.height + 1 and message["texture"][0] <= box.width + 1, message
+
+
+@pytest.mark.slow
+def test_portrait_is_a_layout_of_its_own_bands_stacked_panels_landscape_sized(env, tmp_path):
+    """1080x1920 with the café's clock and QR panels and a birthday: the slide takes the full width
+    between the panels, its type the size it has on a landscape screen, the panels fit their corners
+    (at most PANEL_MAX_SHARE of the width), the message is whole in its band above the slide's bottom."""
+    size = (1080, 1920)
+    confetti = overlay("birthday_confetti", {"messages": [BIRTHDAY], "density": 2})
+    result = run(env, {"scenario": COMPOSITION + "composed", "size": size, "slide": SLIDE,
+                       "overlays": [confetti] + CAFE_PANELS, "png": os.environ.get("COMPOSITION_PNG", "")}, tmp_path)
+    free, content = Rect(*result["free"]), Rect(*result["content"])
+    assert free.width == size[0] and free.height > 0.45 * content.height, free
+    panels = [Rect(*p["rect"]) for p in result["panels"]]
+    assert len(panels) == 2
+    for panel in panels:
+        assert panel.width <= size[0] * PANEL_MAX_SHARE + 1 and panel.x >= 0 and panel.right <= size[0], panel
+        assert not panel.intersects(free), (panel, free)
+    (message,) = result["messages"]
+    assert " ".join(line.strip() for line in message["lines"]) == BIRTHDAY and not message["shorten"], message
+    assert Rect(*message["rect"]).top <= free.y + 1
+    marked = result["marked"]
+    assert {m["role"] for m in marked} == {"title", "primary"}, marked
+    for mark in marked:
+        rect = Rect(*mark["rect"])
+        assert all(not rect.intersects(panel) for panel in panels) and not rect.intersects(Rect(*message["rect"]))
+        assert rect.x >= 0 and rect.right <= size[0] + 1 and rect.top <= size[1] + 1, mark
+        # the landscape type scale (TYPE_SCALE: title 80, body 56 and up), not 1920/1080 times it
+        expected = 80 if mark["role"] == "title" else 56 * 1.5
+        assert mark["font_px"] <= expected * (size[1] - result["ticker"][3]) * size[0] / size[1] / 1080 + 0.5, mark

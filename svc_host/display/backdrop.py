@@ -36,10 +36,11 @@ def gradient_texture(stops: Sequence[RGBA]) -> Texture:
 
 
 class Backdrop(Widget):
-    """Fills its box with a colour or a vertical gradient of colours."""
+    """Fills its box with a colour or a vertical gradient of colours (``colors``, top first)."""
 
     def __init__(self, colors: Sequence[RGBA], **kwargs: Any):
         super().__init__(**kwargs)
+        self.colors: tuple[RGBA, ...] = tuple(tuple(c) for c in colors)  # type: ignore[misc]
         with self.canvas:
             if len(colors) == 1:
                 Color(*colors[0])

@@ -120,7 +120,7 @@ def _article_slide(context: RenderContext, data: dict, texture: Any) -> Any:
     width, bottom = (0.96 if texture is not None else 0.92) - left, 0.06
     if data.get("link"):  # the QR code's corner: above it beside a picture, beside it without one
         bottom, width = (0.27, width) if texture is not None else (0.06, width - 0.16)
-    w.body_column(context, slide, entries, (left, 0.06, width, 0.94 - bottom))
+    w.body_column(context, slide, entries, (left, 0.06, width, 0.94 - bottom), keep=len(entries))
     return slide
 
 

@@ -623,9 +623,10 @@ class Column(Widget):
     an ellipsis, its start always shown. The space left is shared between the items (at most two
     gaps more a gap), the block centred in what remains."""
 
-    def __init__(self, entries: Sequence[Entry], gap: float, **kwargs: Any):
+    def __init__(self, entries: Sequence[Entry], gap: float, keep: int = 1, **kwargs: Any):
         super().__init__(**kwargs)
         self.entries, self.gap, self.shown = list(entries), gap, 0
+        self.keep = max(1, min(keep, len(self.entries)))  # the items shrunk until they fit together
         self.scale = 1.0
         for item in self.entries:
             self.add_widget(item)
@@ -640,18 +641,25 @@ class Column(Widget):
         if not self._busy:  # not a text the column ended early itself
             Clock.schedule_once(self.arrange, 0)
 
+    def kept_height(self, scale: float, texts: Sequence[str] | None = None) -> float:
+        """How tall the first ``keep`` items are together at ``scale`` (the last one's last line
+        ``texts`` instead of its own when given)."""
+        items = self.entries[:self.keep]
+        heights = [item.height_at(self.width, scale) for item in items[:-1]]
+        heights.append(items[-1].height_at(self.width, scale, texts))
+        return sum(heights) + self.gap * scale * (len(items) - 1)
+
     def first_scale(self) -> float:
-        """The largest scale (1 at most) at which the first item fits the column, else the least."""
-        first = self.entries[0]
-        least = first.least_scale()
-        if first.height_at(self.width, 1.0) <= self.height:
+        """The largest scale (1 at most) at which the first ``keep`` items fit the column, else the least."""
+        least = max(item.least_scale() for item in self.entries[:self.keep])
+        if self.kept_height(1.0) <= self.height:
             return 1.0
-        if first.height_at(self.width, least) > self.height:
+        if self.kept_height(least) > self.height:
             return least
         low, high = least, 1.0
         for _ in range(7):  # to within 1 % of the nominal size
             middle = (low + high) / 2
-            low, high = (middle, high) if first.height_at(self.width, middle) <= self.height else (low, middle)
+            low, high = (middle, high) if self.kept_height(middle) <= self.height else (low, middle)
         return low
 
     def arrange(self, *_args: Any) -> None:
@@ -659,18 +667,18 @@ class Column(Widget):
             return
         self._busy = True
         try:
-            first = self.entries[0]
+            first = self.entries[self.keep - 1]  # the item that ends early when even the minimum does not fit
             last = first.lines[-1]
             if getattr(last, "ended", None) not in (None, last.text):  # a new text since it was ended early
                 last.whole = None
             if getattr(last, "whole", None):  # ended early for another box: whole again, measured anew
                 last.text = last.whole
             scale = self.first_scale()
-            if first.height_at(self.width, scale) > self.height:  # even at its minimum: end it early
+            if self.kept_height(scale) > self.height:  # even at its minimum: end it early
                 texts = [line.text for line in first.lines]
                 last.whole = last.text
-                last.text = last.ended = shortened(last.text, lambda text: first.height_at(
-                    self.width, scale, texts[:-1] + [text]) <= self.height)
+                last.text = last.ended = shortened(last.text, lambda text: self.kept_height(
+                    scale, texts[:-1] + [text]) <= self.height)
             self.scale = scale
             heights = [item.measure(self.width, scale) for item in self.entries]
             kept, used = 0, 0.0
@@ -716,10 +724,10 @@ def entry(context: RenderContext, text: str, color: RGBA | None = None, step: st
 
 
 def body_column(context: RenderContext, slide: Widget, entries: Sequence[Entry],
-                box: Sequence[float] = (0.08, 0.27, 0.84, 0.67)) -> Column:
+                box: Sequence[float] = (0.08, 0.27, 0.84, 0.67), keep: int = 1) -> Column:
     """``entries`` in a :class:`Column` over ``box`` (fractions from the top left: by default all the
-    slide below the title band) of ``slide``."""
-    column = Column(entries, gap=context.type_px("body") * 0.45, **box_hints(box))
+    slide below the title band) of ``slide``; the first ``keep`` shrink until they fit together."""
+    column = Column(entries, gap=context.type_px("body") * 0.45, keep=keep, **box_hints(box))
     slide.add_widget(column)
     return column
 

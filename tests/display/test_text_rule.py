@@ -121,7 +121,7 @@ def check_long_texts(drawn: list[dict]) -> None:
     first words, the first headline whole."""
     by_type = {slide["type"]: [label["text"] for label in slide["labels"]] for slide in drawn}
     assert LONG["title"] in by_type["message"], by_type["message"]
-    assert all(paragraph in by_type["message"] for paragraph in LONG["body"].split("\n")), by_type["message"]
+    assert all(paragraph in "\n".join(by_type["message"]) for paragraph in LONG["body"].split("\n")), by_type["message"]
     assert any(text.startswith(LONG["summary"][:40]) for text in by_type["news_article"]), by_type["news_article"]
     assert LONG["headlines"][0] in by_type["news_headlines"], by_type["news_headlines"]
 

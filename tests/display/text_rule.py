@@ -45,6 +45,14 @@ def seed_long_news(host: Any) -> None:
                                published_at_ms=now - (i + 1) * 600_000, created_at_ms=now)
 
 
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def _flag(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
 def labels(root: Any) -> list[dict]:
     """Every label under ``root`` showing text (its own opacity and its parents' above 0)."""
     from kivy.uix.label import Label
@@ -62,9 +70,9 @@ def labels(root: Any) -> list[dict]:
         core = widget._label  # noqa: SLF001  the lines Kivy laid out are kept there only
         lines = [" ".join(word.text for word in line.words) for line in getattr(core, "_cached_lines", [])]
         found.append({"text": widget.text, "lines": lines, "font_px": round(float(widget.font_size), 2),
-                      "minimum": getattr(widget, "minimum", None), "role": getattr(widget, "role", ""),
+                      "minimum": _number(getattr(widget, "minimum", None)), "role": getattr(widget, "role", ""),
                       "icon": bool(getattr(widget, "icon_name", "")), "rect": window_rect(widget),
-                      "texture": [round(v, 1) for v in widget.texture_size], "fits": getattr(widget, "fits", None),
+                      "texture": [round(v, 1) for v in widget.texture_size], "fits": _flag(getattr(widget, "fits", None)),
                       "sized_by_text": widget.size_hint_y is None})
     return found
 

@@ -458,11 +458,15 @@ def add_title(context: RenderContext, slide: Widget, title: str, accent: RGBA | 
               size: float | None = None) -> Label:
     """The title of the builtin slides: a bold label (``role = "title"``, the type scale's ``title``
     unless ``size`` px) in ``box`` with an accent bar at its left. Returns the label."""
-    x, y, _width, height = box
-    slide.add_widget(Backdrop([accent or context.theme.accents[0]], size_hint=(0.012, height),
-                              pos_hint={"x": max(0.0, x - 0.03), "top": 1 - y}))
+    x, y, width, height = box
+    if halign == "center":  # a centred title: its accent a short bar centred under it
+        slide.add_widget(Backdrop([accent or context.theme.accents[0]], size_hint=(0.12, 0.008),
+                                  pos_hint={"center_x": x + width / 2, "top": 1 - y - height}))
+    else:  # beside its first letter
+        slide.add_widget(Backdrop([accent or context.theme.accents[0]], size_hint=(0.012, height),
+                                  pos_hint={"x": max(0.0, x - 0.03), "top": 1 - y}))
     widget = label(title, context.font(size) if size else context.type_px("title"), color or context.theme.text,
-                   bold=True, halign=halign, **box_hints(box))
+                   bold=True, halign=halign, minimum=minimum_px(context, "title"), **box_hints(box))
     widget.role = ROLE_TITLE
     slide.add_widget(widget)
     return widget

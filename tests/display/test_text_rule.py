@@ -97,10 +97,13 @@ SLIDES = [
     ["qr_code", {"caption": "Scan for today's menu and the allergen list"}],
 ]
 
+OVERLAYS = [["digital_clock", {"show_date": True, "time_format_preset": "24h_hm"}]]
+"""Overlay panels whose text must stay inside the panel (judged like a slide's in the panel's box)."""
+
 
 def slides(env: dict, tmp_path, size: list[int], boxes: list[list[int]]) -> list[dict]:
     answer = run(env, {"scenario": "tests.display.text_rule:slide_texts", "size": size, "seed": "samples",
-                       "slides": SLIDES, "boxes": boxes}, tmp_path)
+                       "slides": SLIDES, "boxes": boxes, "overlays": OVERLAYS}, tmp_path)
     assert "Traceback" not in answer["log"], answer["log"][-3000:]
     return answer["slides"]
 

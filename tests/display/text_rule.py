@@ -152,4 +152,17 @@ def slide_texts(canvas: Canvas, job: dict) -> dict:
             dispose = getattr(widget, "dispose", None)
             if dispose is not None:
                 dispose()
+    for type_id, config in job.get("overlays", []):  # overlay panels at the size they ask, in a corner
+        type_def = host.registries.overlay_types.get(type_id)
+        row = {"id": f"text_{type_id}", "overlay_type": type_id, "enabled": True,
+               "config_json": {**type_def.example_config, **config}}
+        context = prefs.context(host, "overlay", type_id, row, tuple(screen), float(screen[1]))
+        widget = host.registries.overlay_types.renderer(type_id)(context.with_data({}))
+        box = [int(widget.size_hint[0] * screen[0]), int(widget.size_hint[1] * screen[1])]
+        _place(canvas, widget, box)
+        _settle(canvas, widget)
+        answers.append({"type": type_id, "box": box, "screen": list(screen),
+                        "min_px": {step: context.min_px(step, min(screen)) for step in ("body", "title", "caption")},
+                        "labels": labels(widget)})
+        canvas.root.remove_widget(widget)
     return {"slides": answers}

@@ -87,12 +87,15 @@ def texture_from_pil(image: Any, flipped: bool = False) -> Texture:
 
 
 class ImageFill(Widget):
-    """A texture drawn to fit (``contain``) or to fill (``cover``) its box."""
+    """A texture drawn to fit (``contain``) or to fill (``cover``) its box, magnified ``zoom`` times
+    about its centre (a slow zoom: :meth:`set_zoom`) and never drawn outside its box: what grows past
+    it is cropped through the texture coordinates."""
 
     def __init__(self, texture: Texture | None, mode: str = "contain", **kwargs: Any):
         super().__init__(**kwargs)
         self.texture = texture
         self.mode = mode
+        self.zoom = 1.0
         with self.canvas:
             Color(1, 1, 1, 1)
             self._rect = Rectangle(texture=texture)
@@ -104,6 +107,11 @@ class ImageFill(Widget):
             self.texture = self._rect.texture = texture
             self._sync()
 
+    def set_zoom(self, zoom: float) -> None:
+        if zoom != self.zoom:
+            self.zoom = zoom
+            self._sync()
+
     def _sync(self, *_args: Any) -> None:
         if self.texture is None:
             return
@@ -111,17 +119,21 @@ class ImageFill(Widget):
         w, h = self.size
         if tw <= 0 or th <= 0 or w <= 0 or h <= 0:
             return
-        scale = (max if self.mode == "cover" else min)(w / tw, h / th)
+        scale = (max if self.mode == "cover" else min)(w / tw, h / th) * self.zoom
         dw, dh = tw * scale, th * scale
-        if self.mode == "cover":
-            # crop through texture coordinates so nothing spills outside the box
-            u, v = w / dw, h / dh
-            u0, v0 = (1 - u) / 2, (1 - v) / 2
-            self._rect.tex_coords = (u0, v0, u0 + u, v0, u0 + u, v0 + v, u0, v0 + v)
-            self._rect.pos, self._rect.size = self.pos, self.size
-        else:
-            self._rect.pos = (self.x + (w - dw) / 2, self.y + (h - dh) / 2)
-            self._rect.size = (dw, dh)
+        x0, y0 = self.x + (w - dw) / 2, self.y + (h - dh) / 2
+        # the part inside the box, cropped through texture coordinates so nothing spills outside it
+        left, right = max(x0, self.x), min(x0 + dw, self.x + w)
+        bottom, top = max(y0, self.y), min(y0 + dh, self.y + h)
+        tc = self.texture.tex_coords  # the texture's own corners (a flipped or atlas texture's too)
+
+        def uv(a: float, b: float) -> tuple[float, float]:
+            return tc[0] + a * (tc[4] - tc[0]), tc[1] + b * (tc[5] - tc[1])
+
+        a0, a1 = (left - x0) / dw, (right - x0) / dw
+        b0, b1 = (bottom - y0) / dh, (top - y0) / dh
+        self._rect.tex_coords = (*uv(a0, b0), *uv(a1, b0), *uv(a1, b1), *uv(a0, b1))
+        self._rect.pos, self._rect.size = (left, bottom), (right - left, top - bottom)
 
 
 def video_playback_available() -> bool:

@@ -95,6 +95,7 @@ SLIDES = [
     ["task_board", {}],
     ["clock", {}],
     ["qr_code", {"caption": "Scan for today's menu and the allergen list"}],
+    ["photo", {"kenBurns": True}],  # its slow zoom (15 s of it) stays inside the slide
 ]
 
 OVERLAYS = [["digital_clock", {"show_date": True, "time_format_preset": "24h_hm"}]]
@@ -116,6 +117,9 @@ def check_slides(drawn: list[dict]) -> None:
             failures.append(f"{where}: no text drawn")
         failures += [f"{where}: {problem}" for label in slide["labels"]
                      for problem in judge(label, slide["box"], slide["min_px"])]
+        for x, y, width, height in slide.get("pictures", []):
+            if x < -0.5 or y < -0.5 or x + width > slide["box"][0] + 0.5 or y + height > slide["box"][1] + 0.5:
+                failures.append(f"{where}: a picture drawn at {[x, y, width, height]}, outside the slide")
     assert not failures, "\n".join(failures)
 
 

@@ -77,6 +77,18 @@ def labels(root: Any) -> list[dict]:
     return found
 
 
+def pictures(root: Any) -> list[list[float]]:
+    """Where every picture under ``root`` (an ``ImageFill``) is drawn: window ``[x, y, width, height]``."""
+    from svc_host.display.widgets import ImageFill
+
+    drawn = []
+    for widget in root.walk(restrict=True):
+        if isinstance(widget, ImageFill) and widget.texture is not None:
+            x, y = widget.to_window(*widget._rect.pos)  # noqa: SLF001  the rectangle it draws
+            drawn.append([round(x, 1), round(y, 1), *(round(v, 1) for v in widget._rect.size)])  # noqa: SLF001
+    return drawn
+
+
 def _place(canvas: Canvas, widget: Any, size: list[int]) -> None:
     widget.size_hint, widget.pos_hint = (None, None), {}
     widget.pos, widget.size = (0, 0), tuple(size)
@@ -147,7 +159,7 @@ def slide_texts(canvas: Canvas, job: dict) -> dict:
                 canvas.png(f"{job['out']}/{type_id}-{box[0]}x{box[1]}.png")
             answers.append({"type": type_id, "box": box, "screen": list(screen),
                             "min_px": {step: context.min_px(step, min(screen)) for step in ("body", "title", "caption")},
-                            "labels": labels(widget)})
+                            "labels": labels(widget), "pictures": pictures(widget)})
             canvas.root.remove_widget(widget)
             dispose = getattr(widget, "dispose", None)
             if dispose is not None:

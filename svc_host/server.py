@@ -25,6 +25,7 @@ import falcon
 import falcon.asgi
 from falcon.routing import CompiledRouter
 
+from hookspecs.services import LISTENING, Listening
 from svc_host.http.bridge import WsgiBridge
 from svc_host.http.connection import BodyRules, CompleteRequests, ConnectionLimits, GuardedHttpToolsProtocol
 from svc_host.plugins import remove_state_file, write_state_file
@@ -206,8 +207,8 @@ def run_uvicorn(asgi_app: Any, bind: str, port: int, tls_files: tuple[Any, Any] 
             await super().startup(sockets=sockets)  # a port taken: uvicorn logs it, exit status 3
             if self.started and not self.should_exit:
                 # only once bound: a port in use must not be announced as listening
-                _log_listening("https" if tls_files else "http", bind, port, "uvicorn",
-                               tls_files[0] if tls_files else None)
+                services[LISTENING] = _log_listening("https" if tls_files else "http", bind, port, "uvicorn",
+                                                     tls_files[0] if tls_files else None)
                 if on_started is not None:
                     on_started()
 
@@ -217,14 +218,17 @@ def run_uvicorn(asgi_app: Any, bind: str, port: int, tls_files: tuple[Any, Any] 
     server.run()
 
 
-def _log_listening(scheme: str, bind: str, port: int, server: str, cert: Any = None) -> None:
-    """Where clients reach this server, and (HTTPS) the certificate fingerprint to check."""
-    urls = ", ".join(listening_urls(scheme, bind, port))
-    if cert is not None:
-        log.info("listening on %s (%s; certificate SHA-256 fingerprint %s)", urls, server,
-                 certificate_fingerprint(cert))
+def _log_listening(scheme: str, bind: str, port: int, server: str, cert: Any = None) -> Listening:
+    """Where clients reach this server, and (HTTPS) the certificate fingerprint to check: said on
+    the console and returned (``host.services[LISTENING]``: the display's welcome slide shows it)."""
+    announced = Listening(tuple(listening_urls(scheme, bind, port)),
+                          certificate_fingerprint(cert) if cert is not None else None)
+    urls = ", ".join(announced.urls)
+    if announced.fingerprint is not None:
+        log.info("listening on %s (%s; certificate SHA-256 fingerprint %s)", urls, server, announced.fingerprint)
     else:
         log.info("listening on %s (%s)", urls, server)
+    return announced
 
 
 def _fit_to_open_files(limits: ConnectionLimits) -> ConnectionLimits:
@@ -273,7 +277,7 @@ def _serve_waitress(host: Any, wsgi_app: Any) -> None:
     if threading.current_thread() is threading.main_thread():  # else the display runtime owns signals
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
-    _log_listening("http", settings.http_bind_ip, settings.http_port, "waitress")
+    host.services[LISTENING] = _log_listening("http", settings.http_bind_ip, settings.http_port, "waitress")
     _serving(host)
     # waitress's own run() has no graceful stop: drive its loop, stop accepting on the
     # signal, and leave once no channel is mid-request.

@@ -89,6 +89,7 @@ class Scene:
     panels: list = dataclasses.field(default_factory=list)
     cards: list = dataclasses.field(default_factory=list)
     decorations: list = dataclasses.field(default_factory=list)
+    decoration_drawn: bool | None = None  # with judge: whether hiding the decorations changed the frame
     ticker: list = dataclasses.field(default_factory=list)
 
 
@@ -112,9 +113,10 @@ def window_box(widget: Any, height: float, x: float | None = None, y: float | No
     return [round(wx), round(height - wy - h), round(w), round(h)]
 
 
-def _visible(widget: Any, stop: Any) -> float:
+def _visible(widget: Any) -> float:
+    """``widget``'s opacity times its parents'."""
     opacity, node = 1.0, widget
-    while node is not None and node is not stop:
+    while node is not None and node.parent is not node:
         opacity *= float(node.opacity)
         node = node.parent
     return opacity
@@ -128,105 +130,121 @@ def drawn_lines(label: Any) -> list[str]:
     return ["".join(word.text for word in line.words) for line in cached]
 
 
-def labels_under(widget: Any, owner: str, height: float) -> list[dict]:
-    """Every label under ``widget`` showing text: owner, role, text, boxes, font, drawn lines."""
-    from kivy.uix.label import Label
-
-    found = []
-    for child in widget.walk(restrict=True):
-        if not isinstance(child, Label) or not child.text.strip():
-            continue
-        opacity = _visible(child, widget.parent)
-        if opacity <= 0.01:
-            continue
-        lines = drawn_lines(child)
-        tw, th = child.texture_size
-        found.append({"owner": owner, "role": getattr(child, "role", "") or "", "text": child.text,
-                      "box": window_box(child, height),
-                      "text_box": window_box(child, height, child.center_x - tw / 2, child.center_y - th / 2, tw, th),
-                      "font_px": round(float(child.font_size), 1), "bold": bool(child.bold),
-                      "lines": lines, "shorten": bool(child.shorten), "opacity": round(opacity, 3),
-                      "moves": bool(getattr(child, "moves", False))})
-    return found
+def label_entry(label: Any, owner: str, height: float, opacity: float) -> dict:
+    """A label showing text: owner, role, text, boxes, font, drawn lines."""
+    lines = drawn_lines(label)
+    tw, th = label.texture_size
+    return {"owner": owner, "role": getattr(label, "role", "") or "", "text": label.text,
+            "box": window_box(label, height),
+            "text_box": window_box(label, height, label.center_x - tw / 2, label.center_y - th / 2, tw, th),
+            "font_px": round(float(label.font_size), 1), "bold": bool(label.bold),
+            "lines": lines, "shorten": bool(label.shorten), "opacity": round(opacity, 3),
+            "moves": bool(getattr(label, "moves", False))}
 
 
-def images_under(widget: Any, owner: str, height: float) -> list[dict]:
-    """Every drawn texture of an image widget (``ImageFill``: photos, QR codes, video frames) under
-    ``widget``: where it is drawn (clipped to its widget), and whether it is a QR code (drawn with
-    the ``nearest`` filter, :func:`~svc_host.display.widgets.qr_texture`)."""
-    from svc_host.display.widgets import ImageFill
-
-    found = []
-    for child in widget.walk(restrict=True):
-        if not isinstance(child, ImageFill) or child.texture is None or _visible(child, widget.parent) <= 0.01:
-            continue
-        rx, ry = child._rect.pos  # noqa: SLF001  where the texture is drawn
-        rw, rh = child._rect.size  # noqa: SLF001
-        x0, y0 = max(rx, child.x), max(ry, child.y)
-        x1, y1 = min(rx + rw, child.right), min(ry + rh, child.top)
-        found.append({"owner": owner, "box": window_box(child, height, x0, y0, max(0, x1 - x0), max(0, y1 - y0)),
-                      "qr": child.texture.mag_filter == "nearest"})
-    return found
+def image_entry(image: Any, owner: str, height: float) -> dict:
+    """An image widget's drawn texture (``ImageFill``: photos, QR codes, video frames): where it
+    is drawn (clipped to its widget), and whether it is a QR code (drawn with the ``nearest``
+    filter, :func:`~svc_host.display.widgets.qr_texture`)."""
+    rx, ry = image._rect.pos  # noqa: SLF001  where the texture is drawn
+    rw, rh = image._rect.size  # noqa: SLF001
+    x0, y0 = max(rx, image.x), max(ry, image.y)
+    x1, y1 = min(rx + rw, image.right), min(ry + rh, image.top)
+    return {"owner": owner, "box": window_box(image, height, x0, y0, max(0, x1 - x0), max(0, y1 - y0)),
+            "qr": image.texture.mag_filter == "nearest"}
 
 
-def decorations_under(widget: Any) -> list[Any]:
-    """The decoration under ``widget``: effect pieces (:class:`~svc_host.display.widgets.Shapes`:
-    confetti, rain, balloons, clouds) and widgets marked ``decoration``."""
+def is_decoration(widget: Any) -> bool:
+    """Effect pieces (:class:`~svc_host.display.widgets.Shapes`: confetti, rain, balloons,
+    clouds) and widgets marked ``decoration``."""
     from svc_host.display.widgets import Shapes
 
-    return [child for child in widget.walk(restrict=True)
-            if isinstance(child, Shapes) or getattr(child, "decoration", False)]
+    return isinstance(widget, Shapes) or bool(getattr(widget, "decoration", False) is True)
 
 
-def measure(canvas: Any, scene: Scene) -> None:
-    """What ``scene`` shows on ``canvas`` now, into its geometry fields."""
-    height = float(canvas.root.height)
+def owners(canvas: Any) -> dict[int, str]:
+    """The widgets whose texts and images the judges read, by ``id``: the slide on screen
+    (``slide``), each overlay's widgets (``overlay:<id>``: its panel or effect, and whatever the
+    layer keeps of it elsewhere, a celebration message lifted over the slides) and the alert
+    cards (``alert``). The ticker's scrolling text is not among them."""
     compositor = canvas.compositor
+    found: dict[int, str] = {}
     slides = compositor.entry("slides")
     current = slides.layer.current if slides is not None and not slides.failed else None
     if current is not None and current.get("widget") is not None:
-        widget = current["widget"]
-        scene.slide = window_box(widget, height)
-        scene.labels += labels_under(widget, "slide", height)
-        scene.images += images_under(widget, "slide", height)
+        found[id(current["widget"])] = "slide"
+    overlays = compositor.entry("overlays")
+    for overlay_id, entry in (overlays.layer.overlays.items() if overlays is not None and not overlays.failed else ()):
+        for value in entry.values():
+            if hasattr(value, "walk") and hasattr(value, "canvas"):  # its widget, a lifted message's holder
+                found[id(value)] = f"overlay:{overlay_id}"
+    alerts = compositor.entry("alerts")
+    if alerts is not None and not alerts.failed:
+        found[id(alerts.layer.widget)] = "alert"
+    return found
+
+
+def _owner(widget: Any, known: dict[int, str]) -> str | None:
+    node = widget
+    while node is not None and node.parent is not node:
+        if id(node) in known:
+            return known[id(node)]
+        node = node.parent
+    return None
+
+
+def measure(canvas: Any, scene: Scene) -> None:
+    """What ``scene`` shows on ``canvas`` now, into its geometry fields: one walk of the window's
+    widgets, each text and image attributed to the slide, an overlay or the alerts."""
+    from kivy.uix.label import Label
+
+    from svc_host.display.widgets import ImageFill
+
+    height = float(canvas.root.height)
+    compositor = canvas.compositor
+    known = owners(canvas)
+    slides = compositor.entry("slides")
+    current = slides.layer.current if slides is not None and not slides.failed else None
+    if current is not None and current.get("widget") is not None:
+        scene.slide = window_box(current["widget"], height)
+    for widget in canvas.root.walk(restrict=True):
+        if is_decoration(widget):
+            scene.decorations.append({"owner": _owner(widget, known) or "", "box": window_box(widget, height)})
+            continue
+        owner = _owner(widget, known)
+        if owner is None:
+            continue
+        opacity = _visible(widget)
+        if opacity <= 0.01:
+            continue
+        if isinstance(widget, Label) and widget.text.strip():
+            scene.labels.append(label_entry(widget, owner, height, opacity))
+        elif isinstance(widget, ImageFill) and widget.texture is not None:
+            scene.images.append(image_entry(widget, owner, height))
     overlays = compositor.entry("overlays")
     for overlay_id, entry in (overlays.layer.overlays.items() if overlays is not None and not overlays.failed else ()):
         widget = entry.get("widget")
-        if widget is None:
-            continue
-        owner = f"overlay:{overlay_id}"
-        scene.labels += labels_under(widget, owner, height)
-        scene.images += images_under(widget, owner, height)
-        pieces = decorations_under(widget)
-        scene.decorations += [{"owner": owner, "box": window_box(piece, height)} for piece in pieces]
-        if entry["zone"] != "fullscreen":
+        if widget is not None and entry["zone"] != "fullscreen":
             scene.panels.append({"id": overlay_id, "zone": entry["zone"], "box": window_box(widget, height)})
     alerts = compositor.entry("alerts")
     if alerts is not None and not alerts.failed:
-        for stack in alerts.layer.widget.children:
+        for stack in alerts.layer.widget.children:  # the cards: the children of the layer's stack
             for card in stack.children:
-                if _visible(card, alerts.layer.widget) <= 0.01:
-                    continue
-                scene.cards.append({"box": window_box(card, height)})
-        scene.labels += labels_under(alerts.layer.widget, "alert", height)
-        scene.images += images_under(alerts.layer.widget, "alert", height)
+                if _visible(card) > 0.01:
+                    scene.cards.append({"box": window_box(card, height)})
     ticker = compositor.entry("marquee")
     if ticker is not None and not ticker.failed and ticker.layer.widget.height > 0:
         scene.ticker = window_box(ticker.layer.widget, height)
-    for entry in compositor.live():  # decoration any other layer draws
-        if entry.spec.id not in ("overlays",) and entry.mounted:
-            scene.decorations += [{"owner": entry.spec.id, "box": window_box(piece, height)}
-                                  for piece in decorations_under(entry.layer.widget)]
 
 
 def hidden_decorations(canvas: Any) -> list[tuple[Any, float]]:
-    """Hide every decoration on ``canvas`` (opacity 0); returns what to restore."""
+    """Hide every decoration in the window (opacity 0), wherever its layer mounts it; returns
+    what to restore."""
     hidden = []
-    for entry in canvas.compositor.live():
-        if entry.mounted:
-            for piece in decorations_under(entry.layer.widget):
-                hidden.append((piece, piece.opacity))
-                piece.opacity = 0
+    for widget in canvas.root.walk(restrict=True):
+        if is_decoration(widget):
+            hidden.append((widget, widget.opacity))
+            widget.opacity = 0
     return hidden
 
 
@@ -246,6 +264,7 @@ def mark_decorated(scene: "Scene", drawn: Any, bare: Any) -> None:
     from PIL import ImageChops
 
     width, height = drawn.size
+    scene.decoration_drawn = ImageChops.difference(drawn, bare).getbbox() is not None
     for item in scene.labels + scene.images:
         x, y, w, h = item.get("text_box") or item["box"]
         box = (max(0, x), max(0, y), min(width, x + w), min(height, y + h))

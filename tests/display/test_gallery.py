@@ -143,11 +143,16 @@ def test_every_qr_code_decodes_to_its_payload(gallery):
     assert len(checked) == len(QR_PAYLOADS) * len(BUILTIN_THEMES)
 
 
-def test_a_bad_size_is_refused_before_anything_is_drawn(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "svc_host", "gallery", str(tmp_path / "out"), "--size", "huge"],
+@pytest.mark.parametrize("arguments, message", [
+    (["--size", "huge"], "--size must be WIDTHxHEIGHT"),
+    (["--scenes", "--size", "1920x1080", "--size", "0x0"], "--size must be WIDTHxHEIGHT"),
+    (["--scenes", "--plugins-dir", "no-such-folder"], "is not a folder"),
+])
+def test_bad_arguments_are_refused_before_anything_is_drawn(tmp_path, arguments, message):
+    done = subprocess.run([sys.executable, "-m", "svc_host", "gallery", str(tmp_path / "out"), *arguments],
                           env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=120,
                           cwd=str(tmp_path))
-    assert done.returncode == 2 and "--size must be WIDTHxHEIGHT" in done.stderr
+    assert done.returncode == 2 and message in done.stderr
     assert not (tmp_path / "out").exists()
 
 

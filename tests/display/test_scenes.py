@@ -88,7 +88,9 @@ def whole(label: dict) -> bool:
 
 
 def test_every_slide_type_is_drawn_at_every_size_and_every_theme_at_every_size(drawn):
-    _out, manifest = drawn
+    out, manifest = drawn
+    index = (out / "index.html").read_text()
+    assert all(f'href="{scene["file"]}"' in index for scene in drawn_scenes(drawn))
     assert manifest["sizes"] == [list(size) for size in scenes.SIZES]
     for size in manifest["sizes"]:
         at_size = [s for s in manifest["scenes"] if s["size"] == size]

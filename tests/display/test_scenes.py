@@ -19,6 +19,7 @@ and the pictures:
   decorations (confetti) has identical pixels inside each box;
 - every QR code decodes (zxing-cpp) with the confetti falling;
 - no overlay panel and no alert card intersects the slide's text, and no panel an alert card;
+  no text, panel or card reaches into the ticker band;
 - every label's text fits its box and the screen, at or above the minimum size
   (:data:`MIN_PX` at 1080 lines, scaled with the screen's short side), and is drawn whole in
   whole words (the drawn lines hold the text's words: none broken inside, none cut);
@@ -140,7 +141,7 @@ def test_every_qr_code_decodes_with_the_confetti_falling(drawn):
     assert not failures, "\n".join(failures)
 
 
-def test_no_overlay_panel_or_alert_card_intersects_slide_text_or_each_other(drawn):
+def test_no_overlay_panel_or_alert_card_intersects_slide_text_or_each_other_or_the_ticker(drawn):
     failures = []
     for scene in drawn_scenes(drawn):
         texts = [label for label in scene["labels"] if label["owner"] == "slide"]
@@ -155,6 +156,14 @@ def test_no_overlay_panel_or_alert_card_intersects_slide_text_or_each_other(draw
             for card in scene["cards"]:
                 if intersects(panel["box"], card["box"]):
                     failures.append(f"{name(scene)}: the alert card {card['box']} over panel {panel['id']} {panel['box']}")
+        if scene["ticker"]:  # the ticker band is a layer of its own: nothing else reaches into it
+            for label in scene["labels"]:
+                if intersects(scene["ticker"], label["text_box"]):
+                    failures.append(f"{name(scene)}: {label['owner']} text {label['text'][:40]!r} "
+                                    f"{label['text_box']} in the ticker band {scene['ticker']}")
+            for what, box in covers:
+                if intersects(scene["ticker"], box):
+                    failures.append(f"{name(scene)}: {what} {box} in the ticker band {scene['ticker']}")
     assert not failures, f"{len(failures)} overlaps:\n" + "\n".join(failures[:60])
 
 

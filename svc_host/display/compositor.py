@@ -616,8 +616,8 @@ def content_boxes(root: Any) -> list[Rect]:
     boxes: list[Rect] = []
 
     def visit(widget: Any) -> None:
-        if widget.opacity <= 0 or widget.width <= 0 or widget.height <= 0:
-            return
+        if widget.opacity <= 0 or widget.width <= 0 or widget.height <= 0 or getattr(widget, "moves", False):
+            return  # a message that moves itself (the bouncing one) is over the decoration anyway
         kinds = {kind.__name__ for kind in type(widget).__mro__}
         reserved = getattr(widget, "reserve", False)
         if reserved or getattr(widget, "role", None) or (

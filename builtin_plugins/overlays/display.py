@@ -67,6 +67,8 @@ def fit_message(caption: Any, minimum: float) -> None:
     :data:`MESSAGE_LINES` lines in its band, shrunk (down to ``minimum`` px) until it fits; never cut
     or ellipsized. Fitted again whenever its text changes (the messages cycle). A message that moves
     itself (the bouncing one) keeps its own box and only loses the ellipsis."""
+    if not hasattr(caption, "texture_update"):  # a panel (a template's error) lays out its own text
+        return
     caption.shorten = False
     if getattr(caption, "moves", False):
         return

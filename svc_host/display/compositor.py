@@ -156,6 +156,7 @@ class Compositor:
         self.ground: Any = None  # the backdrop of a layer's own background (Layer.background), over the theme's
         self._masks: dict[str, "DecorationMask"] = {}  # layer id -> the stencil keeping its decoration off content
         self._unmasked = 0  # frames the content boxes are measured again (layouts settle a frame late)
+        self._remask: Any = None  # Kivy trigger: measure them before the next frame is drawn
         self._loader: concurrent.futures.ThreadPoolExecutor | None = None
         self._loading = False
         self._wanted: set[str] = set()
@@ -201,6 +202,7 @@ class Compositor:
         from svc_host.display.backdrop import Backdrop
 
         self.root = root
+        self._remask = Clock.create_trigger(lambda _dt: self._mask_decoration(), -1)  # after the layouts
         self._loader = concurrent.futures.ThreadPoolExecutor(max_workers=1,
                                                              thread_name_prefix="display-loader")
         self.create_layers()
@@ -301,8 +303,11 @@ class Compositor:
 
     def content_changed(self) -> None:
         """What the layers show moved or changed (a slide, a panel, a card): the boxes decoration
-        must leave alone are measured again on the next frames (``Stage.content_changed``)."""
+        must leave alone are measured again before the next frame is drawn and on the two frames
+        after it (a nested layout settles a frame late) (``Stage.content_changed``)."""
         self._unmasked = 2
+        if self._remask is not None:
+            self._remask()
 
     def content_boxes(self) -> list[Rect]:
         """The window rectangles decoration never draws in: every text, image, drawing, QR code and
@@ -616,8 +621,8 @@ def content_boxes(root: Any) -> list[Rect]:
     boxes: list[Rect] = []
 
     def visit(widget: Any) -> None:
-        if widget.opacity <= 0 or widget.width <= 0 or widget.height <= 0:
-            return
+        if widget.opacity <= 0 or widget.width <= 0 or widget.height <= 0 or getattr(widget, "moves", False):
+            return  # a message that moves itself (the bouncing one) is over the decoration anyway
         kinds = {kind.__name__ for kind in type(widget).__mro__}
         reserved = getattr(widget, "reserve", False)
         if reserved or getattr(widget, "role", None) or (

@@ -24,7 +24,7 @@ from hookspecs.formatting import round_half_away
 
 MAX_APPEARANCES = 10
 DESCRIPTION = ("appearances per cycle (rounded half away from zero, at least 1 for any positive weight, "
-               "at most 10; 0 leaves the row out), spread over the cycle by a smooth weighted round-robin; "
+               "at most 10; 0 leaves the row out), spread evenly around each cycle; "
                "the same meaning for slides and ticker tapes")
 
 

@@ -433,9 +433,11 @@ class Slide(RelativeLayout):
 
 
 def themed_slide(context: RenderContext, background: Sequence[RGBA] | None = None) -> Slide:
+    """A slide root filled with ``background`` or the theme's: the theme's gradient as the part of
+    the compositor's behind the slide (:class:`Backdrop` ``screen``), no seam where they meet."""
     slide = Slide()
-    slide.add_widget(Backdrop(list(background or context.theme.background), size_hint=(1, 1),
-                              pos_hint={"x": 0, "y": 0}))
+    slide.add_widget(Backdrop(list(background or context.theme.background), screen=background is None,
+                              size_hint=(1, 1), pos_hint={"x": 0, "y": 0}))
     return slide
 
 

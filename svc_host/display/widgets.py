@@ -436,9 +436,12 @@ def themed_slide(context: RenderContext, background: Sequence[RGBA] | None = Non
     """A slide root on its background (the theme's gradient, or ``background``). The backdrop it
     adds is ``slide.background`` (its colours ``slide.background.colors``): the slides layer lifts it
     out and hands it to the compositor, which paints it beneath the decoration layer, so effects fall
-    behind the slide's content (docs/display.md, "Composition: the rule")."""
+    behind the slide's content (docs/display.md, "Composition: the rule"). Where the slide is drawn
+    with its backdrop (the gallery), the theme's gradient is the part of the window's behind the
+    slide (:class:`Backdrop` ``screen``): no seam where it meets the compositor's."""
     slide = Slide()
-    backdrop = Backdrop(list(background or context.theme.background), size_hint=(1, 1), pos_hint={"x": 0, "y": 0})
+    backdrop = Backdrop(list(background or context.theme.background), screen=background is None,
+                        size_hint=(1, 1), pos_hint={"x": 0, "y": 0})
     slide.add_widget(backdrop)
     slide.background = backdrop
     return slide

@@ -147,3 +147,15 @@ def test_every_text_slide_keeps_its_words_whole_at_a_readable_size_on_a_portrait
     drawn = slides(env, tmp_path, [540, 960], [[540, 960]])
     check_slides(drawn)
     check_long_texts(drawn)
+
+
+def test_a_slide_in_part_of_the_screen_meets_the_theme_backdrop_without_a_seam(env, tmp_path):
+    """plum_gold's strong gradient, a slide in the middle third of the height: the colour across its
+    top and bottom edges changes no more than between any two neighbouring rows of the backdrop."""
+    box = [200, 180, 500, 180]
+    column = run(env, {"scenario": "tests.display.text_rule:seam", "size": [960, 540], "theme": "plum_gold",
+                       "box": box}, tmp_path)["column"]
+    steps = [max(abs(a - b) for a, b in zip(low, high)) for low, high in zip(column, column[1:])]
+    edges = {box[1] - 1: steps[box[1] - 1], box[1] + box[3] - 1: steps[box[1] + box[3] - 1]}
+    inside = max(steps[:box[1] - 2] + steps[box[1] + 1:box[1] + box[3] - 2] + steps[box[1] + box[3] + 1:])
+    assert max(edges.values()) <= max(2, inside), (edges, inside)

@@ -178,3 +178,38 @@ def slide_texts(canvas: Canvas, job: dict) -> dict:
                         "labels": labels(widget)})
         canvas.root.remove_widget(widget)
     return {"slides": answers}
+
+
+def seam(canvas: Canvas, job: dict) -> dict:
+    """The compositor's theme backdrop over the window and a themed slide (the ``message`` type) in
+    ``box`` (window ``[x, y, width, height]``) over it, as the slides layer draws one in the free
+    area: the window's pixels of column ``x + width / 2``, bottom up (RGB)."""
+    from pony import orm
+
+    from hookspecs.services import THEMES, preferences, service
+    from svc_host.display.backdrop import Backdrop
+
+    host = canvas.host
+    themes = service(host, THEMES)
+    prefs = preferences(host)
+    import dataclasses
+
+    from hookspecs.render import theme_from_preview
+
+    prefs = dataclasses.replace(prefs, theme=theme_from_preview(job["theme"], themes.preview(job["theme"])))
+    x, y, width, height = job["box"]
+    backdrop = Backdrop(list(prefs.theme.background), size_hint=(None, None), pos=(0, 0), size=canvas.root.size)
+    canvas.root.add_widget(backdrop)
+    factory = host.registries.screen_types.renderer("message")
+    row = {"id": "seam", "screen_type": "message", "config_json": {"title": "", "body": ""}}
+    context = prefs.context(host, "screen", "message", row, (width, height), float(canvas.root.height))
+    with orm.db_session:
+        slide = factory(context.with_data({}))
+    slide.size_hint, slide.pos, slide.size = (None, None), (x, y), (width, height)
+    canvas.root.add_widget(slide)
+    canvas.settle()
+    data = canvas.pixels()
+    window_width = int(canvas.root.width)
+    column = x + width // 2
+    return {"column": [list(data[(row * window_width + column) * 4:(row * window_width + column) * 4 + 3])
+                       for row in range(int(canvas.root.height))]}

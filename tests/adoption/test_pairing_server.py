@@ -21,6 +21,7 @@ def confirm(server, identifier: str, code: str):
     return server.request("POST", "/v1/adoption/confirm", json={"identifier": identifier, "challenge_code": code})
 
 
+@pytest.mark.slow
 @pytest.mark.storage
 def test_two_pending_requests_pair_first_try_and_a_restart_drops_the_pending(start_server, env):
     server = start_server({"SVC_DISPLAY_ADOPTION_RATE_PER_MIN": "0"})

@@ -102,9 +102,9 @@ def test_every_slide_type_is_drawn_at_every_size_and_every_theme_at_every_size(d
     assert len(manifest["themes"]) == 6
 
 
-@pytest.mark.xfail(strict=True, reason="issue 24 (wall-compose): confetti is drawn over the text of the alerts "
-                                       "slide (its boxes are not masked out of the decoration), and over the "
-                                       "clock overlay's date where it overflows its box in portrait")
+@pytest.mark.xfail(strict=True, reason="issue 24 (wall-text): in portrait the digital clock overlay's date "
+                                       "overflows its box, and the confetti (masked out of the box) touches the "
+                                       "overflowing part")
 def test_no_decoration_pixel_inside_a_text_image_or_qr_box(drawn):
     """The child draws each frame twice, with and without the decorations (the same frame time
     and confetti), and marks each box whose pixels differ (``decorated``)."""

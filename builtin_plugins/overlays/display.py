@@ -15,8 +15,8 @@ a panel at the size its widget's ``size_hint`` asks, and tells the compositor wh
 (and a celebration message's band) occupy, so the slides lay out in the rest. An overlay that
 comes or goes asks for a relayout.
 
-The composition rule (docs/display.md, "Composition: the rule"): a ``fullscreen`` overlay is
-decoration. Its widget goes in the layer's ``decoration``, which the compositor mounts under the
+The composition rule (docs/display.md, "Composition: the rule"): an overlay of a type whose zone
+is ``fullscreen`` (the effects, ``static_image``, ``plugin_template``) is decoration. Its widget goes in the layer's ``decoration``, which the compositor mounts under the
 slides' content (over their background); its celebration message is text, so it is lifted out
 into a holder of the same rectangle in ``widget``, over the slides, in its band.
 """
@@ -196,6 +196,9 @@ class OverlaysLayer:
         overlay_type = self.host.registries.overlay_types.get(type_id)
         config = row.get("config_json") if isinstance(row.get("config_json"), dict) else {}
         zone = overlay_type.zone_for(config) if overlay_type is not None else "fullscreen"
+        # decoration: a type that is full-screen by nature (effects, frames, templates); a panel type
+        # a row stretches over the whole area (a web page) stays over the slides, as its row asked
+        decorative = overlay_type is None or overlay_type.zone == "fullscreen"
         entry = {"row": row, "widget": None, "failed": False, "zone": zone, "hint": (1.0, 1.0)}
         self.overlays[overlay_id] = entry
         renderer = self.stage.renderer("overlay", type_id)
@@ -222,7 +225,7 @@ class OverlaysLayer:
             widget.size_hint, widget.pos_hint = (None, None), {}
             widget.pos, widget.size = self.widget.pos, self.widget.size
             entry["widget"] = widget
-            if zone == "fullscreen":  # decoration, under the slides' content; its message over them
+            if decorative:  # decoration, under the slides' content; its message over them
                 self.decoration.add_widget(widget)
                 entry["front"] = _lift_celebration(widget, self.widget)
             else:

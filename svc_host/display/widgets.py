@@ -965,12 +965,15 @@ class Messages:
 
 def message_label(context: RenderContext, color: RGBA, size: float = 110) -> Label:
     """A large outlined caption in the celebration band (:data:`hookspecs.render.BAND` high at the
-    bottom of a full-screen overlay), one line at most as tall as the band allows."""
+    bottom of a full-screen overlay) by the text rule: whole, on one line or two (wrapped at words),
+    as large as the band holds down to the body's minimum; never shortened (a long name in a
+    birthday message was cut in its middle, ``Happy birthday,... of us at Aurora``)."""
     font = min(context.font(size), context.size[1] * BAND * 0.62)
-    caption = label("", font, color, bold=True, halign="center", size_hint=(0.96, BAND),
-                    pos_hint={"center_x": 0.5, "y": 0}, outline_width=max(1, int(context.font(4))),
-                    outline_color=(0, 0, 0, 1))
-    caption.shorten, caption.role = True, ROLE_CELEBRATION
+    caption = TextBox(minimum=min(font, minimum_px(context, "body")), max_lines=2, text="", font_size=font,
+                      color=color, bold=True, halign="center", valign="middle", size_hint=(0.96, BAND),
+                      pos_hint={"center_x": 0.5, "y": 0}, outline_width=max(1, int(context.font(4))),
+                      outline_color=(0, 0, 0, 1))
+    caption.role = ROLE_CELEBRATION
     return caption
 
 

@@ -96,6 +96,9 @@ SLIDES = [
     ["clock", {}],
     ["qr_code", {"caption": "Scan for today's menu and the allergen list"}],
     ["photo", {"kenBurns": True}],  # its slow zoom (15 s of it) stays inside the slide
+    ["calendar_month", {}],
+    ["alerts", {}],
+    ["controller_invite", {"urlOverride": "https://aurora-cafe.example.org/controller"}],
 ]
 
 BIRTHDAY = "Happy birthday, Maximiliane Rosenthal-Oberhauser, from all of us at Aurora"

@@ -36,7 +36,7 @@ def gradient_texture(stops: Sequence[RGBA]) -> Texture:
 
 
 class Backdrop(Widget):
-    """Fills its box with a colour or a vertical gradient of colours.
+    """Fills its box with a colour or a vertical gradient of colours (``colors``, top first).
 
     ``screen`` true: the gradient is the part of the window's own (the one the compositor draws
     under every layer) that lies behind the box, so a slide drawn in part of the screen (the free
@@ -47,6 +47,7 @@ class Backdrop(Widget):
         super().__init__(**kwargs)
         self.screen = screen and len(colors) > 1
         self._watched: list[Any] = []
+        self.colors: tuple[RGBA, ...] = tuple(tuple(c) for c in colors)  # type: ignore[misc]
         with self.canvas:
             if len(colors) == 1:
                 Color(*colors[0])

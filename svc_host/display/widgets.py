@@ -433,11 +433,17 @@ class Slide(RelativeLayout):
 
 
 def themed_slide(context: RenderContext, background: Sequence[RGBA] | None = None) -> Slide:
-    """A slide root filled with ``background`` or the theme's: the theme's gradient as the part of
-    the compositor's behind the slide (:class:`Backdrop` ``screen``), no seam where they meet."""
+    """A slide root on its background (the theme's gradient, or ``background``). The backdrop it
+    adds is ``slide.background`` (its colours ``slide.background.colors``): the slides layer lifts it
+    out and hands it to the compositor, which paints it beneath the decoration layer, so effects fall
+    behind the slide's content (docs/display.md, "Composition: the rule"). The theme's gradient is
+    the part of the compositor's own behind the slide (:class:`Backdrop` ``screen``): no seam where
+    they meet."""
     slide = Slide()
-    slide.add_widget(Backdrop(list(background or context.theme.background), screen=background is None,
-                              size_hint=(1, 1), pos_hint={"x": 0, "y": 0}))
+    backdrop = Backdrop(list(background or context.theme.background), screen=background is None,
+                        size_hint=(1, 1), pos_hint={"x": 0, "y": 0})
+    slide.add_widget(backdrop)
+    slide.background = backdrop
     return slide
 
 

@@ -312,8 +312,8 @@ def zones(canvas: Canvas, job: dict) -> dict:
         for _ in range(6):  # the slide on screen, its fade done, the overlays built
             canvas.frame(0.25)
         drawn = [{"id": overlay_id, "zone": entry["zone"], "rect": window_rect(entry["widget"]),
-                  "celebrations": [window_rect(w) for w in entry["widget"].walk(restrict=True)
-                                   if getattr(w, "role", None) == "celebration"],
+                  "celebrations": [window_rect(w) for root in (entry["widget"], entry.get("front")) if root
+                                   for w in root.walk(restrict=True) if getattr(w, "role", None) == "celebration"],
                   "texts": [window_rect(w) for w in entry["widget"].walk(restrict=True)
                             if getattr(w, "text", "") and getattr(w, "role", None) != "celebration"]}
                  for overlay_id, entry in overlays.overlays.items() if entry.get("widget") is not None]

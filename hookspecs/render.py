@@ -64,6 +64,16 @@ metres): ``display`` (a temperature, the clock), ``headline`` (a weather icon, a
 a date beside the text) and ``caption`` (credits, small print). :meth:`RenderContext.type_px` scales a
 step to the slide like :meth:`RenderContext.font`; one place for every slide's sizes."""
 
+TYPE_MIN: dict[str, float] = {"display": 72, "headline": 48, "title": 36, "body": 28, "secondary": 24,
+                               "caption": 24}
+"""The smallest each :data:`TYPE_SCALE` step may shrink to, in px at 1080 lines of the screen's short
+side (a portrait screen's width, a landscape screen's height) and text scale 1: the text rule of the
+renderer kit (``svc_host.display.widgets.TextBox``) wraps a label at word boundaries, then shrinks it
+from its step's size down to this, and what still does not fit is shown in fewer items (fewer
+headlines, forecast days, stock rows) or, for a one-line message, scrolls. Read from a few metres, 28 px
+body and 24 px caption text at 1080 lines is the least a person still reads without stepping closer.
+:meth:`RenderContext.min_px` scales a step's minimum to the screen."""
+
 TITLE_BOX = (0.08, 0.08, 0.86, 0.16)
 """The title band of the builtin slides (the renderer kit's ``text_slide`` and ``add_title``):
 ``[x, y, width, height]`` as fractions of the slide from its top left corner."""
@@ -235,6 +245,13 @@ class RenderContext:
     def type_px(self, step: str) -> float:
         """A :data:`TYPE_SCALE` step (``title``, ``body``...) as a font size for this slide."""
         return self.font(TYPE_SCALE[step])
+
+    def min_px(self, step: str, screen_short: float | None = None) -> float:
+        """The smallest a :data:`TYPE_SCALE` step may shrink to (:data:`TYPE_MIN`) on a screen whose
+        short side is ``screen_short`` px (by default the shorter of this slide's width and its type
+        height), with the configured text scale."""
+        short = screen_short or min(self.size[0], self.type_height or self.size[1])
+        return max(6.0, TYPE_MIN[step] * short / 1080.0 * (self.text_scale or 1.0))
 
     # -- data (loader thread) -------------------------------------------------------
     def blob_bytes(self, key: str | None) -> bytes | None:
@@ -645,7 +662,7 @@ class Layer(Protocol):
     def dispose(self) -> None: ...
 
 
-__all__: Sequence[str] = ("RGBA", "DEFAULT_THEME_ID", "DEFAULT_THEME_PREVIEW", "TYPE_SCALE", "TITLE_BOX", "Theme",
+__all__: Sequence[str] = ("RGBA", "DEFAULT_THEME_ID", "DEFAULT_THEME_PREVIEW", "TYPE_SCALE", "TYPE_MIN", "TITLE_BOX", "Theme",
                           "parse_color", "parse_colors", "theme_from_preview", "default_theme", "TickerContent",
                           "RenderContext", "Widget", "Renderer", "renderer", "Preferences", "Rect", "Layout",
                           "CORNERS", "ZONES", "CELEBRATION_ZONE", "BAND", "MARGIN", "MIN_FREE_SHARE", "PANEL_MAX_SHARE", "ROLE_TITLE", "ROLE_PRIMARY",

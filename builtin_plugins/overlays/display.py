@@ -106,6 +106,7 @@ class OverlaysLayer:
         self.host = stage.host
         self.overlays: dict[Any, dict] = {}  # id -> {"row", "widget" or None, "failed", "zone", "hint"}
         self.placed: dict[Any, Rect] = {}  # id -> where its widget goes (arrange)
+        self._waiting: OverlaysState | None = None  # applied while the content area was empty (a full alert)
 
     @cached_property
     def decoration(self) -> Any:
@@ -134,6 +135,9 @@ class OverlaysLayer:
 
     def arrange(self, layout: Layout) -> list[tuple[str, Rect]]:
         """Place every overlay in its zone of ``layout`` (:meth:`Layout.arrange`); what they occupy."""
+        if self._waiting is not None and layout.content.area > 0:  # the full-screen alert went
+            waiting, self._waiting = self._waiting, None
+            self.stage.after(0, lambda: self.apply(waiting, False))
         shown = [(overlay_id, entry) for overlay_id, entry in self.overlays.items() if entry.get("widget") is not None]
         rects, occupied, messages = layout.arrange([(entry["zone"], entry["hint"],
                                                      getattr(entry["widget"], "celebration", None) is not None)
@@ -169,6 +173,9 @@ class OverlaysLayer:
             row = wanted.get(overlay_id)
             if row is None or row != self.overlays[overlay_id]["row"] or restyle:
                 self._remove(overlay_id)
+        if self.stage.area.area <= 0:  # a full-screen alert: new overlays wait until it goes
+            self._waiting = state
+            return
         for overlay_id, row in wanted.items():
             if overlay_id not in self.overlays:
                 self._add(row)

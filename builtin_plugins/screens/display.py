@@ -6,7 +6,7 @@ thread) keeps the program going:
 
 - eligible: enabled, ``frequency_weight`` of at least one appearance, a type with a
   renderer, ``screens_enabled``;
-- the next slide is the pick of a smooth weighted round-robin (:mod:`hookspecs.weights`,
+- the next slide is the pick of a weighted round-robin spread around each cycle (:mod:`hookspecs.weights`,
   the one meaning of ``frequency_weight``, shared with the ticker): each cycle shows every
   eligible slide as many times as its weight (rounded, 1 to 10), spread over the cycle;
   ``dwell_seconds`` (default 15, 1 s to a day) on screen, counted in frame time

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from hookspecs.render import BAND, CORNERS, MARGIN, MIN_FREE_SHARE, PANEL_MAX_SHARE, ZONES, Layout, Rect
+from hookspecs.render import BAND, CORNERS, MARGIN, MIN_FREE_SHARE, PANEL_MAX_SHARE, TYPE_MIN, ZONES, Layout, Rect
 from tests.display.driven import run
 
 SIZE = (1920, 1080)
@@ -217,8 +217,10 @@ def test_no_overlay_covers_the_slide_title_or_primary_text(env, host, tmp_path):
                 if drawn["zone"] == "fullscreen":  # the message lies in the band at the bottom, by the panels
                     assert rect.top <= free.y + 1, (drawn, free)
                     assert not any(rect.intersects(panel) for panel in panels), (drawn, panels)
-    # the slide's type keeps its size whatever room the overlays leave it
-    assert len({(m["role"], m["font_px"]) for group in seen for m in group["marked"]}) == 2, seen
+    # the slide's text keeps its size whatever room the overlays leave it; a title that no longer fits
+    # its band on one line shrinks (the text rule), never below its minimum
+    assert len({m["font_px"] for group in seen for m in group["marked"] if m["role"] == "primary"}) == 1, seen
+    assert min(m["font_px"] for group in seen for m in group["marked"]) >= TYPE_MIN["title"], seen
     # the centre overlay moved to a free corner; the four corner panels shared the screen
     centre = next(g for g in seen if g["overlays"][0]["id"] == "o_qr_code_center")["overlays"][0]
     assert centre["zone"] == "center" and Rect(*centre["rect"]).x > SIZE[0] / 2

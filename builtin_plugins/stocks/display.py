@@ -58,7 +58,7 @@ def stock_quotes(context: RenderContext) -> Any:
                       "trend": "trending_up" if change >= 0 else "trending_down"})
     if width < 1.5 * height:
         entries = [w.entry(context, item["name"], fg, bold=True,
-                           meta=item["price"] + (f"  {item['change']}" if show_change else ""),
+                           meta=item["price"] + (f"\n{item['change']}" if show_change else ""),  # a line each
                            meta_color=item["color"] if show_change else fg,
                            marker=item["trend"] if show_change else None, marker_color=item["color"])
                    for item in items]

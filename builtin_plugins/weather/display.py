@@ -138,12 +138,13 @@ def weather_forecast(context: RenderContext) -> Any:
     fit = max(1, int(0.88 * width_px // (longest / (0.94 * 0.9) + 2)))
     rows = height_px > width_px or fit < min(3, len(days))
     shown = days if rows else days[:fit]
-    w.add_title(context, slide, f"{data['name']} \u00b7 {len(shown)}-day forecast" if len(shown) > 1 else data["name"])
+    w.add_title(context, slide, f"{data['name']} \u00b7 forecast" if rows else f"{data['name']} \u00b7 {len(shown)}-day forecast"
+                if len(shown) > 1 else data["name"])
     if rows:
         entries = []
         for i, day in enumerate(shown):
             high, low = _high_low(day)
-            note = " \u00b7 ".join(p for p in (_temperatures(context, high, low, " \u00b7 "), day.get("description")) if p)
+            note = "\n".join(p for p in (_temperatures(context, high, low, " \u00b7 "), day.get("description")) if p)
             entries.append(w.entry(context, _day_name(context, day, i), fg, bold=True, meta=note, meta_color=fg,
                                    marker=icon_name(day.get("weather_code"), day.get("description")),
                                    marker_color=theme.accents[1], highlight=theme.primary_bg))

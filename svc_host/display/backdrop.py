@@ -45,9 +45,9 @@ class Backdrop(Widget):
 
     def __init__(self, colors: Sequence[RGBA], screen: bool = False, **kwargs: Any):
         super().__init__(**kwargs)
-        self.colors: tuple[RGBA, ...] = tuple(tuple(c) for c in colors)  # type: ignore[misc]
         self.screen = screen and len(colors) > 1
         self._watched: list[Any] = []
+        self.colors: tuple[RGBA, ...] = tuple(tuple(c) for c in colors)  # type: ignore[misc]
         with self.canvas:
             if len(colors) == 1:
                 Color(*colors[0])

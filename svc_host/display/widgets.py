@@ -436,9 +436,9 @@ def themed_slide(context: RenderContext, background: Sequence[RGBA] | None = Non
     """A slide root on its background (the theme's gradient, or ``background``). The backdrop it
     adds is ``slide.background`` (its colours ``slide.background.colors``): the slides layer lifts it
     out and hands it to the compositor, which paints it beneath the decoration layer, so effects fall
-    behind the slide's content (docs/display.md, "Composition: the rule"). Where the slide is drawn
-    with its backdrop (the gallery), the theme's gradient is the part of the window's behind the
-    slide (:class:`Backdrop` ``screen``): no seam where it meets the compositor's."""
+    behind the slide's content (docs/display.md, "Composition: the rule"). The theme's gradient is
+    the part of the compositor's own behind the slide (:class:`Backdrop` ``screen``): no seam where
+    they meet."""
     slide = Slide()
     backdrop = Backdrop(list(background or context.theme.background), screen=background is None,
                         size_hint=(1, 1), pos_hint={"x": 0, "y": 0})
@@ -971,12 +971,15 @@ class Messages:
 
 def message_label(context: RenderContext, color: RGBA, size: float = 110) -> Label:
     """A large outlined caption in the celebration band (:data:`hookspecs.render.BAND` high at the
-    bottom of a full-screen overlay), one line at most as tall as the band allows."""
+    bottom of a full-screen overlay) by the text rule: whole, on one line or two (wrapped at words),
+    as large as the band holds down to the body's minimum; never shortened (a long name in a
+    birthday message was cut in its middle, ``Happy birthday,... of us at Aurora``)."""
     font = min(context.font(size), context.size[1] * BAND * 0.62)
-    caption = label("", font, color, bold=True, halign="center", size_hint=(0.96, BAND),
-                    pos_hint={"center_x": 0.5, "y": 0}, outline_width=max(1, int(context.font(4))),
-                    outline_color=(0, 0, 0, 1))
-    caption.shorten, caption.role = True, ROLE_CELEBRATION
+    caption = TextBox(minimum=min(font, minimum_px(context, "body")), max_lines=2, text="", font_size=font,
+                      color=color, bold=True, halign="center", valign="middle", size_hint=(0.96, BAND),
+                      pos_hint={"center_x": 0.5, "y": 0}, outline_width=max(1, int(context.font(4))),
+                      outline_color=(0, 0, 0, 1))
+    caption.role = ROLE_CELEBRATION
     return caption
 
 

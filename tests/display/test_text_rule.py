@@ -96,9 +96,14 @@ SLIDES = [
     ["clock", {}],
     ["qr_code", {"caption": "Scan for today's menu and the allergen list"}],
     ["photo", {"kenBurns": True}],  # its slow zoom (15 s of it) stays inside the slide
+    ["calendar_month", {}],
+    ["alerts", {}],
+    ["controller_invite", {"urlOverride": "https://aurora-cafe.example.org/controller"}],
 ]
 
-OVERLAYS = [["digital_clock", {"show_date": True, "time_format_preset": "24h_hm"}]]
+BIRTHDAY = "Happy birthday, Maximiliane Rosenthal-Oberhauser, from all of us at Aurora"
+OVERLAYS = [["digital_clock", {"show_date": True, "time_format_preset": "24h_hm"}],
+            ["birthday_confetti", {"messages": [BIRTHDAY]}]]
 """Overlay panels whose text must stay inside the panel (judged like a slide's in the panel's box)."""
 
 
@@ -131,6 +136,7 @@ def check_long_texts(drawn: list[dict]) -> None:
     assert all(paragraph in "\n".join(by_type["message"]) for paragraph in LONG["body"].split("\n")), by_type["message"]
     assert any(text.startswith(LONG["summary"][:40]) for text in by_type["news_article"]), by_type["news_article"]
     assert LONG["headlines"][0] in by_type["news_headlines"], by_type["news_headlines"]
+    assert BIRTHDAY in by_type["birthday_confetti"], by_type["birthday_confetti"]  # whole, never shortened
 
 
 @pytest.mark.slow

@@ -183,7 +183,7 @@ def digital_clock(context: RenderContext) -> Any:
     w = _w()
     scale = config_number(context, "scale", 1.0, 0.25, 4)
     show_date = config_flag(context, "show_date", False)
-    width, height = context.size
+    width, height = (max(1, v) for v in context.size)  # an overlay waiting for room (an alert) is given none
     short = min(width, height) / 1080.0
     layer, box = w.panel(context, (422 * short / width, (216 if show_date else 140) * short / height), scale=scale)
     preset = config_text(context, "time_format_preset") or None

@@ -72,6 +72,10 @@ def fit_message(caption: Any, minimum: float) -> None:
     caption.shorten = False
     if getattr(caption, "moves", False):
         return
+    if hasattr(caption, "restyle"):  # the kit's TextBox (message_label): the text rule fits it, at words
+        caption.minimum, caption.max_lines_fit = min(caption.nominal, minimum), MESSAGE_LINES
+        caption.fit()
+        return
     if not hasattr(caption, "nominal_px"):
         caption.nominal_px = float(caption.font_size)
         caption.bind(text=lambda *_args: _fit_message(caption, minimum))

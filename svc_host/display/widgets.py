@@ -26,6 +26,7 @@ Imported only on the UI side (a display module reaches it through
 """
 from __future__ import annotations
 
+import functools
 import io
 import math
 import random
@@ -199,10 +200,18 @@ def tidy(text: str) -> str:
 
 def text_extent(options: dict, text: str, font_size: float, width: float | None = None) -> tuple[float, float, int]:
     """``text`` laid out by Kivy at ``font_size`` px (wrapped ``width`` wide when given, else on its
-    own lines): its width, height and number of lines."""
+    own lines): its width, height and number of lines. Remembered (a column fits its items by
+    trying sizes, the same texts many times)."""
+    key = tuple(sorted((name, tuple(value) if isinstance(value, (list, tuple)) else value)
+                       for name, value in options.items()))  # Kivy's padding is an ObservableList
+    return _extent(key, text, float(font_size), None if width is None else float(width))
+
+
+@functools.lru_cache(maxsize=4096)
+def _extent(options: tuple, text: str, font_size: float, width: float | None) -> tuple[float, float, int]:
     from kivy.core.text import Label as CoreLabel
 
-    core = CoreLabel(text=text, font_size=font_size, text_size=(width, None), **options)
+    core = CoreLabel(text=text, font_size=font_size, text_size=(width, None), **dict(options))
     w, h = core.render()
     return w, h, len(core._cached_lines)  # noqa: SLF001  Kivy keeps the laid-out lines there only
 
@@ -218,12 +227,15 @@ def fit_text(text: str, width: float, height: float | None, nominal: float, mini
     minimum = min(nominal, minimum)
     if not words or width <= 1:
         return nominal, True
+    # the widest words at the nominal size stand for all: glyph widths scale with the size (three,
+    # as hinting rounds each size a little differently)
+    widest = sorted(words, key=lambda word: -text_extent(options, word, nominal)[0])[:3]
 
     def fits(size: float) -> bool:
         if max_lines == 1:
             w, h, _lines = text_extent(options, text, size)
             return w <= width and (height is None or h <= height)
-        if max(text_extent(options, word, size)[0] for word in words) > width:
+        if any(text_extent(options, word, size)[0] > width for word in widest):
             return False
         _w, h, lines = text_extent(options, text, size, width)
         return (height is None or h <= height) and (max_lines is None or lines <= max_lines)

@@ -49,10 +49,11 @@ class AdoptionState:
 
 
 def font(context: RenderContext, px_at_1080: float) -> float:
-    """``context.font`` for the short side: a portrait screen's texts are as large as a landscape
-    screen's of the same width (the nominal size; a line still shrinks to its box)."""
-    width, height = context.size
-    return context.font(px_at_1080) * min(1.0, width / max(1, height))
+    """``context.font``, at most ``px_at_1080`` per 1080 px of the area's short side (times the text
+    scale): on a portrait screen the texts are as large as on a landscape screen of 1080 lines,
+    whatever height the type scale follows there (the nominal size; a line still shrinks to its box)."""
+    per_px = min(context.font(1080.0), min(context.size) * (context.text_scale or 1.0)) / 1080.0
+    return max(6.0, px_at_1080 * per_px)
 
 
 def fit(context: RenderContext, text: str, px: float, color: Any, role: str = "", **kwargs: Any) -> Any:

@@ -99,3 +99,21 @@ def test_welcome_slide_then_pairing_card_then_the_first_slide(env, tmp_path, siz
     assert seen["card_after"] == 0
     # the first slide takes the welcome's place
     assert seen["after_slide"] == {"welcome": 0, "slide": "first"}, seen["after_slide"]
+
+
+def test_the_card_shows_the_newest_three_requests(make_host, env):
+    """Four pending requests (a minute apart): the card's rows are the newest three, newest first;
+    its title counts all four (the card at 1080x1920 with four requests: docs/display.md)."""
+    from pony import orm
+
+    from builtin_plugins.adoption.display import MAX_SHOWN, AdoptionState
+    from tests.conftest import advance_clock
+
+    host = make_host()
+    for identifier in ("first", "second", "third", "fourth"):
+        with orm.db_session:
+            host.services["adoption"].create(identifier, "viewer")
+        advance_clock(env, 60_000)
+    state = AdoptionState(host.services["adoption"].pending_challenges())
+    assert MAX_SHOWN == 3 and len(state.pending) == 4
+    assert [row["identifier"] for row in state.shown()] == ["fourth", "third", "second"]

@@ -9,8 +9,8 @@ builtin layer, rows stored through the REST app) under the café composition:
 - the ticker with four tapes (text, time, news, weather);
 - once more with a warning alert (:data:`ALERT`).
 
-with the sample content of every plugin (``display_samples``: a long headline and a summary of
-about 200 characters among the news) and the checkout's folder plugins (``plugins/``), at each
+with the sample content of every plugin (``display_samples``: the newest news have a long
+headline and a summary of about 200 characters) and the checkout's folder plugins (``plugins/``), at each
 size asked (default :data:`SIZES`: 1920x1080, 1280x720, 1080x1920, 3840x2160) and in each
 builtin theme. A size is one child process (Kivy's window has one size per process).
 
@@ -70,7 +70,10 @@ SLIDE_CONFIG = {  # realistic lengths over the types' examples
     "message": {"title": "Welcome to Aurora Coffee House",
                 "body": "Fresh pastries from the bakery next door every morning until eleven. Ask at the "
                         "counter for today's single origin and our oat milk specials."},
+    "news_article": {"category": "news", "maxAgeHours": 1, "showSummary": True, "showQrLink": True},
 }
+"""The sample news' newest articles (within the hour) have a long headline and a 200-character
+summary: the article slide shows one of them."""
 SETTLE_FRAMES, FRAME_SECONDS = 4, 0.3  # the slide's crossfade (0.6 s) and the overlays' build done
 WAIT_FRAMES = 40  # at most, for a slide whose content takes a while (a video's first frame)
 

@@ -65,10 +65,13 @@ class _Methods:
         self.operations = operations
 
 
-def body_rules(host: Any) -> BodyRules:
+def body_rules(host: Any, principal_of_headers: Any = None, unauthorized_message: str | None = None) -> BodyRules:
     """Each operation's own body cap (the default elsewhere), and bodies past the default cap
-    only from a caller the operation would accept (svc_host/http/connection.py)."""
-    from svc_host.http.app import DEFAULT_MAX_BODY, bearer_principal, permission_refusal
+    only from a caller the operation would accept (svc_host/http/connection.py).
+
+    The caller is the ``Authorization: Bearer`` key's principal (the display), or what
+    ``principal_of_headers(headers)`` (ASGI scope headers) says (the controller's session)."""
+    from svc_host.http.app import BEARER_REQUIRED, DEFAULT_MAX_BODY, bearer_principal, permission_refusal
 
     operations = Operations(getattr(host, "operations", {}))
 
@@ -76,24 +79,42 @@ def body_rules(host: Any) -> BodyRules:
         operation = operations.find(method, path)
         return (operation.max_body or DEFAULT_MAX_BODY) if operation is not None else DEFAULT_MAX_BODY
 
-    def refusal(method: str, path: str, authorization: str | None) -> tuple[int, str, str] | None:
+    def principal(headers: list[tuple[bytes, bytes]]) -> Any:
+        if principal_of_headers is not None:
+            return principal_of_headers(headers)
+        authorization = next((v for n, v in headers if n == b"authorization"), None)
+        return bearer_principal(host, authorization.decode("latin-1") if authorization is not None else None)
+
+    def refusal(method: str, path: str, headers: list[tuple[bytes, bytes]]) -> tuple[int, str, str] | None:
         operation = operations.find(method, path)
         if operation is None:
             return None
-        refused = permission_refusal(operation, bearer_principal(host, authorization))
+        refused = permission_refusal(operation, principal(headers), unauthorized_message or BEARER_REQUIRED)
         return (refused.status, refused.code, refused.message) if refused is not None else None
 
     return BodyRules(DEFAULT_MAX_BODY, cap, refusal)
+
+
+def complete_requests(wsgi_app: Any, settings: Any, rules: BodyRules, workers: int = WSGI_WORKERS
+                      ) -> CompleteRequests:
+    """``wsgi_app`` on ``workers`` threads, fed only complete requests (bodies read on the event
+    loop with the deadline and per-address bound of ``settings.http_*``; spooled to
+    ``<data dir>/spool``): the display's and the controller's HTTP side."""
+    return CompleteRequests(WsgiBridge(wsgi_app, workers=workers), rules=rules,
+                            body_timeout=settings.http_body_timeout_seconds,
+                            max_pending_per_address=settings.http_max_pending_bodies_per_address,
+                            spool_dir=settings.data_dir / "spool")
+
+
+def connection_limits(settings: Any) -> ConnectionLimits:
+    return ConnectionLimits(settings.http_max_connections_per_address, settings.http_max_connections)
 
 
 class Dispatcher:
     """Routes ASGI scopes: WebSockets to the small ASGI app, HTTP to the WSGI app."""
 
     def __init__(self, wsgi_app: Any, websocket_app: Any, settings: Any, rules: BodyRules):
-        self.http = CompleteRequests(WsgiBridge(wsgi_app, workers=WSGI_WORKERS), rules=rules,
-                                     body_timeout=settings.http_body_timeout_seconds,
-                                     max_pending_per_address=settings.http_max_pending_bodies_per_address,
-                                     spool_dir=settings.data_dir / "spool")
+        self.http = complete_requests(wsgi_app, settings, rules)
         self.websocket = websocket_app
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
@@ -153,8 +174,7 @@ def _serve_uvicorn(host: Any, wsgi_app: Any) -> None:
     run_uvicorn(Dispatcher(wsgi_app, create_websocket_app(host), settings, body_rules(host)),
                 settings.http_bind_ip, settings.http_port, tls_files, host.services,
                 header_timeout=settings.http_header_timeout_seconds, access_log=settings.access_log,
-                limits=ConnectionLimits(settings.http_max_connections_per_address,
-                                        settings.http_max_connections),
+                limits=connection_limits(settings),
                 on_started=lambda: _serving(host))
 
 

@@ -319,8 +319,8 @@ class Compositor:
         return boxes
 
     def _mask_decoration(self) -> None:
-        decorated = [entry for entry in self.live() if entry.decorated]
-        if not decorated:
+        decorated = [entry for entry in self.live() if entry.decorated and entry.layer.decoration.children]
+        if not decorated:  # nothing decorates: no boxes to measure (an empty decoration draws nothing)
             return
         boxes = self.content_boxes()
         for entry in decorated:
@@ -684,13 +684,17 @@ def uncovered(area: Rect, boxes: list[Rect]) -> list[tuple[float, float, float, 
     whole = [(max(area.x, x0), max(area.y, y0), min(area.right, x1), min(area.top, y1)) for x0, y0, x1, y1 in whole]
     whole = [b for b in whole if b[2] > b[0] and b[3] > b[1]]
     edges = sorted({area.x, area.right, *(b[0] for b in whole), *(b[2] for b in whole)})
-    rects: list[tuple[float, float, float, float]] = []
+    slabs: list[tuple[float, float, list[tuple[float, float]]]] = []  # (left, right, free y intervals)
     for left, right in zip(edges, edges[1:]):
-        bottom = area.y
+        bottom, gaps = area.y, []
         for y0, y1 in sorted((b[1], b[3]) for b in whole if b[0] <= left and b[2] >= right):
             if y0 > bottom:
-                rects.append((left, bottom, right - left, y0 - bottom))
+                gaps.append((bottom, y0))
             bottom = max(bottom, y1)
         if area.top > bottom:
-            rects.append((left, bottom, right - left, area.top - bottom))
-    return rects
+            gaps.append((bottom, area.top))
+        if slabs and slabs[-1][2] == gaps and slabs[-1][1] == left:  # the same gaps: one wider slab
+            slabs[-1] = (slabs[-1][0], right, gaps)
+        else:
+            slabs.append((left, right, gaps))
+    return [(left, y0, right - left, y1 - y0) for left, right, gaps in slabs for y0, y1 in gaps]

@@ -148,7 +148,7 @@ def weather_forecast(context: RenderContext) -> Any:
             entries.append(w.entry(context, _day_name(context, day, i), fg, bold=True, meta=note, meta_color=fg,
                                    marker=icon_name(day.get("weather_code"), day.get("description")),
                                    marker_color=theme.accents[1], highlight=theme.primary_bg))
-        w.body_column(context, slide, entries)
+        w.body_column(context, slide, entries, keep=3)  # three days at least, when they fit
         return slide
     width = 0.88 / len(shown)
     names, temperatures = [], []

@@ -88,7 +88,7 @@ def news_headlines(context: RenderContext) -> Any:
     slide = w.themed_slide(context)
     w.add_title(context, slide, context.data["title"])
     w.body_column(context, slide, [w.entry(context, item["title"], meta=item["meta"])
-                                   for item in context.data["items"]])
+                                   for item in context.data["items"]], keep=2)  # two at least, when they fit
     return slide
 
 

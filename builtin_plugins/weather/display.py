@@ -135,7 +135,7 @@ def weather_forecast(context: RenderContext) -> Any:
     smallest = w.minimum_px(context, "body")
     longest = max(w.text_extent({"bold": True}, word, smallest)[0]
                   for i, day in enumerate(days) for word in _day_name(context, day, i).split())
-    fit = max(1, int(0.88 * width_px // (longest / (0.94 * 0.9) + 2)))
+    fit = max(1, int(0.88 * width_px // (longest / (0.94 * 0.94) + 2)))
     rows = height_px > width_px or fit < min(3, len(days))
     shown = days if rows else days[:fit]
     w.add_title(context, slide, f"{data['name']} \u00b7 forecast" if rows else f"{data['name']} \u00b7 {len(shown)}-day forecast"
@@ -148,7 +148,7 @@ def weather_forecast(context: RenderContext) -> Any:
             entries.append(w.entry(context, _day_name(context, day, i), fg, bold=True, meta=note, meta_color=fg,
                                    marker=icon_name(day.get("weather_code"), day.get("description")),
                                    marker_color=theme.accents[1], highlight=theme.primary_bg))
-        w.body_column(context, slide, entries)
+        w.body_column(context, slide, entries, keep=3)  # three days at least, when they fit
         return slide
     width = 0.88 / len(shown)
     names, temperatures = [], []
@@ -166,9 +166,9 @@ def weather_forecast(context: RenderContext) -> Any:
         entries += lines
         if day.get("description"):
             entries.append(w.entry(context, str(day["description"]), fg, step="secondary", halign="center", role=""))
-        inner = (box[0] + box[2] * 0.05, box[1] + 0.03, box[2] * 0.9, box[3] - 0.06)
+        inner = (box[0] + box[2] * 0.03, box[1] + 0.03, box[2] * 0.94, box[3] - 0.06)
         w.body_column(context, slide, entries, inner)
-    inner_px = width_px * width * 0.94 * 0.9
+    inner_px = width_px * width * 0.94 * 0.94
     _uniform(context, names, inner_px)
     _uniform(context, temperatures, inner_px)
     return slide

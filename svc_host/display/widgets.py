@@ -493,7 +493,7 @@ def add_title(context: RenderContext, slide: Widget, title: str, accent: RGBA | 
     x, y, width, height = box
     if halign == "center":  # a centred title: its accent a short bar centred under it
         slide.add_widget(Backdrop([accent or context.theme.accents[0]], size_hint=(0.12, 0.008),
-                                  pos_hint={"center_x": x + width / 2, "top": 1 - y - height}))
+                                  pos_hint={"center_x": x + width / 2, "top": 1 - y - height - 0.006}))
     else:  # beside its first letter
         slide.add_widget(Backdrop([accent or context.theme.accents[0]], size_hint=(0.012, height),
                                   pos_hint={"x": max(0.0, x - 0.03), "top": 1 - y}))

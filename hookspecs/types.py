@@ -204,10 +204,11 @@ class CuratorPredicate:
     evaluate: Callable[..., bool] | None = field(default=None, compare=False)
 
 
-LAYER_AREAS = ("screen", "content", "ticker", "free")
+LAYER_AREAS = ("screen", "content", "ticker", "free", "alert")
 """Where a layer's widget goes: the whole ``screen``, the slide ``content`` area, the
-``ticker`` band or ``free``, the part of the content area the active overlays leave free (the
-names of :class:`hookspecs.render.Layout`; the slides layer draws there)."""
+``ticker`` band, ``free``, the part of the content area the active overlays leave free (the
+slides layer draws there), or the ``alert`` band at the top (the alerts layer's; the names of
+:class:`hookspecs.render.Layout`)."""
 
 
 @dataclass(frozen=True)

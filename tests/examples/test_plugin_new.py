@@ -47,5 +47,5 @@ def test_a_bad_or_taken_name_or_a_used_folder_is_refused_with_a_reason(tmp_path)
 
 def test_the_template_is_the_example_itself():
     # one copy of the skeleton: what `plugin new` copies is what `make test` runs
-    template = REPO / "svc_display" / "plugin_template"
+    template = REPO / "svc_display" / "plugin-template"
     assert template.is_symlink() and template.resolve() == (REPO / "examples" / "hello-plugin").resolve()

@@ -60,6 +60,7 @@ def cmd_plugins_list(settings: Any, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
+    print(f"{'PLUGIN':<22} {'VERSION':<10} {'ORIGIN':<12} {'STATE':<11} HOOKS / SIDECAR")
     for row in rows:
         sidecar = row.get("sidecar") or {}
         extra = ", ".join(row.get("hooks") or ())
@@ -190,6 +191,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from svc_host.host import build_host
 
         host = build_host(settings, with_routes=args.command == "serve", plugins=parser.plugins)
+    except ConfigError as exc:  # the data dir, or a plugin name in SVC_DISPLAY_DISABLE_PLUGINS
+        print(f"svc-display: configuration error: {exc}", file=sys.stderr)
+        return 2
     except PluginError as exc:
         print(f"svc-display: startup failed: {exc}", file=sys.stderr)
         return 3

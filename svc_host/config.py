@@ -134,7 +134,8 @@ ENVIRONMENT: tuple[tuple[str, str, str], ...] = (
     ("SVC_DISPLAY_PLUGINS_DIR", "plugins_dir", "folder of extra plugins"),
     ("SVC_DISPLAY_PLUGIN_START_TIMEOUT_SECONDS", "plugin_start_timeout_seconds",
      "a folder plugin's sidecar must answer its health path within (else it is restarted)"),
-    ("SVC_DISPLAY_DISABLE_PLUGINS", "disable_plugins", "comma-separated plugin names not to load"),
+    ("SVC_DISPLAY_DISABLE_PLUGINS", "disable_plugins",
+     "comma-separated plugin names not to load (entry points or folder plugins; others are refused)"),
     ("SVC_DISPLAY_CONTROLLER_PUBLIC_URL", "controller_public_url", "URL of the controller app (invite QR code)"),
     ("SVC_DISPLAY_UPGRADE_SCRIPT", "upgrade_script", "script run by the upgrade route"),
     ("SVC_DISPLAY_UPGRADE_ANY_ARCH", "upgrade_any_arch", "1: upgrades on any architecture, not only arm64"),
@@ -274,6 +275,10 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
                 raise ConfigError(name, "a value because SVC_SAAS_MODE=1")
         _url(env, "SVC_SAAS_API_URL", ("http", "https"))
 
+    if env.get("SVC_DISPLAY_DATA_DIR") is not None and not env["SVC_DISPLAY_DATA_DIR"].strip():
+        # set but empty: a typo or an unset shell variable, not a wish for the default dir
+        raise ConfigError("SVC_DISPLAY_DATA_DIR", "a folder path (unset the variable for the default "
+                          f"{default_data_dir()})", env["SVC_DISPLAY_DATA_DIR"])
     data_dir = _path(env, "SVC_DISPLAY_DATA_DIR") or default_data_dir()
     disabled = frozenset(
         part.strip() for part in (_text(env, "SVC_DISPLAY_DISABLE_PLUGINS") or "").split(",") if part.strip()
@@ -329,6 +334,19 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         access_log=_bool(env, "SVC_DISPLAY_ACCESS_LOG", False),
         deprecated_variables_seen=tuple(n for n in DEPRECATED_KEY_VARIABLES if _text(env, n)),
     )
+
+
+def make_data_dir(settings: Settings) -> None:
+    """Create the data dir (0700) before any plugin uses it; one that cannot be created is the
+    variable's fault (a path under a file, no permission), said as a :class:`ConfigError`."""
+    try:
+        settings.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not settings.data_dir.is_dir():
+            raise NotADirectoryError(20, "Not a directory", str(settings.data_dir))
+    except OSError as exc:
+        reason = f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc.strerror or exc)
+        raise ConfigError("SVC_DISPLAY_DATA_DIR", f"a folder this user can create ({reason})",
+                          str(settings.data_dir)) from None
 
 
 def warn_deprecated(settings: Settings) -> None:

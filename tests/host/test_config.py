@@ -130,3 +130,38 @@ def test_cli_saas_mode_without_variables_is_fatal(tmp_path):
                          env={"PATH": "/usr/bin:/bin", "SVC_DISPLAY_DATA_DIR": str(tmp_path), "SVC_SAAS_MODE": "1"},
                          timeout=60)
     assert out.returncode == 2 and "SVC_SAAS_" in out.stderr
+
+
+def test_an_empty_data_dir_variable_is_refused_not_the_default_dir(tmp_path):
+    with pytest.raises(ConfigError, match=r"^SVC_DISPLAY_DATA_DIR: expected a folder path \(unset the variable"):
+        load_settings({"SVC_DISPLAY_DATA_DIR": " "})
+
+
+def _serve(env):
+    return subprocess.run([sys.executable, "-m", "svc_host", "serve"], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "SVC_DISPLAY_HEADLESS": "1", **env}, timeout=120)
+
+
+def test_a_data_dir_under_a_file_is_blamed_on_the_variable_not_a_plugin(tmp_path):
+    (tmp_path / "file").write_text("not a folder")
+    out = _serve({"SVC_DISPLAY_DATA_DIR": str(tmp_path / "file" / "data")})
+    assert out.returncode == 2, out.stderr
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith("svc-display: configuration error: SVC_DISPLAY_DATA_DIR: expected a folder this "
+                           "user can create (Not a directory: "), last
+    assert "plugin" not in out.stderr
+
+
+def test_a_misspelled_plugin_to_disable_is_refused_naming_the_plugins(tmp_path, make_host):
+    out = _serve({"SVC_DISPLAY_DATA_DIR": str(tmp_path / "data"), "SVC_DISPLAY_DISABLE_PLUGINS": "weather,wether"})
+    assert out.returncode == 2, out.stderr
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith("svc-display: configuration error: SVC_DISPLAY_DISABLE_PLUGINS: expected names of "
+                           "installed plugins (one of "), last
+    assert "weather" in last and last.endswith("(got 'wether')")
+    # with a plugins dir, a name may be a folder plugin's id; one that is neither is still refused
+    (tmp_path / "plugins").mkdir()
+    from svc_host.plugins import PluginError
+
+    with pytest.raises(PluginError, match="SVC_DISPLAY_DISABLE_PLUGINS: .*got 'wether'"):
+        make_host({"SVC_DISPLAY_PLUGINS_DIR": str(tmp_path / "plugins"), "SVC_DISPLAY_DISABLE_PLUGINS": "wether"})

@@ -191,6 +191,8 @@ class IntegrationType(ConfigurableType):
     requires_accounts: bool = False
     required_account_types: Sequence[str] = ()
     secret_fields: Sequence[str] = ()
+    # of ``secret_fields``, those the collector works without (``secrets_configured`` does not wait for them)
+    optional_secrets: Sequence[str] = ()
 
 
 @dataclass(frozen=True)

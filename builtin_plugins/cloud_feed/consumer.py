@@ -121,6 +121,11 @@ class FeedConsumer:
                     for sse in source.iter_sse():
                         if self._stop.is_set():
                             break
+                        if not sse.data:
+                            # The SSE spec dispatches no event whose data is empty; httpx-sse keeps
+                            # the last id and so turns each keep-alive comment after an event into
+                            # one. Not an event: not logged, last_event_at_ms stays.
+                            continue
                         received = True
                         self._handle(sse.event, sse.data, sse.id or None)
             finally:

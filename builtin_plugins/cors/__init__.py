@@ -27,6 +27,13 @@ def _store(host: Any) -> OriginStore:
 
 
 @hookimpl
+def register_routes(host: Any) -> list[Any]:
+    from builtin_plugins.cors.routes import routes
+
+    return routes(host)
+
+
+@hookimpl
 def register_middleware(host: Any) -> list[Any]:
     store = _store(host)
     return [CorsMiddleware(store, host.services["cors_policy"])]

@@ -149,7 +149,8 @@ ENVIRONMENT: tuple[tuple[str, str, str], ...] = (
     ("SVC_DISPLAY_LIVE_PREVIEW_QUALITY", "live_preview_quality", "live-preview JPEG quality"),
     ("SVC_DISPLAY_REFRESH_SECONDS", "display_refresh_seconds",
      "the canvas re-reads everything this often as a safety net (change events show at once)"),
-    ("SVC_DISPLAY_WINDOW_XID", "window_xid", "embed the canvas in this X11 window"),
+    ("SVC_DISPLAY_WINDOW_XID", "window_xid",
+     "ignored (spec: the X11 window to capture): the live preview reads the canvas's own pixels"),
     ("SVC_DISPLAY_GOOGLE_CLIENT_ID", "google_client_id", "OAuth client id for Google accounts"),
     ("SVC_DISPLAY_MICROSOFT_CLIENT_ID", "microsoft_client_id", "OAuth client id for Microsoft accounts"),
     ("SVC_DISPLAY_ADOPTION_RATE_PER_MIN", "adoption_rate_per_min", "adoption requests per minute (0: no limit)"),
@@ -353,3 +354,9 @@ def warn_deprecated(settings: Settings) -> None:
     """Log one warning per deprecated provider-key variable that is set (never its value)."""
     for name in settings.deprecated_variables_seen:
         log.warning("%s is deprecated and ignored: enter provider keys through the integrations API", name)
+    if settings.window_xid:
+        # The spec names the window an external tool would capture for the live preview; here the
+        # preview is drawn from the canvas's own render context (svc_host/display/capture.py), so
+        # no window is captured, and Kivy's SDL2 window cannot draw into a foreign X window.
+        log.warning("SVC_DISPLAY_WINDOW_XID is ignored: the live preview is read from the canvas itself, "
+                    "no X window is captured")

@@ -116,6 +116,18 @@ def test_deprecated_provider_keys_are_ignored_with_one_warning_each(tmp_path, ca
     assert all("secret-value" not in w for w in warnings)
 
 
+def test_the_window_xid_is_said_to_be_ignored(tmp_path, caplog):
+    """It was read and never used, its help said it embedded the canvas: now help and a warning
+    say it is ignored (the live preview reads the canvas's own pixels)."""
+    from svc_host.config import environment_help
+
+    with caplog.at_level(logging.WARNING):
+        warn_deprecated(load_settings({"SVC_DISPLAY_DATA_DIR": str(tmp_path), "SVC_DISPLAY_WINDOW_XID": "0x3a00007"}))
+    assert [r.getMessage() for r in caplog.records] == [
+        "SVC_DISPLAY_WINDOW_XID is ignored: the live preview is read from the canvas itself, no X window is captured"]
+    assert "SVC_DISPLAY_WINDOW_XID [unset]\n      ignored" in environment_help()
+
+
 def test_cli_stops_with_one_line_on_a_bad_value(tmp_path):
     out = subprocess.run([sys.executable, "-m", "svc_host", "serve"], capture_output=True, text=True,
                          env={"PATH": "/usr/bin:/bin", "SVC_DISPLAY_DATA_DIR": str(tmp_path),

@@ -10,7 +10,7 @@ import logging
 import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping, Sequence
 from urllib.parse import urlparse
 
 import platformdirs
@@ -167,12 +167,16 @@ def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir("svc-display"))
 
 
-def environment_help() -> str:
-    """The ENVIRONMENT table with each variable's default, for ``serve --help``."""
-    defaults = {f.name: f.default for f in fields(Settings)}
+def environment_help(table: Sequence[tuple[str, str, str]] = ENVIRONMENT, settings_class: type | None = None,
+                     shown: Mapping[str, Any] | None = None) -> str:
+    """A table of ``(variable, settings field, summary)`` with each variable's default (the
+    settings class's field default, or ``shown[field]`` for defaults computed at start), for
+    ``serve --help``: the display's by default, the controller's from svc_controller/config.py."""
+    defaults = {f.name: f.default for f in fields(settings_class or Settings)}
+    defaults.update(shown if shown is not None else {"data_dir": default_data_dir()})
     lines = ["environment variables (default in brackets):"]
-    for name, field_name, summary in ENVIRONMENT:
-        value = default_data_dir() if field_name == "data_dir" else defaults[field_name]
+    for name, field_name, summary in table:
+        value = defaults[field_name]
         if isinstance(value, bool):
             shown = "1" if value else "0"
         elif value in (None, (), frozenset()):

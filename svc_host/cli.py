@@ -5,6 +5,7 @@ import argparse
 import json
 import logging
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -85,8 +86,15 @@ def cmd_plugin_new(settings: Any, args: argparse.Namespace) -> int:
         return 2
     for path in files:
         print(path)
-    print(f"\nplugin {args.name!r} written to {target}/ (docs/plugins.md explains each part); next:\n"
-          f"  cd {target} && pip install -e . && python -m pytest", file=sys.stderr)
+    # svc-display is on no package index: the plugin goes into the environment that holds this
+    # svc-display (its dependency is then met), with that environment's own interpreter
+    python = shlex.quote(sys.executable)
+    print(f"\nplugin {args.name!r} written to {target}/ (docs/plugins.md explains each part); next, install it "
+          f"into the environment of this svc-display and run its tests:\n"
+          f"  {python} -m pip install -e {shlex.quote(str(target))}\n"
+          f"  cd {shlex.quote(str(target))} && {python} -m pytest\n"
+          f"(another environment first needs svc-display itself: pip install /path/to/svc-display-checkout, "
+          f"or a wheel built there with 'pip wheel --no-deps -w dist .')", file=sys.stderr)
     return 0
 
 

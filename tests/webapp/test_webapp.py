@@ -273,7 +273,7 @@ def test_integration_secret_entered_and_never_shown_back(app, fleet):
     p.get_by_label("enabled only").uncheck()
     p.get_by_label("Find").fill("home_assistant")  # the display strips "_" from q: the page searches "home"
     p.get_by_role("search").filter(has=p.get_by_label("Find")).get_by_role("button", name="Search").click()
-    card = p.locator("li.integration", has=p.get_by_role("heading", name=re.compile("^home_assistant")))
+    card = p.locator("li.integration", has=p.get_by_role("heading", name=re.compile(r"^Home Assistant home_assistant\b")))
     card.get_by_text("secrets missing").wait_for()
     card.get_by_text("Secrets", exact=True).click()
     card.get_by_label("token").fill(secret)
@@ -281,7 +281,7 @@ def test_integration_secret_entered_and_never_shown_back(app, fleet):
     card.get_by_label("Base Url").fill("http://192.168.1.50:8123")  # disabled: never contacted
     card.get_by_role("button", name="Save home_assistant").click()
     p.get_by_text("home_assistant saved.").wait_for()
-    card = p.locator("li.integration", has=p.get_by_role("heading", name=re.compile("^home_assistant")))
+    card = p.locator("li.integration", has=p.get_by_role("heading", name=re.compile(r"^Home Assistant home_assistant\b")))
     card.get_by_text("secrets set").wait_for()
     assert secret not in p.content()
     assert all(secret not in v for v in p.evaluate("Object.values(localStorage)"))
@@ -382,8 +382,12 @@ def test_an_integrations_poll_interval_changed(app, fleet):
     p.get_by_label("enabled only").uncheck()
     p.get_by_label("Find").fill("weather")
     p.get_by_role("search").filter(has=p.get_by_label("Find")).get_by_role("button", name="Search").click()
-    card = p.locator("li.integration", has=p.get_by_role("heading", name=re.compile("^weather_openmeteo ")))
+    # titled with its type's label, its id beside it; no secrets badge for a type without secrets
+    # (it showed the raw id as title and "secrets set")
+    card = p.locator("li.integration", has=p.get_by_role("heading", name="Open-Meteo current weather weather_openmeteo",
+                                                           exact=True))
     card.get_by_label("weather_openmeteo poll interval in seconds").fill("1800")
+    assert card.locator(".badge").count() == 0
     card.get_by_role("button", name="Save weather_openmeteo").click()
     p.get_by_text("weather_openmeteo saved.").wait_for()
     row = fleet["display"].get("/v1/integrations/weather_openmeteo", key=fleet["admin"]).json()

@@ -161,7 +161,9 @@ function integrationRow(api, row, reload) {
     }
   };
   return h("li", { class: "card integration" },
-    h("h3", {}, row.id, " ", h("span", { class: `badge ${row.secrets_configured ? "ok" : "warn"}` }, row.secrets_configured ? "secrets set" : "secrets missing")),
+    // the type's label as the title, the row's id beside it; a badge only for a type with secrets
+    h("h3", {}, row.label || row.integration_type, " ", h("code", { class: "id" }, row.id),
+      (row.secret_fields || []).length ? [" ", h("span", { class: `badge ${row.secrets_configured ? "ok" : "warn"}` }, row.secrets_configured ? "secrets set" : "secrets missing")] : null),
     h("div", { class: "row" }, h("label", { class: "check" }, toggle(`${row.id} enabled`, row.enabled,
       (on) => api.patch(`/v1/integrations/${encodeURIComponent(row.id)}`, { enabled: on })), " Enabled"),
       h("label", {}, "Poll every ", poll, " s")),

@@ -221,6 +221,26 @@ def test_overlay_window_and_nth_weekday_edited(app, fleet):
     assert not app.errors, app.errors
 
 
+def test_a_new_overlay_shows_all_year_by_default(app, fleet):
+    """It defaulted to a one-day window (1 January): created without touching the dates, it never showed."""
+    p = app.page
+    p.goto("/#/program")
+    p.locator("section", has=p.get_by_role("heading", name="Overlays")).get_by_role(
+        "button", name="New overlay").click()
+    form = p.get_by_role("form", name="New overlay")
+    assert [form.get_by_label(name).input_value() for name in
+            ("Start month", "Start day", "End month", "End day")] == ["1", "1", "12", "31"]
+    assert form.get_by_label("Repeat every year").input_value() == "true"
+    overlay = form.get_by_label("Id", exact=True).input_value()
+    form.get_by_role("button", name="Create overlay").click()
+    p.locator(f"#program-overlays tr[data-id='{overlay}']", has_text="Jan 1 – Dec 31, every year").wait_for()
+    row = fleet["display"].get(f"/v1/display/overlays/{overlay}", key=fleet["admin"]).json()
+    assert (row["start_month"], row["start_day"], row["end_month"], row["end_day"], row["repeat_annually"]) == \
+        (1, 1, 12, 31, True)
+    assert fleet["display"].request("DELETE", f"/v1/display/overlays/{overlay}", key=fleet["admin"]).ok
+    assert not app.errors, app.errors
+
+
 def test_photo_upload_and_moderation(app, fleet, tmp_path):
     from PIL import Image
 

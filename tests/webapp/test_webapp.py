@@ -548,3 +548,33 @@ def test_backup_target_pull_and_restore(app, fleet):
     restoring.get_by_text("Restored; the display is back").wait_for()
     assert display.get(f"/v1/screens/{keep}", key=admin).status_code == 200
     assert not app.errors, app.errors
+
+
+def test_on_a_phone_every_page_link_shows_whole(app):
+    """The navigation was one scrolling row, cut at "Live previe…" on a 390 px phone: it wraps."""
+    from tests.webapp.conftest import DESKTOP, PHONE
+
+    p = app.page
+    p.set_viewport_size(PHONE)
+    try:
+        p.goto("/#/displays")
+        nav = p.get_by_role("navigation", name="Pages")
+        nav.get_by_role("link", name="Backups").wait_for()
+        assert nav.evaluate("el => el.scrollWidth <= el.clientWidth")
+        for link in nav.get_by_role("link").all():
+            box = link.bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], (link.inner_text(), box)
+    finally:
+        p.set_viewport_size(DESKTOP)
+    assert not app.errors, app.errors
+
+
+def test_the_backup_target_forms_inputs_sit_on_one_line(app):
+    """Schedule, time zone and backups kept sat at three heights (bottom-aligned over hints of
+    different lengths)."""
+    p = app.page
+    p.goto("/#/backups")
+    form = p.get_by_role("form", name="New backup target")
+    boxes = [form.get_by_label(name).bounding_box() for name in ("Schedule (cron)", "Time zone", "Backups kept")]
+    assert len({round(box["y"]) for box in boxes}) == 1 and len({round(box["height"]) for box in boxes}) == 1, boxes
+    assert not app.errors, app.errors

@@ -578,3 +578,21 @@ def test_the_backup_target_forms_inputs_sit_on_one_line(app):
     boxes = [form.get_by_label(name).bounding_box() for name in ("Schedule (cron)", "Time zone", "Backups kept")]
     assert len({round(box["y"]) for box in boxes}) == 1 and len({round(box["height"]) for box in boxes}) == 1, boxes
     assert not app.errors, app.errors
+
+
+def test_a_type_without_base_url_in_its_schema_gets_a_base_url_field(app, fleet):
+    """Every integration takes a base URL (config_json.baseUrl); a type whose schema does not list
+    it had no field for it."""
+    p = app.page
+    p.goto("/#/content")
+    p.get_by_label("enabled only").uncheck()
+    p.get_by_label("Find").fill("calendar")
+    p.get_by_role("search").filter(has=p.get_by_label("Find")).get_by_role("button", name="Search").click()
+    card = p.locator("li.integration", has=p.get_by_role("heading", name=re.compile(r" calendar_ical$")))
+    card.get_by_text("Settings", exact=True).click()
+    card.get_by_label("calendar_ical base URL").fill("http://127.0.0.1:9/never-fetched")  # disabled: not contacted
+    card.get_by_role("button", name="Save calendar_ical").click()
+    p.get_by_text("calendar_ical saved.").wait_for()
+    row = fleet["display"].get("/v1/integrations/calendar_ical", key=fleet["admin"]).json()
+    assert row["config_json"]["baseUrl"] == "http://127.0.0.1:9/never-fetched" and row["enabled"] is False
+    assert not app.errors, app.errors

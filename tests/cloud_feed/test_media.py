@@ -46,5 +46,12 @@ def test_named_media_are_fetched_checked_like_uploads_and_counted(tmp_path, make
         assert "content type text/plain is not one of image/jpeg, image/png, image/webp" in reasons["photos/notes.txt"]
         assert "MediaError" in reasons["photos/fake.png"]
         assert KEY not in "\n".join(messages)
+        # the snapshot kept p1 and its file; deleting the row lets the file go (no row uses it)
+        assert host.blobs.get("photos/ok.png") is not None
+        write(script, {"event": "delete", "data": {"kind": "photo", "id": "p1"}})
+        while not any(line["message"].startswith("event 6:") for line in telemetry.lines()):
+            assert time.monotonic() < deadline + 30, telemetry.lines()
+            time.sleep(0.05)
+        assert host.blobs.get("photos/ok.png") is None
     finally:
         server.stop()

@@ -5,6 +5,7 @@ import argparse
 import json
 import logging
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -60,6 +61,7 @@ def cmd_plugins_list(settings: Any, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
+    print(f"{'PLUGIN':<22} {'VERSION':<10} {'ORIGIN':<12} {'STATE':<11} HOOKS / SIDECAR")
     for row in rows:
         sidecar = row.get("sidecar") or {}
         extra = ", ".join(row.get("hooks") or ())
@@ -84,8 +86,15 @@ def cmd_plugin_new(settings: Any, args: argparse.Namespace) -> int:
         return 2
     for path in files:
         print(path)
-    print(f"\nplugin {args.name!r} written to {target}/ (docs/plugins.md explains each part); next:\n"
-          f"  cd {target} && pip install -e . && python -m pytest", file=sys.stderr)
+    # svc-display is on no package index: the plugin goes into the environment that holds this
+    # svc-display (its dependency is then met), with that environment's own interpreter
+    python = shlex.quote(sys.executable)
+    print(f"\nplugin {args.name!r} written to {target}/ (docs/plugins.md explains each part); next, install it "
+          f"into the environment of this svc-display and run its tests:\n"
+          f"  {python} -m pip install -e {shlex.quote(str(target))}\n"
+          f"  cd {shlex.quote(str(target))} && {python} -m pytest\n"
+          f"(another environment first needs svc-display itself: pip install /path/to/svc-display-checkout, "
+          f"or a wheel built there with 'pip wheel --no-deps -w dist .')", file=sys.stderr)
     return 0
 
 
@@ -238,6 +247,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from svc_host.host import build_host
 
         host = build_host(settings, with_routes=args.command == "serve", plugins=parser.plugins)
+    except ConfigError as exc:  # the data dir, or a plugin name in SVC_DISPLAY_DISABLE_PLUGINS
+        print(f"svc-display: configuration error: {exc}", file=sys.stderr)
+        return 2
     except PluginError as exc:
         print(f"svc-display: startup failed: {exc}", file=sys.stderr)
         return 3

@@ -31,6 +31,7 @@ from hookspecs.formatting import DEFAULT_TIMEZONE, zone_or_utc
 if TYPE_CHECKING:  # pragma: no cover
     from zoneinfo import ZoneInfo
 
+    from hookspecs.content import ContentIngest
     from hookspecs.render import Preferences
 
 log = logging.getLogger(__name__)
@@ -350,13 +351,15 @@ RUNTIME_SIGNALS: ServiceKey[RuntimeSignals] = ServiceKey(
     "runtime_signals", "runtime_signals", "runtime signals (curator inputs)")
 FOLDER_PLUGINS: ServiceKey[FolderPlugins] = ServiceKey(
     "folder_plugins", "folder_plugins", "folder plugins and their sidecars")
+CONTENT_INGEST: ServiceKey["ContentIngest"] = ServiceKey(
+    "content_ingest", "host", "item kind -> the writer its owning feature added (hookspecs.content)")
 
 SERVICE_KEYS: tuple[ServiceKey[Any], ...] = (
     SETTINGS, CLIENT_KEYS, DISPLAY_PREFERENCES, THEMES, SCREENS, ALERTS, OVERLAYS, TICKER, CURATOR,
     CURATOR_RUNTIME, SEARCH, ACCOUNTS, ADOPTION, ADOPTION_BASE_URL, INTEGRATIONS, INTEGRATION_TELEMETRY,
     CORS, CORS_POLICY, ORIGIN_ALLOWED, EVENTS, DISPLAY, PROGRAM_TELEMETRY,
     DISPLAY_CAPTURE, LIVE_PREVIEW_TICKETS, HTTP_SERVER_STOP, HEALTH_SECTIONS, CLOUD_FEED, CATEGORIES,
-    RUNTIME_SIGNALS, FOLDER_PLUGINS,
+    RUNTIME_SIGNALS, FOLDER_PLUGINS, CONTENT_INGEST,
 )
 """Every shared service key, each with its owning plugin (``key.owner``)."""
 

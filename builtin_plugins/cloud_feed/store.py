@@ -23,12 +23,9 @@ class FeedStore:
         self.host = host
         self.db = host.db
         self.kinds = host.registries.feed_kinds()
-
-    @property
-    def settings(self) -> SettingsService:
-        """The key-values (last event id, ticker text) are the settings plugin's table; looked up
-        when used (the settings plugin may start after this one)."""
-        return require(self.host, SETTINGS)
+        # The key-values (last event id, ticker text) are the settings plugin's table; its
+        # startup is tryfirst, so the service is there when this store is made.
+        self.settings: SettingsService = require(host, SETTINGS)
 
     def last_event_id(self) -> str | None:
         return self.settings.key_value(LAST_EVENT_KEY) or None

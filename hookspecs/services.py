@@ -142,9 +142,11 @@ class AlertsService(Protocol):
 
 @runtime_checkable
 class OverlaysService(Protocol):
-    """Which overlay rows are active: the one owner of overlay windows and the global switch."""
+    """Which overlay rows are active: the one owner of overlay windows and the global switch.
+    ``enabled()`` is every enabled overlay row (whatever its window), in id order."""
 
     def globally_enabled(self) -> bool: ...
+    def enabled(self) -> list[dict[str, Any]]: ...
     def is_active(self, row: Mapping[str, Any], now: Any = None) -> bool: ...
     def active(self, now: Any = None) -> list[dict[str, Any]]: ...
     def next_change_ms(self, now: Any = None) -> int | None: ...
@@ -207,8 +209,12 @@ class SearchService(Protocol):
 
 @runtime_checkable
 class AccountsService(Protocol):
-    """Linked integration accounts and their tokens (encrypted at rest)."""
+    """Linked integration accounts and their tokens (encrypted at rest). ``account(id)`` is
+    ``{id, account_type, integration_id, config}`` (``config``: its integration's
+    ``config_json``) or None; ``access_token``/``bearer`` raise
+    :class:`hookspecs.collect.AccountError` (``code``, ``status``) when there is no usable token."""
 
+    def account(self, account_id: str) -> dict[str, Any] | None: ...
     def access_token(self, account_id: str) -> dict[str, Any]: ...
     def bearer(self, account_id: str) -> dict[str, str]: ...
     def save_token(self, account_id: str, token: dict[str, Any]) -> None: ...
@@ -262,7 +268,10 @@ class IntegrationsEngine(Protocol):
     ``ensure_row`` adds an integration row of a registered type under an id of its own (a
     folder plugin's ``plugin_http.<id>``) and never changes an existing one; ``run_soon``
     queues a run of an enabled integration as its schedule would (nothing when the engine
-    does not run, e.g. in SaaS mode)."""
+    does not run, e.g. in SaaS mode). ``http`` is its :class:`hookspecs.collect.HttpClient`
+    (for a feature's own upstream calls outside a collection, e.g. the Google calendar list)."""
+
+    http: Any
 
     def run_now(self, integration_id: str, force: bool = True) -> Any: ...
     def ensure_row(self, integration_id: str, integration_type: str, config: dict[str, Any],

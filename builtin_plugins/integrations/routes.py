@@ -12,7 +12,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 from pony import orm
 
 from svc_host.rest.query import substring_needle
-from svc_host.rest.schemas import BooleanText, JsonObject
+from svc_host.rest.schemas import BooleanText, JsonObject, StrictBoolean
 from hookspecs import Operation, Route
 from svc_host.http.errors import ApiError, not_found, validation_failed
 from hookspecs.collect import AccountError
@@ -66,15 +66,6 @@ class Secrets(fields.Dict):
             values=fields.String(allow_none=True, validate=validate.Length(max=MAX_SECRET_LENGTH)),
             **kwargs,
         )
-
-
-class StrictBoolean(fields.Boolean):
-    """JSON ``true``/``false`` only (not 1, 0 or strings)."""
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
-        if not isinstance(value, bool):
-            raise self.make_error("invalid", input=value)
-        return value
 
 
 class PatchBody(Schema):

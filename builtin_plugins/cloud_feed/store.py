@@ -12,7 +12,8 @@ from typing import Any
 from pony import orm
 
 from builtin_plugins.cloud_feed.kinds import FEED, FeedError, check_item
-from hookspecs.services import MARQUEE_PREFIX, SETTINGS, SettingsService, require
+from hookspecs.content import ContentWriter
+from hookspecs.services import CONTENT_INGEST, MARQUEE_PREFIX, SETTINGS, SettingsService, require, service
 
 LAST_EVENT_KEY = "saas_feed.last_event_id"
 TICKER_KEY = MARQUEE_PREFIX + "saas_feed"
@@ -82,30 +83,19 @@ class FeedStore:
             return "ticker text"
         raise FeedError(f"unknown event type {event!r}")
 
+    def _writer(self, content: Any) -> ContentWriter:
+        """The kind's writer: the owner's own when it added one to the content-ingest service,
+        else one made from the content list it declares (same entity, same mapping)."""
+        ingest = service(self.host, CONTENT_INGEST)
+        writer = ingest.writer(content.feed.kind) if ingest is not None else None
+        return writer or ContentWriter(getattr(self.db, content.entity), content.feed)
+
     def _upsert(self, data: dict) -> None:
         content, item = check_item(self.kinds, data)
-        feed = content.feed
-        entity = getattr(self.db, content.entity)
-        key = feed.key_of(item)
-        values = {**feed.values(item, self.host.clock.now_ms()), feed.provenance: FEED}
-        row = entity.get(**key)
-        if row is None:
-            row = entity(**key, **values)
-        else:
-            values.pop("created_at_ms", None)  # an update keeps the row's place in "newest first"
-            row.set(**values)
-        if feed.after_upsert is not None:
-            feed.after_upsert(self.db, row, item)
+        self._writer(content).upsert(item, self.host.clock.now_ms())
 
     def _delete(self, content: Any, item: Any) -> bool:
-        entity = getattr(self.db, content.entity)
-        row = entity.get(**content.feed.key_of(item))
-        if row is None or getattr(row, content.feed.provenance) != FEED:
-            return False
-        row.delete()
-        return True
+        return self._writer(content).delete(item)
 
     def _clear(self, content: Any) -> None:
-        entity = getattr(self.db, content.entity)
-        for row in entity.select(**{content.feed.provenance: FEED}):
-            row.delete()
+        self._writer(content).clear(FEED)

@@ -28,7 +28,7 @@ from typing import Any
 from pony import orm
 
 from hookspecs.collect import AccountError, HttpFailure
-from builtin_plugins.integrations.secrets import (
+from svc_host.secrets import (
     keyring_delete,
     keyring_get,
     keyring_set,

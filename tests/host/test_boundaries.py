@@ -276,8 +276,6 @@ def test_the_authors_kit_and_the_example_use_only_the_contract_and_the_host(fold
 
 # (file, imported package) still to be replaced, each with why.
 KNOWN_HOST_IMPORTS = {
-    ("svc_controller/backups.py", "builtin_plugins"): "SecretBox (integrations/secrets.py) decrypts a "
-                                                     "display's secrets in an archive; the file is being reworked",
     ("svc_host/cli.py", "svc_display"): "the new-plugin command's scaffold lives in the authors' kit",
 }
 
@@ -286,7 +284,8 @@ KNOWN_HOST_IMPORTS = {
                                                ("svc_controller", "svc_display"), ("svc_host", "svc_display")])
 def test_the_host_and_the_controller_import_no_feature_and_not_the_kit(folder, forbidden):
     """The host and the controller use the contract (hookspecs), the host's own modules and HTTP:
-    a helper both sides need lives in svc_host (passwords, private addresses, StrictBoolean)."""
+    a helper both sides need lives in svc_host (passwords, private addresses, StrictBoolean,
+    the data dir's SecretBox)."""
     found = [place for place in imports_in(folder, forbidden)
              if (place.split(":")[0], forbidden) not in KNOWN_HOST_IMPORTS]
     assert found == [], f"{folder} imports {forbidden}: {found}"

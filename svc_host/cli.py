@@ -111,6 +111,13 @@ def cmd_gallery(settings: Any, args: argparse.Namespace) -> int:
     return 0 if drawn else 1
 
 
+def cmd_service_unit(settings: Any, args: argparse.Namespace) -> int:
+    from svc_host.service_unit import render
+
+    print(render(args.exec_path, args.user, args.session), end="")
+    return 0
+
+
 def build_parser(settings: Any) -> argparse.ArgumentParser:
     from svc_host import __version__
 
@@ -141,6 +148,18 @@ def build_parser(settings: Any) -> argparse.ArgumentParser:
     gallery.add_argument("--theme", action="append", help="only this builtin theme (repeatable)")
     gallery.add_argument("--type", action="append", help="only this type id (repeatable)")
     gallery.set_defaults(handler=cmd_gallery, needs_host=False)
+    service = sub.add_parser("service", help="run the display as a service").add_subparsers(
+        dest="service_command", required=True)
+    unit = service.add_parser(
+        "unit", help="print the systemd unit of the display (docs/deployment.md)",
+        description="Print a systemd unit for the display: Type=notify (READY=1 once it serves), "
+                    "WatchdogSec=30 (pings only while the canvas draws: a frozen screen is restarted), "
+                    "Restart=always (a restore's exit status 75 starts it again).")
+    unit.add_argument("--exec", dest="exec_path", help="the svc-display executable (default: this one)")
+    unit.add_argument("--user", help="User= of a system unit (default: svc-display)")
+    unit.add_argument("--session", action="store_true",
+                      help="a user unit for the kiosk user's graphical session (systemctl --user)")
+    unit.set_defaults(handler=cmd_service_unit, needs_host=False)
     plugin = sub.add_parser("plugin", help="write a new plugin")
     new = plugin.add_subparsers(dest="plugin_command", required=True).add_parser(
         "new", help="write a plugin distribution (a renamed copy of examples/hello-plugin)",

@@ -14,6 +14,7 @@ The WSGI worker threads are fed only complete requests (svc_host/http/connection
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 import resource
 import signal
@@ -25,10 +26,12 @@ import falcon
 import falcon.asgi
 from falcon.routing import CompiledRouter
 
+from hookspecs.services import LISTENING, Listening
 from svc_host.http.bridge import WsgiBridge
 from svc_host.http.connection import BodyRules, CompleteRequests, ConnectionLimits, GuardedHttpToolsProtocol
 from svc_host.plugins import remove_state_file, write_state_file
 from svc_host.tls import certificate_fingerprint, ensure_certificate, first_non_loopback_ipv4, listening_urls
+from svc_host.watchdog import watchdog
 
 log = logging.getLogger(__name__)
 
@@ -150,21 +153,30 @@ def serve(host: Any, wsgi_app: Any) -> None:
         else:
             _serve_uvicorn(host, wsgi_app)
     finally:
+        watchdog().stop()
         host.close()
         remove_state_file(settings.data_dir)
         log.info("stopped")
 
 
-def _serving(host: Any) -> None:
+def _serving(host: Any, server_probe: Any = None) -> None:
     """The server accepts connections now: publish the entry points' states for
     ``svc-display plugins list`` (another process; ``folder_plugins`` rewrites the file with
     its sidecars' rows whenever they change), then the ``serving`` hook (each plugin's
-    failure is logged)."""
+    failure is logged), then tell systemd (``READY=1``, svc_host/watchdog.py; ``server_probe``
+    makes the server's loop stamp its sign of life)."""
     try:
         write_state_file(host.settings.data_dir, host.plugins.states(loaded="running"))
     except OSError as exc:
         log.warning("plugins state file not written: %s", exc)
     host.plugins.call_quietly("serving", host=host)
+    watchdog().ready(server_probe)
+
+
+def _uvicorn_serving(host: Any) -> None:
+    """``_serving`` from uvicorn's event loop, whose callbacks are the server's sign of life."""
+    loop = asyncio.get_running_loop()
+    _serving(host, lambda: loop.call_soon_threadsafe(watchdog().beat, "server"))
 
 
 def _serve_uvicorn(host: Any, wsgi_app: Any) -> None:
@@ -174,7 +186,7 @@ def _serve_uvicorn(host: Any, wsgi_app: Any) -> None:
                 settings.http_bind_ip, settings.http_port, tls_files, host.services,
                 header_timeout=settings.http_header_timeout_seconds, access_log=settings.access_log,
                 limits=connection_limits(settings),
-                on_started=lambda: _serving(host))
+                on_started=lambda: _uvicorn_serving(host))
 
 
 def run_uvicorn(asgi_app: Any, bind: str, port: int, tls_files: tuple[Any, Any] | None,
@@ -226,8 +238,8 @@ def run_uvicorn(asgi_app: Any, bind: str, port: int, tls_files: tuple[Any, Any] 
             await super().startup(sockets=sockets)  # a port taken: uvicorn logs it, exit status 3
             if self.started and not self.should_exit:
                 # only once bound: a port in use must not be announced as listening
-                _log_listening("https" if tls_files else "http", bind, port, "uvicorn",
-                               tls_files[0] if tls_files else None)
+                services[LISTENING] = _log_listening("https" if tls_files else "http", bind, port, "uvicorn",
+                                                     tls_files[0] if tls_files else None)
                 if on_started is not None:
                     on_started()
 
@@ -237,14 +249,17 @@ def run_uvicorn(asgi_app: Any, bind: str, port: int, tls_files: tuple[Any, Any] 
     server.run()
 
 
-def _log_listening(scheme: str, bind: str, port: int, server: str, cert: Any = None) -> None:
-    """Where clients reach this server, and (HTTPS) the certificate fingerprint to check."""
-    urls = ", ".join(listening_urls(scheme, bind, port))
-    if cert is not None:
-        log.info("listening on %s (%s; certificate SHA-256 fingerprint %s)", urls, server,
-                 certificate_fingerprint(cert))
+def _log_listening(scheme: str, bind: str, port: int, server: str, cert: Any = None) -> Listening:
+    """Where clients reach this server, and (HTTPS) the certificate fingerprint to check: said on
+    the console and returned (``host.services[LISTENING]``: the display's welcome slide shows it)."""
+    announced = Listening(tuple(listening_urls(scheme, bind, port)),
+                          certificate_fingerprint(cert) if cert is not None else None)
+    urls = ", ".join(announced.urls)
+    if announced.fingerprint is not None:
+        log.info("listening on %s (%s; certificate SHA-256 fingerprint %s)", urls, server, announced.fingerprint)
     else:
         log.info("listening on %s (%s)", urls, server)
+    return announced
 
 
 def _fit_to_open_files(limits: ConnectionLimits) -> ConnectionLimits:
@@ -293,7 +308,7 @@ def _serve_waitress(host: Any, wsgi_app: Any) -> None:
     if threading.current_thread() is threading.main_thread():  # else the display runtime owns signals
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
-    _log_listening("http", settings.http_bind_ip, settings.http_port, "waitress")
+    host.services[LISTENING] = _log_listening("http", settings.http_bind_ip, settings.http_port, "waitress")
     _serving(host)
     # waitress's own run() has no graceful stop: drive its loop, stop accepting on the
     # signal, and leave once no channel is mid-request.
@@ -308,4 +323,5 @@ def _serve_waitress(host: Any, wsgi_app: Any) -> None:
                        for c in list(server._map.values())):
                 break
         wasyncore.loop(timeout=0.2, map=server._map, use_poll=True, count=1)
+        watchdog().beat("server")
     server.task_dispatcher.shutdown()

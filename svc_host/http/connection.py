@@ -359,8 +359,16 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def handle_websocket_upgrade(self) -> None:
         """The WebSocket protocol takes the transport over and this one never hears of its
-        close: a plain connection's count goes with it (HTTPS: the TLS protocol keeps its own)."""
+        close: a plain connection's count goes with it (HTTPS: the TLS protocol keeps its own).
+
+        This protocol is done with the connection then, but its httptools parser holds it
+        through bound callbacks, a reference cycle that kept it, the transport, the TLS
+        protocol and OpenSSL's buffers of every upgraded connection until a full garbage
+        collection, which allocations on the Python heap alone set off: +140 MB for 10,000
+        refused upgrades (docs/reliability.md). The parser goes, the cycle with it."""
         super().handle_websocket_upgrade()
+        self.parser = None  # type: ignore[assignment]
+        self._cancel_head_timer()
         if self.slot is None or self.gated:
             return
         slot, self.slot = self.slot, None

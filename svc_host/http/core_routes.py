@@ -31,6 +31,7 @@ class HealthSchema(Schema):
     upgrade_capable = fields.Boolean(required=True)
     uptime_seconds = fields.Integer(required=True)
     plugins_dir_configured = fields.Boolean(required=True)
+    display_power = fields.String(metadata={"enum": ["on", "off"], "description": "with the power plugin"})
     saas = fields.Dict(metadata={"description": "SVC_SAAS_MODE=1 only: {connected, last_event_at_ms}"})
 
 

@@ -12,9 +12,10 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 from pony import orm
 
 from svc_host.rest.query import substring_needle
-from svc_host.rest.schemas import BooleanText, JsonObject
+from svc_host.rest.schemas import BooleanText, JsonObject, StrictBoolean
 from hookspecs import Operation, Route
 from svc_host.http.errors import ApiError, not_found, validation_failed
+from hookspecs.collect import AccountError
 from hookspecs.permissions import INTEGRATIONS_READ, TELEMETRY_READ
 
 from builtin_plugins.integrations.engine import MAX_POLL_SECONDS, MIN_POLL_SECONDS
@@ -65,15 +66,6 @@ class Secrets(fields.Dict):
             values=fields.String(allow_none=True, validate=validate.Length(max=MAX_SECRET_LENGTH)),
             **kwargs,
         )
-
-
-class StrictBoolean(fields.Boolean):
-    """JSON ``true``/``false`` only (not 1, 0 or strings)."""
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
-        if not isinstance(value, bool):
-            raise self.make_error("invalid", input=value)
-        return value
 
 
 class PatchBody(Schema):
@@ -359,8 +351,6 @@ def _accounts(host: Any) -> Any:
 
 
 def _account_call(call: Any, *args: Any) -> Any:
-    from builtin_plugins.integrations.accounts import AccountError
-
     try:
         return call(*args)
     except AccountError as exc:
@@ -428,61 +418,6 @@ class AccountItem:
         if not ACCOUNT_ID.match(account_id or "") or not _accounts(self.host).unlink(account_id):
             raise not_found("account")
         resp.media = {}
-
-
-class GoogleCalendars:
-    """Calendars of a signed-in Google account, from the calendar_google integration's baseUrl."""
-
-    def __init__(self, host: Any):
-        self.host = host
-
-    def on_get(self, req: falcon.Request, resp: falcon.Response, account_id: str) -> None:
-        from hookspecs.collect import HttpFailure, UpstreamStatus
-
-        if not ACCOUNT_ID.match(account_id or ""):
-            raise not_found("account")
-        with orm.db_session:
-            account = self.host.db.IntegrationAccount.get(id=account_id)
-            if account is None or account.account_type != "google":
-                raise not_found("account")
-            integration = self.host.db.Integration.get(id=account.integration_id)
-            config = dict(integration.config_json or {}) if integration is not None else {}
-        base = (
-            config.get("baseUrl") if isinstance(config.get("baseUrl"), str) else "https://www.googleapis.com"
-        )
-        headers = _account_call(_accounts(self.host).bearer, account_id)
-        engine = _engine(self.host)
-        items, page = [], None
-        try:
-            for _ in range(10):
-                params = {"maxResults": 250, **({"pageToken": page} if page else {})}
-                data = engine.http.get_json(
-                    base.rstrip("/") + "/calendar/v3/users/me/calendarList", params=params, headers=headers
-                )
-                if not isinstance(data, dict) or not isinstance(data.get("items", []), list):
-                    raise HttpFailure("the calendar list is not {items: [...]}")
-                for item in data.get("items", []):
-                    if isinstance(item, dict) and isinstance(item.get("id"), str):
-                        items.append(
-                            {
-                                "id": item["id"],
-                                "summary": str(
-                                    item.get("summaryOverride") or item.get("summary") or item["id"]
-                                ),
-                                "primary": bool(item.get("primary")),
-                                "access_role": str(item.get("accessRole") or ""),
-                                "background_color": item.get("backgroundColor"),
-                            }
-                        )
-                page = data.get("nextPageToken")
-                if not isinstance(page, str) or not page:
-                    break
-        except UpstreamStatus as exc:
-            code = "oauth_token_unavailable" if exc.status in (401, 403) else "upstream_error"
-            raise ApiError(409 if exc.status in (401, 403) else 502, code, str(exc)) from None
-        except HttpFailure as exc:
-            raise ApiError(502, "upstream_error", str(exc)) from None
-        resp.media = {"items": items}
 
 
 def routes(host: Any) -> list[Route]:
@@ -563,16 +498,6 @@ def routes(host: Any) -> list[Route]:
                     INTEGRATIONS_WRITE, "Unlink an account and forget its token", tags=["integrations"]
                 )
             },
-        ),
-        Route(
-            "/v1/integration-accounts/{account_id}/google/calendars",
-            GoogleCalendars(host),
-            {
-                "GET": Operation(
-                    INTEGRATIONS_READ, "Calendars of a signed-in Google account", tags=["integrations"]
-                )
-            },
-            db_session=False,
         ),
         Route(
             "/v1/telemetry/integrations",

@@ -14,7 +14,11 @@ Health is asked from 127.0.0.2. Prints the latency of the first health request a
 sockets are open (the issue's "answered within a second"), then median and max of
 ``--requests`` sequential ones, idle and loaded, and the ratio of the medians.
 
-    .venv/bin/python benchmarks/slow_bodies.py [--sockets 500] [--requests 50]
+``--controller`` does the same against a real ``svc-controller serve`` (plain HTTP, auth on):
+the slow sockets send the headers of ``POST /bff/v1/auth/login`` and one byte, health is
+``GET /bff/v1/health`` (issue 26, item 1).
+
+    .venv/bin/python benchmarks/slow_bodies.py [--sockets 500] [--requests 50] [--controller]
 """
 from __future__ import annotations
 
@@ -33,8 +37,10 @@ sys.path.insert(0, str(REPO))
 
 from tests.conftest import ServerProcess  # noqa: E402
 
-SLOW = (b"POST /v1/adoption/confirm HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        b"Content-Length: 200\r\n\r\n{")
+SLOW_HEAD = (b"POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+             b"Content-Length: 200\r\n\r\n{")
+SLOW = SLOW_HEAD % b"/v1/adoption/confirm"
+HEALTH = "/v1/health"
 CLIENT = "127.0.0.2"
 
 
@@ -43,7 +49,7 @@ def health_latency(port: int) -> float:
     started = time.perf_counter()
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(CLIENT, 0))
     try:
-        connection.request("GET", "/v1/health")
+        connection.request("GET", HEALTH)
         response = connection.getresponse()
         response.read()
         assert response.status == 200, response.status
@@ -70,14 +76,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sockets", type=int, default=500)
     parser.add_argument("--requests", type=int, default=50)
+    parser.add_argument("--controller", action="store_true", help="svc-controller instead of svc-display")
     args = parser.parse_args()
     root = tempfile.mkdtemp(prefix="slow-bodies-")
-    server = ServerProcess({"SVC_DISPLAY_DATA_DIR": root + "/data", "SVC_DISPLAY_HEADLESS": "1",
-                            "SVC_DISPLAY_HTTP_TLS": "0", "SVC_DISPLAY_ADOPTION_RATE_PER_MIN": "0"}).start()
+    if args.controller:
+        global SLOW, HEALTH
+        from tests.controller.conftest import ControllerProcess
+
+        SLOW, HEALTH = SLOW_HEAD % b"/bff/v1/auth/login", "/bff/v1/health"
+        server = ControllerProcess(Path(root) / "data", {
+            "SVC_CONTROLLER_TLS": "0", "SVC_CONTROLLER_AUTH_ENABLED": "1",
+            "SVC_CONTROLLER_SESSION_SECRET": "s" * 40}).start()
+    else:
+        server = ServerProcess({"SVC_DISPLAY_DATA_DIR": root + "/data", "SVC_DISPLAY_HEADLESS": "1",
+                                "SVC_DISPLAY_HTTP_TLS": "0", "SVC_DISPLAY_ADOPTION_RATE_PER_MIN": "0"}).start()
     rows = []
     try:
         latencies(server.port, 10)  # warm up
-        for label, spread in (("one address", False), ("500 addresses", True)):
+        for label, spread in (("one address", False), (f"{args.sockets} addresses", True)):
             idle = latencies(server.port, args.requests)
             held = open_slow(server.port, args.sockets, spread)
             try:
@@ -90,7 +106,8 @@ def main() -> None:
             time.sleep(1)  # the closed sockets are gone before the next idle measurement
     finally:
         server.stop()
-    print(f"slow_bodies: {args.sockets} slow sockets, {args.requests} sequential health requests "
+    print(f"slow_bodies{' --controller' if args.controller else ''}: {args.sockets} slow sockets, "
+          f"{args.requests} sequential health requests "
           f"from {CLIENT}, load average {os.getloadavg()[0]:.1f}")
     print(f"{'slow sockets from':>18} {'first ms':>9} {'idle p50':>9} {'idle max':>9} {'slow p50':>9} "
           f"{'slow max':>9} {'p50 ratio':>10}")

@@ -381,7 +381,7 @@ MIN_FREE_SHARE = (0.5, 0.4)
 content area's width and height, while any choice of cuts leaves one at least that wide and high."""
 
 PANEL_MAX_SHARE = 0.45
-"""The widest a corner panel is, a share of the content area's width (a portrait screen's panels shrink to it)."""
+"""The widest a corner panel is on a portrait screen, a share of the content area's width (it shrinks to it)."""
 
 MARGIN = (0.02, 0.03)
 """The gap between a corner panel and the content area's edges, and between a panel and the
@@ -502,7 +502,7 @@ class Layout:
             return Rect(c.x, c.top - height if zone == "top_band" else c.y, c.width, height)
         hint_w, hint_h = (1.0 if v is None else min(1.0, max(0.0, float(v))) for v in size_hint)
         width, height = ref_w * hint_w, ref_h * hint_h
-        if zone != "center":  # a corner panel leaves the slides room (a portrait screen's shrinks)
+        if zone != "center" and self.portrait:  # a portrait screen's corner panel shrinks to leave room
             shrink = min(1.0, c.width * PANEL_MAX_SHARE / max(1.0, width), c.height / max(1.0, height))
             width, height = width * shrink, height * shrink
         gap_x, gap_y = c.width * MARGIN[0], c.height * MARGIN[1]
@@ -542,6 +542,10 @@ class Layout:
         left = max([band.x] + [r.right + gap for z, r in zip(zones, rects) if z == "bottom_left"])
         right = min([band.right] + [r.x - gap for z, r in zip(zones, rects) if z == "bottom_right"])
         message = Rect(left, band.y, max(0.0, right - left), band.height)
+        bottoms = [r.top for z, r in zip(zones, rects) if z in ("bottom_left", "bottom_right")]
+        if self.portrait and bottoms:  # the bands stack: the message across the width, above the panels
+            message = Rect(band.x, max(bottoms) + self.content.height * MARGIN[1] / 2, band.width, band.height)
+            band = Rect(band.x, band.y, band.width, message.top - band.y)
         occupied = [(zone, rect) for zone, rect in zip(zones, rects) if zone != "fullscreen"]
         messages = [message if zone == "fullscreen" and celebrates else None
                     for zone, (_z, _hint, celebrates) in zip(zones, wanted)]

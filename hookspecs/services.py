@@ -23,6 +23,7 @@ import contextlib
 import datetime as dt
 import logging
 import re
+from dataclasses import dataclass
 from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Generic, Mapping, Protocol, Sequence,
                     TypeVar, runtime_checkable)
 
@@ -217,8 +218,8 @@ class AccountsService(Protocol):
 
 @runtime_checkable
 class AdoptionService(Protocol):
-    """Pending adoption challenges (``[{identifier, role, challenge, expires_at_ms}]``, for the
-    adoption plugin's own layer; nothing else draws them)."""
+    """Pending adoption challenges, newest first (``[{identifier, role, challenge, created_at_ms,
+    expires_at_ms}]``, for the adoption plugin's own layer; nothing else draws them)."""
 
     def pending_challenges(self) -> list[dict]: ...
     def pending_count(self) -> int: ...
@@ -311,6 +312,15 @@ class FolderPlugins(Protocol):
     def template(self, plugin_id: str, name: str) -> tuple[Any, dict[str, Any]]: ...
 
 
+@dataclass(frozen=True)
+class Listening:
+    """What the HTTP server announced on the console once it listened: the URLs clients reach it
+    on and, over HTTPS, its certificate's SHA-256 fingerprint (``AB:CD:...``; None for plain HTTP)."""
+
+    urls: tuple[str, ...]
+    fingerprint: str | None = None
+
+
 # -- Keys ---------------------------------------------------------------------------------------
 
 SETTINGS: ServiceKey[SettingsService] = ServiceKey("settings", "settings", "display settings and preferences")
@@ -350,13 +360,14 @@ RUNTIME_SIGNALS: ServiceKey[RuntimeSignals] = ServiceKey(
     "runtime_signals", "runtime_signals", "runtime signals (curator inputs)")
 FOLDER_PLUGINS: ServiceKey[FolderPlugins] = ServiceKey(
     "folder_plugins", "folder_plugins", "folder plugins and their sidecars")
+LISTENING: ServiceKey[Listening] = ServiceKey("listening", "host", "the URLs and certificate the server announced")
 
 SERVICE_KEYS: tuple[ServiceKey[Any], ...] = (
     SETTINGS, CLIENT_KEYS, DISPLAY_PREFERENCES, THEMES, SCREENS, ALERTS, OVERLAYS, TICKER, CURATOR,
     CURATOR_RUNTIME, SEARCH, ACCOUNTS, ADOPTION, ADOPTION_BASE_URL, INTEGRATIONS, INTEGRATION_TELEMETRY,
     CORS, CORS_POLICY, ORIGIN_ALLOWED, EVENTS, DISPLAY, PROGRAM_TELEMETRY,
     DISPLAY_CAPTURE, LIVE_PREVIEW_TICKETS, HTTP_SERVER_STOP, HEALTH_SECTIONS, CLOUD_FEED, CATEGORIES,
-    RUNTIME_SIGNALS, FOLDER_PLUGINS,
+    RUNTIME_SIGNALS, FOLDER_PLUGINS, LISTENING,
 )
 """Every shared service key, each with its owning plugin (``key.owner``)."""
 

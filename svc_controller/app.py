@@ -5,23 +5,27 @@ shape, body validation, OpenAPI), the TLS certificate helper and the uvicorn run
 
 ::
 
-    uvicorn (TLS)
+    uvicorn (TLS) → TlsGate / GuardedHttpToolsProtocol (the display's connection layer,
+      │              svc_host/http/connection.py: connections counted, heads bounded)
       └─ ControllerDispatcher
-           ├─ /bff/v1/proxy/*  (HTTP and WebSocket) → ProxyApp (ASGI, streaming)
-           └─ everything else (HTTP)                 → a2wsgi → falcon.App: /bff/v1 routes, then
-                                                        the web app's static files at /
+           ├─ /bff/v1/proxy/* (HTTP, WebSocket) → ProxyApp (ASGI, streaming, per-display budget)
+           ├─ pull-now, restore                 → CompleteRequests → WsgiBridge (4 threads)  ─┐
+           └─ everything else (HTTP)            → CompleteRequests → WsgiBridge (16 threads) ─┴→
+                falcon.App: /bff/v1 routes, then the web app's static files at /
+
+Bodies are read whole on the event loop, with a deadline, before a worker thread sees the
+request (a slow client costs a socket, never a worker); routes that wait on a display run on
+their own threads, so a hung display never holds the workers of the other routes.
 """
 from __future__ import annotations
 
 import logging
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import falcon
-from a2wsgi import WSGIMiddleware
 from pony import orm
 
 from svc_controller.auth import COOKIE_NAME, CSRF_HEADER, Gate
@@ -36,10 +40,15 @@ from svc_controller.targets import TargetPolicy
 from svc_host.clock import Clock
 from svc_host.http.app import create_app
 from svc_host.http.errors import ApiError
-from svc_host.server import WSGI_WORKERS
+from svc_host.server import Operations, body_rules, complete_requests
+from svc_host.storage import private_dir
 
 log = logging.getLogger("svc_controller")
 
+# Routes that wait on a display (a pull's job and download, a restore's upload): served on
+# threads of their own, so displays that never answer hold these and nothing else.
+DISPLAY_BOUND_ROUTES = ("/bff/v1/backup-targets/{id}/pull-now", "/bff/v1/backup-snapshots/{id}/restore")
+DISPLAY_BOUND_WORKERS = 4
 # The controller web app (docs/webapp.md): static files shipped as package data; `/` serves them.
 WEB_DIR = Path(__file__).resolve().parent / "web"
 OPENAPI_INFO = {
@@ -94,8 +103,7 @@ class CsrfMiddleware:
 
 
 def build_controller(settings: ControllerSettings) -> Controller:
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    os.chmod(settings.data_dir, 0o700)
+    private_dir(settings.data_dir)
     clock = Clock(settings.test_clock_file)
     db, applied = open_database(settings, clock.now_ms())
     policy = TargetPolicy(settings.proxy_allowed_hosts)
@@ -147,14 +155,26 @@ def _no_such_route(req: falcon.Request, resp: falcon.Response, **_: Any) -> None
 class ControllerDispatcher:
     def __init__(self, ctl: Controller):
         self.proxy = ProxyApp(ctl.settings, ctl.gate, ctl.policy)
-        self.http = WSGIMiddleware(create_wsgi_app(ctl), workers=WSGI_WORKERS)
+        app = create_wsgi_app(ctl)
+        rules = body_rules(ctl, principal_of_headers=lambda headers: ctl.gate.principal_for_headers(
+            [(n.decode("latin-1"), v.decode("latin-1")) for n, v in headers]),
+            unauthorized_message="sign in first (POST /bff/v1/auth/login)")
+        self.http = complete_requests(app, ctl.settings, rules)
+        self.display_bound = complete_requests(app, ctl.settings, rules, workers=DISPLAY_BOUND_WORKERS)
+        self.display_routes = Operations({key: op for key, op in ctl.operations.items()
+                                          if key[0] in DISPLAY_BOUND_ROUTES})
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         kind = scope["type"]
         path = scope.get("path", "")
         proxied = path == PROXY_PREFIX or path.startswith(PROXY_PREFIX + "/")
         if kind == "http":
-            await (self.proxy if proxied else self.http)(scope, receive, send)
+            if proxied:
+                await self.proxy(scope, receive, send)
+            elif self.display_routes.find(scope["method"], path) is not None:
+                await self.display_bound(scope, receive, send)
+            else:
+                await self.http(scope, receive, send)
         elif kind == "websocket":
             if proxied:
                 await self.proxy(scope, receive, send)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from typing import Sequence
 
@@ -15,7 +16,7 @@ log = logging.getLogger("svc_controller")
 def cmd_serve(settings: ControllerSettings, args: argparse.Namespace) -> int:
     from svc_controller.app import ControllerDispatcher, build_controller
     from svc_controller.backups import Scheduler
-    from svc_host.server import run_uvicorn
+    from svc_host.server import connection_limits, run_uvicorn
     from svc_host.tls import ensure_certificate
 
     ctl = build_controller(settings)
@@ -26,7 +27,8 @@ def cmd_serve(settings: ControllerSettings, args: argparse.Namespace) -> int:
         tls_files = ensure_certificate(settings, name="controller") if settings.tls else None
         log.info("auth %s; backups in %s; zone %s", "on" if settings.auth_enabled else "off",
                  settings.backups_dir, settings.timezone)
-        run_uvicorn(dispatcher, settings.bind, settings.port, tls_files, {})
+        run_uvicorn(dispatcher, settings.bind, settings.port, tls_files, {},
+                    header_timeout=settings.http_header_timeout_seconds, limits=connection_limits(settings))
     finally:
         ctl.close()
         log.info("stopped")
@@ -80,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Everything this process creates (database, snapshots, secrets, certificates) is for this
+    # user only: 0600 files, 0700 folders (as the display, svc_host/cli.py).
+    os.umask(0o077)
     args = build_parser().parse_args(argv)
     try:
         settings = load_controller_settings()

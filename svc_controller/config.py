@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Mapping
 from zoneinfo import ZoneInfo
 
-from svc_host.config import LOG_LEVELS, ConfigError, _bool, _int, _path, _text, _url
+from svc_host.config import LOG_LEVELS, ConfigError, _bool, _int, _path, _text, _url, connection_settings
 
 SESSION_SECRET_MIN = 32
 _HOST_NAME = re.compile(r"^(?=.{1,253}$)([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?$")
@@ -36,6 +36,12 @@ class ControllerSettings:
     log_level: str = "INFO"
     login_rate_per_min: int = 10
     scheduler_tick_ms: int = 1000
+    # the connection layer (svc_host/http/connection.py), with the display's defaults
+    http_body_timeout_seconds: int = 30
+    http_header_timeout_seconds: int = 10
+    http_max_pending_bodies_per_address: int = 32
+    http_max_connections_per_address: int = 128
+    http_max_connections: int = 2048
     test_clock_file: Path | None = None
     # what svc_host.tls.ensure_certificate reads
     http_tls_cert: Path | None = None
@@ -143,6 +149,7 @@ def load_controller_settings(environ: Mapping[str, str] | None = None) -> Contro
         log_level=log_level,
         login_rate_per_min=_int(env, "SVC_CONTROLLER_LOGIN_RATE_PER_MIN", 10, 0, 100_000),
         scheduler_tick_ms=_int(env, "SVC_CONTROLLER_SCHEDULER_TICK_MS", 1000, 50, 3_600_000),
+        **connection_settings(env, "SVC_CONTROLLER_"),
         test_clock_file=_path(env, "SVC_CONTROLLER_TEST_CLOCK_FILE"),
         http_tls_cert=cert,
         http_tls_key=key,

@@ -15,6 +15,25 @@ WebSocket upgrades (the live preview) are forwarded with the ``websockets`` clie
   to the checked address (the original host name stays in ``Host`` and TLS SNI).
 - Unreachable: 502 ``upstream_unreachable``; no answer within
   ``SVC_CONTROLLER_PROXY_UPSTREAM_TIMEOUT_MS``: 504 ``upstream_timeout``.
+
+Bounds (docs/controller.md, "Proxy bounds"; issue 26):
+
+- **Per-display budget**: at most :data:`PER_DISPLAY_REQUESTS` requests in flight to one
+  display (scheme, address, port); more wait their turn, within their deadline. The shared
+  connection pool has no global cap of its own, so displays that never answer hold their own
+  budget and nothing that another display's requests need.
+- **Total deadline**: a request gets ``SVC_CONTROLLER_PROXY_UPSTREAM_TIMEOUT_MS``, plus the time
+  its bytes so far need at :data:`svc_host.http.connection.MIN_BODY_RATE` (a large archive
+  on a working link finishes; a display trickling a byte a second does not), for everything:
+  its turn, the connection, the request body, the answer's head and body. Past it: 504
+  ``upstream_timeout`` when nothing was sent to the client yet, else the answer is cut short
+  (the connection closed, so the client sees an incomplete body, never a complete one).
+- **Never reported failed when the display did it** (issue 27): only a GET, HEAD or OPTIONS
+  without a body goes on a pooled keep-alive connection, and is retried once on a fresh
+  connection when that one breaks before an answer (a display restarted, or closed the idle
+  connection as the request left: harmless to repeat). Any other request goes on a fresh
+  connection and is never retried: a break there may mean the display did it. Pooled
+  connections idle for :data:`KEEPALIVE_EXPIRY_S` are dropped, before the display's own 5 s.
 """
 from __future__ import annotations
 
@@ -22,12 +41,14 @@ import asyncio
 import json
 import logging
 import ssl
+import time
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 import httpx
 
 from svc_controller.targets import HEADER, DisplayUrl, TargetPolicy, parse_display_url, pinned_url
+from svc_host.http.connection import MIN_BODY_RATE
 from svc_host.http.errors import ApiError, error_body
 
 log = logging.getLogger("svc_controller.proxy")
@@ -38,6 +59,12 @@ HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy
                         "trailer", "trailers", "transfer-encoding", "upgrade", "proxy-connection"})
 DROP_UPSTREAM = HOP_BY_HOP | {"host", "cookie", HEADER.lower()}
 DROP_DOWNSTREAM = HOP_BY_HOP | {"set-cookie", "date"}  # uvicorn writes its own Date
+PER_DISPLAY_REQUESTS = 16  # in flight to one display at once (the display's own worker count)
+POOLED_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})  # safe: repeated once if a pooled connection broke
+KEEPALIVE_EXPIRY_S = 2.0  # below uvicorn's 5 s keep-alive, so the display is not the one closing it
+# Errors of a connection that broke before any answer arrived (a reused connection the
+# display had closed): worth one try on a fresh connection for a safe request.
+STALE_CONNECTION = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
 
 
 def _unverified_ssl() -> ssl.SSLContext:
@@ -65,21 +92,78 @@ async def send_error(send: Any, error: ApiError) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+class _Budgets:
+    """One semaphore per display, made on first use and dropped when nobody holds or awaits it."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.by_display: dict[tuple[str, str, int], tuple[asyncio.Semaphore, int]] = {}
+
+    async def acquire(self, display: tuple[str, str, int], timeout: float) -> None:
+        semaphore, users = self.by_display.get(display) or (asyncio.Semaphore(self.size), 0)
+        self.by_display[display] = (semaphore, users + 1)
+        try:
+            await asyncio.wait_for(semaphore.acquire(), timeout)
+        except BaseException:
+            self._leave(display)
+            raise
+
+    def release(self, display: tuple[str, str, int]) -> None:
+        self.by_display[display][0].release()
+        self._leave(display)
+
+    def _leave(self, display: tuple[str, str, int]) -> None:
+        semaphore, users = self.by_display[display]
+        if users <= 1:
+            del self.by_display[display]
+        else:
+            self.by_display[display] = (semaphore, users - 1)
+
+
+class _Deadline:
+    """The request's total deadline: its timeout plus the time its bytes need at MIN_BODY_RATE."""
+
+    def __init__(self, timeout_s: float):
+        self.timeout_s = timeout_s
+        self.started = time.monotonic()
+        self.transferred = 0
+
+    def left(self) -> float:
+        left = self.started + self.timeout_s + self.transferred / MIN_BODY_RATE - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        return left
+
+
 class ProxyApp:
     def __init__(self, settings: Any, gate: Any, policy: TargetPolicy):
         self.settings = settings
         self.gate = gate
         self.policy = policy
         self.timeout_s = settings.proxy_upstream_timeout_ms / 1000
-        self._client: httpx.AsyncClient | None = None
+        self.budgets = _Budgets(PER_DISPLAY_REQUESTS)
+        self._pooled: httpx.AsyncClient | None = None
+        self._fresh: httpx.AsyncClient | None = None
+
+    def _client(self, keepalive: bool) -> httpx.AsyncClient:
+        # made inside the server's event loop; no global connection cap (the per-display
+        # budgets bound what each display holds, the connection layer what clients can ask)
+        limits = httpx.Limits(max_connections=None, max_keepalive_connections=64 if keepalive else 0,
+                              keepalive_expiry=KEEPALIVE_EXPIRY_S)
+        return httpx.AsyncClient(verify=False, timeout=httpx.Timeout(self.timeout_s), follow_redirects=False,
+                                 trust_env=False, limits=limits)
 
     @property
-    def client(self) -> httpx.AsyncClient:
-        if self._client is None:  # created inside the server's event loop
-            self._client = httpx.AsyncClient(verify=False, timeout=httpx.Timeout(self.timeout_s),
-                                             follow_redirects=False, trust_env=False,
-                                             limits=httpx.Limits(max_connections=200))
-        return self._client
+    def pooled(self) -> httpx.AsyncClient:
+        if self._pooled is None:
+            self._pooled = self._client(keepalive=True)
+        return self._pooled
+
+    @property
+    def fresh(self) -> httpx.AsyncClient:
+        if self._fresh is None:
+            self._fresh = self._client(keepalive=False)
+        return self._fresh
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] == "websocket":
@@ -130,18 +214,45 @@ class ProxyApp:
                     return
 
         extensions = {"sni_hostname": url.host} if url.scheme == "https" and address != url.host else {}
+        display = (url.scheme, address, url.port)
+        deadline = _Deadline(self.timeout_s)
+        pooled = method in POOLED_METHODS and not has_body
         try:
-            request = self.client.build_request(method, target, headers=upstream_headers,
-                                                content=body() if has_body else None, extensions=extensions)
+            request = (self.pooled if pooled else self.fresh).build_request(
+                method, target, headers=upstream_headers, content=counted(body(), deadline) if has_body else None,
+                extensions=extensions)
         except (httpx.InvalidURL, ValueError) as exc:
             await send_error(send, ApiError(400, "validation_failed", f"cannot forward to this URL: {exc}",
                                             {HEADER: ["cannot be combined with this path into a URL"]}))
             return
         try:
-            response = await self.client.send(request, stream=True)
-        except httpx.TimeoutException:
-            await send_error(send, ApiError(504, "upstream_timeout",
-                                            f"the display did not answer within {self.timeout_s:g} s"))
+            await self.budgets.acquire(display, deadline.left())
+        except TimeoutError:
+            await send_error(send, self._timed_out())
+            return
+        try:
+            await self._exchange(request, pooled, deadline, send, method, url)
+        finally:
+            self.budgets.release(display)
+
+    def _timed_out(self) -> ApiError:
+        return ApiError(504, "upstream_timeout", f"the display did not answer within {self.timeout_s:g} s")
+
+    async def _send_upstream(self, request: httpx.Request, pooled: bool, deadline: _Deadline) -> httpx.Response:
+        if pooled:
+            try:
+                return await asyncio.wait_for(self.pooled.send(request, stream=True), deadline.left())
+            except STALE_CONNECTION as exc:
+                log.info("proxy: a pooled connection to %s broke before an answer (%s): once more on a fresh one",
+                         request.url.netloc.decode("latin-1"), type(exc).__name__)
+        return await asyncio.wait_for(self.fresh.send(request, stream=True), deadline.left())
+
+    async def _exchange(self, request: httpx.Request, pooled: bool, deadline: _Deadline, send: Any, method: str,
+                        url: DisplayUrl) -> None:
+        try:
+            response = await self._send_upstream(request, pooled, deadline)
+        except (TimeoutError, httpx.TimeoutException):
+            await send_error(send, self._timed_out())
             return
         except httpx.HTTPError as exc:
             log.info("proxy: %s %s unreachable: %s", method, url.netloc, type(exc).__name__)
@@ -152,13 +263,20 @@ class ProxyApp:
                                    for k, v in response.headers.raw], DROP_DOWNSTREAM)
             await send({"type": "http.response.start", "status": response.status_code,
                         "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in out]})
-            async for chunk in response.aiter_raw():
+            chunks = response.aiter_raw()
+            while True:
+                try:
+                    chunk = await asyncio.wait_for(anext(chunks), deadline.left())
+                except StopAsyncIteration:
+                    break
+                deadline.transferred += len(chunk)
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
             await send({"type": "http.response.body", "body": b"", "more_body": False})
-        except httpx.HTTPError as exc:
-            # Headers are gone already: all that is left is to cut the connection short.
-            log.info("proxy: %s %s broke off mid-answer: %s", method, url.netloc, type(exc).__name__)
-            raise
+        except (TimeoutError, httpx.HTTPError) as exc:
+            # Headers are gone already: all that is left is to cut the connection short
+            # (uvicorn closes it when the app returns with the answer unfinished).
+            log.info("proxy: %s %s broke off mid-answer: %s", method, url.netloc,
+                     "past its deadline" if isinstance(exc, TimeoutError) else type(exc).__name__)
         finally:
             await response.aclose()
 
@@ -229,5 +347,13 @@ class ProxyApp:
                 pass
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
+        for client in (self._pooled, self._fresh):
+            if client is not None:
+                await client.aclose()
+
+
+async def counted(chunks: Any, deadline: _Deadline) -> Any:
+    """The request body's chunks, each counted towards the deadline's allowance."""
+    async for chunk in chunks:
+        deadline.transferred += len(chunk)
+        yield chunk

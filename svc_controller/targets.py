@@ -4,7 +4,9 @@ A display's host passes when it is a loopback, RFC 1918 or link-local address (o
 IPv6 counterparts), a name ending in ``.local`` (or ``localhost``), a name whose DNS
 answers are all such addresses, or a host listed in ``SVC_CONTROLLER_PROXY_ALLOWED_HOSTS``.
 Anything else, and any name that does not resolve, is refused (403
-``proxy_target_forbidden``). The answer checked is the address connected to: the caller
+``proxy_target_forbidden``). Cloud metadata addresses (:data:`METADATA_ADDRESSES`: link-local
+or private, yet the keys of the machine's cloud account) are refused as literals and as any
+answer of a name, unless the address itself is listed. The answer checked is the address connected to: the caller
 pins the connection to it, so a name cannot resolve privately for the check and publicly
 for the request (DNS rebinding).
 """
@@ -15,10 +17,17 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 from urllib.parse import urlsplit
 
-from builtin_plugins.cors.policy import is_private_address, system_resolver
+from builtin_plugins.cors.policy import ip_address, is_private_address, system_resolver
 from svc_host.http.errors import ApiError
 
 HEADER = "X-Svc-Display-Url"
+# Instance metadata services (AWS, GCP, Azure, OpenStack... on 169.254.169.254; AWS's IPv6
+# one on fd00:ec2::254): never a display, always a credential store.
+METADATA_ADDRESSES = frozenset({ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254")})
+
+
+def _is_metadata(value: str) -> bool:
+    return ip_address(value) in METADATA_ADDRESSES
 
 
 @dataclass(frozen=True)
@@ -63,6 +72,12 @@ class TargetPolicy:
 
     def address_for(self, host: str) -> str:
         """The address to connect to for ``host``, or 403 ``proxy_target_forbidden``."""
+        address = self._address_for(host)
+        if _is_metadata(address) and address not in self.allowed:
+            raise forbidden(host, f"a cloud metadata address ({address})")
+        return address
+
+    def _address_for(self, host: str) -> str:
         try:
             ipaddress.ip_address(host.split("%", 1)[0])
             literal = True
@@ -78,6 +93,9 @@ class TargetPolicy:
             raise forbidden(host, "a name that does not resolve") from None
         if not answers:
             raise forbidden(host, "a name that does not resolve")
+        metadata = [a for a in answers if _is_metadata(a) and a not in self.allowed]
+        if metadata:  # one such answer is enough: the connection could go there
+            raise forbidden(host, f"a name that resolves to a cloud metadata address ({metadata[0]})")
         if host in self.allowed:
             return answers[0]
         private = [a for a in answers if is_private_address(a)]
@@ -92,7 +110,8 @@ class TargetPolicy:
 def forbidden(host: str, why: str) -> ApiError:
     return ApiError(403, "proxy_target_forbidden",
                     f"the display host {host!r} is {why}: only loopback, private (RFC 1918), link-local and "
-                    ".local hosts, or hosts listed in SVC_CONTROLLER_PROXY_ALLOWED_HOSTS, can be reached")
+                    ".local hosts (cloud metadata addresses never), or hosts listed in "
+                    "SVC_CONTROLLER_PROXY_ALLOWED_HOSTS, can be reached")
 
 
 def pinned_url(url: DisplayUrl, address: str, path_and_query: str) -> str:

@@ -237,6 +237,19 @@ def _origin(name: str, value: str) -> str:
     return f"{parsed.scheme}://{parsed.netloc.lower()}"
 
 
+def connection_settings(env: Mapping[str, str], prefix: str) -> dict[str, int]:
+    """The connection layer's settings (svc_host/http/connection.py) from ``<prefix>HTTP_*``:
+    the display's (``SVC_DISPLAY_``) and the controller's (``SVC_CONTROLLER_``)."""
+    return {
+        "http_body_timeout_seconds": _int(env, f"{prefix}HTTP_BODY_TIMEOUT_SECONDS", 30, 1, 3600),
+        "http_header_timeout_seconds": _int(env, f"{prefix}HTTP_HEADER_TIMEOUT_SECONDS", 10, 1, 3600),
+        "http_max_pending_bodies_per_address": _int(env, f"{prefix}HTTP_MAX_PENDING_BODIES_PER_ADDRESS", 32, 1,
+                                                    100000),
+        "http_max_connections_per_address": _int(env, f"{prefix}HTTP_MAX_CONNECTIONS_PER_ADDRESS", 128, 1, 100000),
+        "http_max_connections": _int(env, f"{prefix}HTTP_MAX_CONNECTIONS", 2048, 1, 1000000),
+    }
+
+
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     """Parse the environment into :class:`Settings`; raise :class:`ConfigError` on a bad value."""
     env = os.environ if environ is None else environ
@@ -289,13 +302,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         http_tls_key=key,
         http_cors_origins=cors,
         http_server=server,
-        http_body_timeout_seconds=_int(env, "SVC_DISPLAY_HTTP_BODY_TIMEOUT_SECONDS", 30, 1, 3600),
-        http_header_timeout_seconds=_int(env, "SVC_DISPLAY_HTTP_HEADER_TIMEOUT_SECONDS", 10, 1, 3600),
-        http_max_pending_bodies_per_address=_int(env, "SVC_DISPLAY_HTTP_MAX_PENDING_BODIES_PER_ADDRESS", 32, 1,
-                                                 100000),
-        http_max_connections_per_address=_int(env, "SVC_DISPLAY_HTTP_MAX_CONNECTIONS_PER_ADDRESS", 128, 1,
-                                              100000),
-        http_max_connections=_int(env, "SVC_DISPLAY_HTTP_MAX_CONNECTIONS", 2048, 1, 1000000),
+        **connection_settings(env, "SVC_DISPLAY_"),
         list_cache_bytes=_int(env, "SVC_DISPLAY_LIST_CACHE_BYTES", 16 * 1024 * 1024, 0, 1 << 40),
         controller_public_url=_url(env, "SVC_DISPLAY_CONTROLLER_PUBLIC_URL", ("http", "https")),
         database_url=_url(env, "SVC_DISPLAY_DATABASE_URL", ("postgres", "postgresql")),

@@ -25,6 +25,7 @@ import falcon
 import falcon.asgi
 from falcon.routing import CompiledRouter
 
+from hookspecs.services import LISTENING, Listening
 from svc_host.http.bridge import WsgiBridge
 from svc_host.http.connection import BodyRules, CompleteRequests, ConnectionLimits, GuardedHttpToolsProtocol
 from svc_host.plugins import remove_state_file, write_state_file
@@ -64,10 +65,13 @@ class _Methods:
         self.operations = operations
 
 
-def body_rules(host: Any) -> BodyRules:
+def body_rules(host: Any, principal_of_headers: Any = None, unauthorized_message: str | None = None) -> BodyRules:
     """Each operation's own body cap (the default elsewhere), and bodies past the default cap
-    only from a caller the operation would accept (svc_host/http/connection.py)."""
-    from svc_host.http.app import DEFAULT_MAX_BODY, bearer_principal, permission_refusal
+    only from a caller the operation would accept (svc_host/http/connection.py).
+
+    The caller is the ``Authorization: Bearer`` key's principal (the display), or what
+    ``principal_of_headers(headers)`` (ASGI scope headers) says (the controller's session)."""
+    from svc_host.http.app import BEARER_REQUIRED, DEFAULT_MAX_BODY, bearer_principal, permission_refusal
 
     operations = Operations(getattr(host, "operations", {}))
 
@@ -75,24 +79,42 @@ def body_rules(host: Any) -> BodyRules:
         operation = operations.find(method, path)
         return (operation.max_body or DEFAULT_MAX_BODY) if operation is not None else DEFAULT_MAX_BODY
 
-    def refusal(method: str, path: str, authorization: str | None) -> tuple[int, str, str] | None:
+    def principal(headers: list[tuple[bytes, bytes]]) -> Any:
+        if principal_of_headers is not None:
+            return principal_of_headers(headers)
+        authorization = next((v for n, v in headers if n == b"authorization"), None)
+        return bearer_principal(host, authorization.decode("latin-1") if authorization is not None else None)
+
+    def refusal(method: str, path: str, headers: list[tuple[bytes, bytes]]) -> tuple[int, str, str] | None:
         operation = operations.find(method, path)
         if operation is None:
             return None
-        refused = permission_refusal(operation, bearer_principal(host, authorization))
+        refused = permission_refusal(operation, principal(headers), unauthorized_message or BEARER_REQUIRED)
         return (refused.status, refused.code, refused.message) if refused is not None else None
 
     return BodyRules(DEFAULT_MAX_BODY, cap, refusal)
+
+
+def complete_requests(wsgi_app: Any, settings: Any, rules: BodyRules, workers: int = WSGI_WORKERS
+                      ) -> CompleteRequests:
+    """``wsgi_app`` on ``workers`` threads, fed only complete requests (bodies read on the event
+    loop with the deadline and per-address bound of ``settings.http_*``; spooled to
+    ``<data dir>/spool``): the display's and the controller's HTTP side."""
+    return CompleteRequests(WsgiBridge(wsgi_app, workers=workers), rules=rules,
+                            body_timeout=settings.http_body_timeout_seconds,
+                            max_pending_per_address=settings.http_max_pending_bodies_per_address,
+                            spool_dir=settings.data_dir / "spool")
+
+
+def connection_limits(settings: Any) -> ConnectionLimits:
+    return ConnectionLimits(settings.http_max_connections_per_address, settings.http_max_connections)
 
 
 class Dispatcher:
     """Routes ASGI scopes: WebSockets to the small ASGI app, HTTP to the WSGI app."""
 
     def __init__(self, wsgi_app: Any, websocket_app: Any, settings: Any, rules: BodyRules):
-        self.http = CompleteRequests(WsgiBridge(wsgi_app, workers=WSGI_WORKERS), rules=rules,
-                                     body_timeout=settings.http_body_timeout_seconds,
-                                     max_pending_per_address=settings.http_max_pending_bodies_per_address,
-                                     spool_dir=settings.data_dir / "spool")
+        self.http = complete_requests(wsgi_app, settings, rules)
         self.websocket = websocket_app
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
@@ -152,8 +174,7 @@ def _serve_uvicorn(host: Any, wsgi_app: Any) -> None:
     run_uvicorn(Dispatcher(wsgi_app, create_websocket_app(host), settings, body_rules(host)),
                 settings.http_bind_ip, settings.http_port, tls_files, host.services,
                 header_timeout=settings.http_header_timeout_seconds, access_log=settings.access_log,
-                limits=ConnectionLimits(settings.http_max_connections_per_address,
-                                        settings.http_max_connections),
+                limits=connection_limits(settings),
                 on_started=lambda: _serving(host))
 
 
@@ -206,8 +227,8 @@ def run_uvicorn(asgi_app: Any, bind: str, port: int, tls_files: tuple[Any, Any] 
             await super().startup(sockets=sockets)  # a port taken: uvicorn logs it, exit status 3
             if self.started and not self.should_exit:
                 # only once bound: a port in use must not be announced as listening
-                _log_listening("https" if tls_files else "http", bind, port, "uvicorn",
-                               tls_files[0] if tls_files else None)
+                services[LISTENING] = _log_listening("https" if tls_files else "http", bind, port, "uvicorn",
+                                                     tls_files[0] if tls_files else None)
                 if on_started is not None:
                     on_started()
 
@@ -217,14 +238,17 @@ def run_uvicorn(asgi_app: Any, bind: str, port: int, tls_files: tuple[Any, Any] 
     server.run()
 
 
-def _log_listening(scheme: str, bind: str, port: int, server: str, cert: Any = None) -> None:
-    """Where clients reach this server, and (HTTPS) the certificate fingerprint to check."""
-    urls = ", ".join(listening_urls(scheme, bind, port))
-    if cert is not None:
-        log.info("listening on %s (%s; certificate SHA-256 fingerprint %s)", urls, server,
-                 certificate_fingerprint(cert))
+def _log_listening(scheme: str, bind: str, port: int, server: str, cert: Any = None) -> Listening:
+    """Where clients reach this server, and (HTTPS) the certificate fingerprint to check: said on
+    the console and returned (``host.services[LISTENING]``: the display's welcome slide shows it)."""
+    announced = Listening(tuple(listening_urls(scheme, bind, port)),
+                          certificate_fingerprint(cert) if cert is not None else None)
+    urls = ", ".join(announced.urls)
+    if announced.fingerprint is not None:
+        log.info("listening on %s (%s; certificate SHA-256 fingerprint %s)", urls, server, announced.fingerprint)
     else:
         log.info("listening on %s (%s)", urls, server)
+    return announced
 
 
 def _fit_to_open_files(limits: ConnectionLimits) -> ConnectionLimits:
@@ -273,7 +297,7 @@ def _serve_waitress(host: Any, wsgi_app: Any) -> None:
     if threading.current_thread() is threading.main_thread():  # else the display runtime owns signals
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
-    _log_listening("http", settings.http_bind_ip, settings.http_port, "waitress")
+    host.services[LISTENING] = _log_listening("http", settings.http_bind_ip, settings.http_port, "waitress")
     _serving(host)
     # waitress's own run() has no graceful stop: drive its loop, stop accepting on the
     # signal, and leave once no channel is mid-request.

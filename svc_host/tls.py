@@ -14,6 +14,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from svc_host.storage import private_dir
+
 log = logging.getLogger(__name__)
 
 CERT_FILE = "display-cert.pem"
@@ -71,13 +73,18 @@ def generate_self_signed(cert_path: Path, key_path: Path, hostname: str, address
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .sign(key, hashes.SHA256())
     )
-    cert_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    private_dir(cert_path.parent)
+    _write_private(key_path, key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                               serialization.NoEncryption()))
+    _write_private(cert_path, cert.public_bytes(serialization.Encoding.PEM))
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """``path`` holds ``data``, readable by this user only (whatever the process umask)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as handle:
-        handle.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                       serialization.NoEncryption()))
-    os.chmod(key_path, 0o600)
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+        handle.write(data)
+    os.chmod(path, 0o600)
 
 
 def ensure_certificate(settings, name: str = "display") -> tuple[Path, Path]:  # noqa: ANN001
@@ -92,6 +99,11 @@ def ensure_certificate(settings, name: str = "display") -> tuple[Path, Path]:  #
     if not _certificate_is_usable(cert_path, key_path):
         log.info("generating a self-signed TLS certificate in %s", settings.tls_dir)
         generate_self_signed(cert_path, key_path, socket.gethostname(), local_ipv4_addresses())
+    # a folder or certificate an older release left readable by others is tightened
+    private_dir(settings.tls_dir)
+    for path in (cert_path, key_path):
+        if path.stat().st_mode & 0o077:
+            os.chmod(path, 0o600)
     return cert_path, key_path
 
 

@@ -5,16 +5,27 @@
 one stderr line whenever no real window is shown); ``POST /v1/adoption/confirm`` trades it
 for a key. Both, and the expiry sweep, publish the change event ``adoption``.
 ``host.services["adoption"]`` offers ``pending_challenges()``. Client administration lives
-in ``clients``.
+in ``clients``. Pending requests do not outlive the server: ``serving`` drops them.
+
+The adoption feature also owns the first-start screen (:mod:`.welcome`): while no slide is
+enabled the ``welcome`` layer draws the display's name, the URLs and certificate fingerprint
+the server announced, and how to pair from a controller (asking the screens service through
+its typed key; the compositor knows no feature).
 """
 from __future__ import annotations
 
+import logging
 from typing import Any
+
+from pony import orm
 
 from hookspecs import LayerSpec, Permission, hookimpl
 from hookspecs.permissions import ADOPTION_ADMIN, declare
-from builtin_plugins.adoption.challenges import AdoptionService, define_entities
+from builtin_plugins.adoption.challenges import LAYER, TOPIC, AdoptionService, define_entities
 from builtin_plugins.adoption.routes import routes
+from hookspecs.services import events_batch, publish
+
+log = logging.getLogger(__name__)
 
 
 def _service(host: Any) -> AdoptionService:
@@ -48,10 +59,27 @@ def startup(host: Any) -> None:
 
 
 @hookimpl
+def serving(host: Any) -> None:
+    """A (re)started server forgets the pending requests of the one before it, before it answers
+    any request (the hook runs before the server's first request is read), and the welcome slide
+    learns the URLs and fingerprint the server just announced (the ``adoption`` change event)."""
+    with events_batch(host), orm.db_session:
+        dropped = _service(host).drop_all()
+        publish(host, TOPIC)
+    if dropped:
+        log.info("adoption: %d pending request(s) of the previous run dropped", dropped)
+
+
+@hookimpl
 def register_display_layers() -> list[LayerSpec]:
-    return [LayerSpec("adoption", 400, "builtin_plugins.adoption.display:AdoptionLayer", area="content",
-                      topics=("adoption",),
-                      description="the pending adoption challenge, for the person in front")]
+    return [LayerSpec(LAYER, 400, "builtin_plugins.adoption.display:AdoptionLayer", area="content",
+                      topics=(TOPIC,),
+                      description="the pending adoption requests (newest first, at most three), for the person "
+                                  "in front"),
+            LayerSpec("welcome", 110, "builtin_plugins.adoption.welcome:WelcomeLayer", area="free",
+                      topics=("screens", TOPIC),
+                      description="with no enabled slide: the display's name, URLs, certificate fingerprint "
+                                  "and how to pair")]
 
 
 @hookimpl

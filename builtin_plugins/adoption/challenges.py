@@ -28,6 +28,7 @@ MAX_WRONG_ATTEMPTS = 5
 MAX_PENDING = 20
 SWEEP_INTERVAL_S = 5.0
 TOPIC = "adoption"  # the change event of a new, confirmed or expired challenge
+LAYER = "adoption"  # the display layer that draws the pending challenges
 # Crockford decoding: the letters a human may read for a digit.
 _ALIASES = str.maketrans({"O": "0", "I": "1", "L": "1"})
 
@@ -71,7 +72,9 @@ def alert_fields(identifier: str, role: str, code: str, expires_at_ms: int) -> d
         "source": "adoption",
         "expires_at_ms": expires_at_ms,
         "icon": "shield",
-        "display_only": {"challenge": code, "role": role, "identifier": identifier},
+        # drawn_by: the adoption layer's card draws this request (code and all), so the alerts
+        # layer does not draw the alert again beside it
+        "display_only": {"challenge": code, "role": role, "identifier": identifier, "drawn_by": LAYER},
     }
 
 
@@ -86,15 +89,25 @@ class AdoptionService:
     # -- for the display ---------------------------------------------------------------
     @orm.db_session
     def pending_challenges(self) -> list[dict]:
-        """Unexpired challenges, oldest first: ``[{identifier, role, challenge, expires_at_ms}]``.
+        """Unexpired challenges, newest first (the card draws the first few: the request just made
+        on top): ``[{identifier, role, challenge, created_at_ms, expires_at_ms}]``.
 
         Read-only, callable from any thread (the display's); expired rows are left to the sweep.
         """
         now = self.host.clock.now_ms()
         rows = self.host.db.AdoptionChallenge.select(lambda c: c.expires_at_ms > now).order_by(
-            lambda c: (c.created_at_ms, c.identifier))
+            lambda c: (orm.desc(c.created_at_ms), c.identifier))
         return [{"identifier": r.identifier, "role": r.role, "challenge": r.challenge,
-                 "expires_at_ms": r.expires_at_ms} for r in rows]
+                 "created_at_ms": r.created_at_ms, "expires_at_ms": r.expires_at_ms} for r in rows]
+
+    def drop_all(self) -> int:
+        """Drop every pending challenge and dismiss its alert (inside a db_session): a restarted
+        server forgets the requests made to the one before it (their codes were drawn by a screen
+        that is gone, and nobody at the screen asked for them again)."""
+        rows = list(self.host.db.AdoptionChallenge.select())
+        for row in rows:
+            self._drop(row)
+        return len(rows)
 
     # -- lifecycle (inside a db_session) -------------------------------------------------
     def sweep(self) -> int:

@@ -56,8 +56,9 @@ def active_alerts(host: Any) -> list[dict]:
 
 
 def shown_alerts(host: Any) -> list[dict]:
-    """The alerts the layer draws: the first :data:`MAX_CARDS` active ones."""
-    return active_alerts(host)[:MAX_CARDS]
+    """The alerts the layer draws: the first :data:`MAX_CARDS` active ones that no other layer draws
+    (``display_only["drawn_by"]`` names the layer that does: the adoption card shows its request)."""
+    return [a for a in active_alerts(host) if not (a.get("display_only") or {}).get("drawn_by")][:MAX_CARDS]
 
 
 def band_height(alerts: list[dict], screen: Any, unit: float) -> float:

@@ -29,14 +29,20 @@ _PRIVATE_NETWORKS = tuple(ipaddress.ip_network(n) for n in (
 ))
 
 
-def is_private_address(value: str) -> bool:
+def ip_address(value: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """``value`` as an address (a zone ``%eth0`` ignored, an IPv4-mapped IPv6 one as IPv4), or None."""
     try:
         address = ipaddress.ip_address(value.split("%", 1)[0])
     except ValueError:
-        return False
+        return None
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return any(address in network for network in _PRIVATE_NETWORKS)
+        return address.ipv4_mapped
+    return address
+
+
+def is_private_address(value: str) -> bool:
+    address = ip_address(value)
+    return address is not None and any(address in network for network in _PRIVATE_NETWORKS)
 
 
 def system_resolver(name: str) -> list[str]:

@@ -15,8 +15,8 @@ a panel at the size its widget's ``size_hint`` asks, and tells the compositor wh
 (and a celebration message's band) occupy, so the slides lay out in the rest. An overlay that
 comes or goes asks for a relayout.
 
-The composition rule (docs/display.md, "Composition: the rule"): a ``fullscreen`` overlay is
-decoration. Its widget goes in the layer's ``decoration``, which the compositor mounts under the
+The composition rule (docs/display.md, "Composition: the rule"): an overlay of a type whose zone
+is ``fullscreen`` (the effects, ``static_image``, ``plugin_template``) is decoration. Its widget goes in the layer's ``decoration``, which the compositor mounts under the
 slides' content (over their background); its celebration message is text, so it is lifted out
 into a holder of the same rectangle in ``widget``, over the slides, in its band.
 """
@@ -110,6 +110,7 @@ class OverlaysLayer:
         self.host = stage.host
         self.overlays: dict[Any, dict] = {}  # id -> {"row", "widget" or None, "failed", "zone", "hint"}
         self.placed: dict[Any, Rect] = {}  # id -> where its widget goes (arrange)
+        self._waiting: OverlaysState | None = None  # applied while the content area was empty (a full alert)
 
     @cached_property
     def decoration(self) -> Any:
@@ -138,6 +139,9 @@ class OverlaysLayer:
 
     def arrange(self, layout: Layout) -> list[tuple[str, Rect]]:
         """Place every overlay in its zone of ``layout`` (:meth:`Layout.arrange`); what they occupy."""
+        if self._waiting is not None and layout.content.area > 0:  # the full-screen alert went
+            waiting, self._waiting = self._waiting, None
+            self.stage.after(0, lambda: self.apply(waiting, False))
         shown = [(overlay_id, entry) for overlay_id, entry in self.overlays.items() if entry.get("widget") is not None]
         rects, occupied, messages = layout.arrange([(entry["zone"], entry["hint"],
                                                      getattr(entry["widget"], "celebration", None) is not None)
@@ -173,6 +177,9 @@ class OverlaysLayer:
             row = wanted.get(overlay_id)
             if row is None or row != self.overlays[overlay_id]["row"] or restyle:
                 self._remove(overlay_id)
+        if self.stage.area.area <= 0:  # a full-screen alert: new overlays wait until it goes
+            self._waiting = state
+            return
         for overlay_id, row in wanted.items():
             if overlay_id not in self.overlays:
                 self._add(row)
@@ -200,6 +207,9 @@ class OverlaysLayer:
         overlay_type = self.host.registries.overlay_types.get(type_id)
         config = row.get("config_json") if isinstance(row.get("config_json"), dict) else {}
         zone = overlay_type.zone_for(config) if overlay_type is not None else "fullscreen"
+        # decoration: a type that is full-screen by nature (effects, frames, templates); a panel type
+        # a row stretches over the whole area (a web page) stays over the slides, as its row asked
+        decorative = overlay_type is None or overlay_type.zone == "fullscreen"
         entry = {"row": row, "widget": None, "failed": False, "zone": zone, "hint": (1.0, 1.0)}
         self.overlays[overlay_id] = entry
         renderer = self.stage.renderer("overlay", type_id)
@@ -226,7 +236,7 @@ class OverlaysLayer:
             widget.size_hint, widget.pos_hint = (None, None), {}
             widget.pos, widget.size = self.widget.pos, self.widget.size
             entry["widget"] = widget
-            if zone == "fullscreen":  # decoration, under the slides' content; its message over them
+            if decorative:  # decoration, under the slides' content; its message over them
                 self.decoration.add_widget(widget)
                 entry["front"] = _lift_celebration(widget, self.widget)
             else:

@@ -319,8 +319,8 @@ class Compositor:
         return boxes
 
     def _mask_decoration(self) -> None:
-        decorated = [entry for entry in self.live() if entry.decorated]
-        if not decorated:
+        decorated = [entry for entry in self.live() if entry.decorated and entry.layer.decoration.children]
+        if not decorated:  # nothing decorates: no boxes to measure (an empty decoration draws nothing)
             return
         boxes = self.content_boxes()
         for entry in decorated:
@@ -641,33 +641,60 @@ def content_boxes(root: Any) -> list[Rect]:
 
 class DecorationMask:
     """A stencil around a decoration widget's drawing: nothing of it lands inside the boxes given
-    (:meth:`update`). Kivy's stencil counts layers; ``greater`` passes where no box raised it."""
+    (:meth:`update`). The stencil is Kivy's own (push, mask, use, unuse, mask again, pop), so a
+    decoration that draws through a stencil itself (a wide translucent ``Line``) nests in it; its
+    mask is the widget's area less the boxes, as rectangles that do not overlap (Kivy's rule)."""
 
     def __init__(self, widget: Any):
         from kivy.graphics import InstructionGroup, StencilPop, StencilPush, StencilUnUse, StencilUse
 
+        self.widget = widget
         self.push, self.pop = InstructionGroup(), InstructionGroup()
         self.before_rects, self.after_rects = InstructionGroup(), InstructionGroup()
         self.push.add(StencilPush())
         self.push.add(self.before_rects)
-        use = StencilUse()
-        use.func_op = "greater"  # Kivy 2.3 ignores func_op given to the constructor
-        self.push.add(use)
+        self.push.add(StencilUse())
         self.pop.add(StencilUnUse())
         self.pop.add(self.after_rects)
         self.pop.add(StencilPop())
         widget.canvas.before.add(self.push)
         widget.canvas.after.add(self.pop)
-        self.boxes: list[Rect] = []
+        self.drawn: list[tuple[float, float, float, float]] | None = None
 
     def update(self, boxes: list[Rect]) -> None:
         from kivy.graphics import Rectangle
 
-        if boxes == self.boxes:
+        x, y = self.widget.to_window(self.widget.x, self.widget.y)
+        area = Rect(float(x), float(y), float(self.widget.width), float(self.widget.height))
+        rects = uncovered(area, boxes)
+        if rects == self.drawn:
             return
-        self.boxes = list(boxes)
+        self.drawn = rects
         for group in (self.before_rects, self.after_rects):
             group.clear()
-            for box in boxes:  # whole pixels: a pixel the box touches is the content's
-                x, y = math.floor(box.x), math.floor(box.y)
-                group.add(Rectangle(pos=(x, y), size=(math.ceil(box.right) - x, math.ceil(box.top) - y)))
+            for left, bottom, width, height in rects:
+                group.add(Rectangle(pos=(left, bottom), size=(width, height)))
+
+
+def uncovered(area: Rect, boxes: list[Rect]) -> list[tuple[float, float, float, float]]:
+    """``area`` less ``boxes`` (each widened to whole pixels: a pixel a box touches is the content's)
+    as rectangles ``(x, y, width, height)`` that do not overlap: vertical slabs between the boxes'
+    edges, each less the boxes across it. Written here because Kivy's stencil only adds shapes."""
+    whole = [(math.floor(b.x), math.floor(b.y), math.ceil(b.right), math.ceil(b.top)) for b in boxes]
+    whole = [(max(area.x, x0), max(area.y, y0), min(area.right, x1), min(area.top, y1)) for x0, y0, x1, y1 in whole]
+    whole = [b for b in whole if b[2] > b[0] and b[3] > b[1]]
+    edges = sorted({area.x, area.right, *(b[0] for b in whole), *(b[2] for b in whole)})
+    slabs: list[tuple[float, float, list[tuple[float, float]]]] = []  # (left, right, free y intervals)
+    for left, right in zip(edges, edges[1:]):
+        bottom, gaps = area.y, []
+        for y0, y1 in sorted((b[1], b[3]) for b in whole if b[0] <= left and b[2] >= right):
+            if y0 > bottom:
+                gaps.append((bottom, y0))
+            bottom = max(bottom, y1)
+        if area.top > bottom:
+            gaps.append((bottom, area.top))
+        if slabs and slabs[-1][2] == gaps and slabs[-1][1] == left:  # the same gaps: one wider slab
+            slabs[-1] = (slabs[-1][0], right, gaps)
+        else:
+            slabs.append((left, right, gaps))
+    return [(left, y0, right - left, y1 - y0) for left, right, gaps in slabs for y0, y1 in gaps]

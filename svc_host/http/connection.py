@@ -446,12 +446,13 @@ class BodyRules:
     """What the connection layer asks of the route table before a body is read.
 
     ``cap(method, path)`` is the body cap of the operation a request reaches (``default_cap``
-    where none is declared or no route matches); ``refusal(method, path, authorization)``
-    (blocking: it may look a key up) says why the caller may not send more than
-    ``default_cap`` (401/403 as the app would answer) or None when it may."""
+    where none is declared or no route matches); ``refusal(method, path, headers)`` (blocking:
+    it may look a key or a session up; ``headers`` as in the ASGI scope) says why the caller
+    may not send more than ``default_cap`` (401/403 as the app would answer) or None when it may."""
 
     def __init__(self, default_cap: int, cap: Callable[[str, str], int] | None = None,
-                 refusal: Callable[[str, str, str | None], tuple[int, str, str] | None] | None = None):
+                 refusal: Callable[[str, str, list[tuple[bytes, bytes]]], tuple[int, str, str] | None]
+                 | None = None):
         self.default_cap = default_cap
         self._cap = cap
         self._refusal = refusal
@@ -459,11 +460,12 @@ class BodyRules:
     def cap(self, method: str, path: str) -> int:
         return self._cap(method, path) if self._cap is not None else self.default_cap
 
-    async def refusal(self, method: str, path: str, authorization: str | None) -> tuple[int, str, str] | None:
+    async def refusal(self, method: str, path: str, headers: list[tuple[bytes, bytes]]
+                      ) -> tuple[int, str, str] | None:
         if self._refusal is None:
             return None
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(None, self._refusal, method, path, authorization)
+        return await loop.run_in_executor(None, self._refusal, method, path, headers)
 
 
 class CompleteRequests:
@@ -487,7 +489,6 @@ class CompleteRequests:
         headers = scope.get("headers") or []
         length: int | None = None
         chunked = False
-        authorization: str | None = None
         for name, value in headers:
             if name == b"content-length":
                 try:
@@ -497,8 +498,6 @@ class CompleteRequests:
                     return
             elif name == b"transfer-encoding":
                 chunked = True
-            elif name == b"authorization":
-                authorization = value.decode("latin-1")
         if not chunked and not length:  # no body: nothing to wait for
             await self.app({**scope, BODY_SCOPE_KEY: io.BytesIO(b"")}, receive, send)
             return
@@ -509,7 +508,7 @@ class CompleteRequests:
         if cap > self.rules.default_cap and (chunked or (length or 0) > self.rules.default_cap):
             # Only a caller the route would accept may make this server spool more than the
             # default cap: asked before a byte of the body is read.
-            refusal = await self.rules.refusal(scope["method"], scope["path"], authorization)
+            refusal = await self.rules.refusal(scope["method"], scope["path"], headers)
             if refusal is not None and not chunked:
                 await _respond(send, *refusal)
                 return

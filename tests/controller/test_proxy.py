@@ -117,7 +117,7 @@ def test_the_request_body_streams_to_the_display(fleet, upstream):
 
 @pytest.mark.parametrize("target", [
     "https://8.8.8.8:8787", "https://[2001:4860:4860::8888]", "https://no-such-host.invalid:8787",
-    "http://example.com",
+    "http://example.com", "http://169.254.169.254", "http://[fd00:ec2::254]:80",
 ])
 def test_public_or_unresolvable_targets_are_refused(fleet, target):
     r = proxy(fleet, "GET", "/v1/health", target)

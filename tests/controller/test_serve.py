@@ -1,7 +1,9 @@
 """``svc-controller serve``: configuration, TLS, storage and migrations, OpenAPI, error shape."""
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 import subprocess
 import sys
 
@@ -11,6 +13,7 @@ import requests
 from svc_controller.config import load_controller_settings
 from svc_host.config import ConfigError
 from tests.controller.conftest import ControllerProcess
+from tests.host.test_private_files import loose_modes
 
 pytestmark = pytest.mark.slow
 
@@ -75,6 +78,29 @@ def test_serves_https_with_its_own_certificate_health_and_migrations(controller)
     with sqlite3.connect(controller.data_dir / "svc_controller.sqlite3") as db:
         applied = {row[0] for row in db.execute("SELECT migration_id FROM svc_applied_migration")}
     assert "0001_baseline" in applied and len(applied) == body["schema_version"]
+
+
+def test_every_file_in_the_data_dir_is_private_and_an_older_loose_tls_folder_is_tightened(tmp_path):
+    """The controller's data dir follows the display's modes (0700 folders, 0600 files), its
+    certificate included; a tls/ folder and certificate left 0755/0644 are tightened."""
+    first = ControllerProcess(tmp_path / "data", {"SVC_CONTROLLER_SCHEDULER_TICK_MS": "60000"}).start()
+    try:
+        assert first.get("/bff/v1/health").status_code == 200
+        created = first.request("PUT", "/bff/v1/backup-targets", json={
+            "displayId": "private", "baseUrl": "https://127.0.0.1:1", "apiKey": "k" * 20})
+        assert created.status_code in (200, 201), created.text
+    finally:
+        first.stop()
+    files, loose = loose_modes(first.data_dir)
+    assert files >= 4 and not loose, loose
+    assert stat.S_IMODE(first.data_dir.stat().st_mode) == 0o700
+    tls = first.data_dir / "tls"
+    os.chmod(tls, 0o755)
+    os.chmod(tls / "controller-cert.pem", 0o644)
+    again = ControllerProcess(tmp_path / "data").start()
+    again.stop()
+    assert stat.S_IMODE(tls.stat().st_mode) == 0o700
+    assert stat.S_IMODE((tls / "controller-cert.pem").stat().st_mode) == 0o600
 
 
 def test_openapi_documents_every_bff_route(controller):

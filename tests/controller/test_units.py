@@ -87,3 +87,22 @@ def test_archives_with_links_unsafe_paths_or_cut_short_are_refused(tmp_path):
     good.write_bytes(make_archive(kind="zip", schema_version=7))
     info = verify_archive(good)
     assert (info.kind, info.schema_version, info.files) == ("zip", 7, 2)
+
+
+def test_cloud_metadata_addresses_are_refused_unless_listed_by_address():
+    """Link-local stays allowed (zero-configuration displays); the metadata services do not,
+    as literals, IPv4-mapped, or as any answer of a name (a listed name is not enough)."""
+    answers = {"metadata.google.internal": ["169.254.169.254"], "meta.local": ["169.254.169.254"],
+               "mixed.lan": ["192.168.1.9", "fd00:ec2::254"], "aws6.example": ["fd00:ec2::254"]}
+    policy = TargetPolicy(["metadata.google.internal", "aws6.example"], resolver(answers))
+    for refused in ("169.254.169.254", "fd00:ec2::254", "::ffff:169.254.169.254", "metadata.google.internal",
+                    "meta.local", "mixed.lan", "aws6.example"):
+        with pytest.raises(ApiError) as caught:
+            policy.address_for(refused)
+        assert caught.value.status == 403 and caught.value.code == "proxy_target_forbidden", refused
+        assert "metadata" in caught.value.message
+    assert policy.address_for("169.254.169.1") == "169.254.169.1"
+    listed = TargetPolicy(["169.254.169.254", "aws6.example", "fd00:ec2::254"], resolver(answers))
+    assert listed.address_for("169.254.169.254") == "169.254.169.254"
+    assert listed.address_for("meta.local") == "169.254.169.254"
+    assert listed.address_for("aws6.example") == "fd00:ec2::254"

@@ -7,6 +7,8 @@
 - ``POST /v1/upload``: reads a chunked request body; sets ``first_chunk_seen`` as soon as
   :data:`FIRST_CHUNK` bytes have arrived, answers ``{bytes}`` at the end.
 - ``GET /v1/hang``: never answers (until the server stops).
+- ``GET /v1/trickle``: a chunked answer of :data:`TRICKLE_BYTES` bytes, one a second (a
+  display that answers, but too slowly to be worth waiting for).
 - ``POST /v1/display/backup/jobs``: counts itself in ``jobs_created``, sets ``job_waiting``
   and holds the answer until ``release_jobs`` is set, then answers 503 (a pull that stays
   busy for as long as the test wants).
@@ -14,10 +16,14 @@
 from __future__ import annotations
 
 import json
+import socket
+import socketserver
+import struct
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 FIRST_CHUNK = 64 * 1024
+TRICKLE_BYTES = 60
 
 
 class Upstream:
@@ -64,6 +70,16 @@ class Upstream:
                     self.wfile.write(b"0\r\n\r\n")
                 elif self.path == "/v1/hang":
                     upstream.stopping.wait(120)
+                elif self.path == "/v1/trickle":
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/octet-stream")
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    for _ in range(TRICKLE_BYTES):
+                        self._chunk(b"t")
+                        if upstream.stopping.wait(1):
+                            return
+                    self.wfile.write(b"0\r\n\r\n")
                 else:
                     self._json(404, {"code": "not_found", "message": "no such resource"})
 
@@ -105,5 +121,64 @@ class Upstream:
     def __exit__(self, *exc: object) -> None:
         self.stopping.set()
         self.release_stream.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class RestartingUpstream:
+    """A raw HTTP/1.1 display whose process can "restart" under the proxy's pooled connections.
+
+    Every request is answered 200 ``{"n": ...}`` on a kept-alive connection and counted in
+    ``seen`` as ``"METHOD /path"``. After :meth:`restart`, a connection opened before it still
+    looks open (no FIN: the old process's socket, or the display closing it just as a request
+    leaves), but its next request is read and dropped with a reset, uncounted: what a reused
+    connection to a display that restarted meets. ``POST /v1/write-then-die`` is counted, then
+    reset unanswered (a display that may have done the write).
+    """
+
+    def __init__(self) -> None:
+        self.generation = 0
+        self.seen: list[str] = []
+        upstream = self
+
+        class Handler(socketserver.StreamRequestHandler):
+            def handle(self) -> None:
+                born = upstream.generation
+                while True:
+                    line = self.rfile.readline()
+                    if not line:
+                        return
+                    method, path, _ = line.decode("latin-1").split(" ", 2)
+                    length = 0
+                    while (header := self.rfile.readline()) not in (b"\r\n", b"\n", b""):
+                        name, _, value = header.decode("latin-1").partition(":")
+                        if name.strip().lower() == "content-length":
+                            length = int(value)
+                    self.rfile.read(length)
+                    if born != upstream.generation:
+                        return self._reset()
+                    upstream.seen.append(f"{method} {path}")
+                    if path == "/v1/write-then-die":
+                        return self._reset()
+                    body = json.dumps({"n": len(upstream.seen)}).encode()
+                    self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                     b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+
+            def _reset(self) -> None:
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+
+        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def restart(self) -> None:
+        self.generation += 1
+
+    def __enter__(self) -> "RestartingUpstream":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
         self.server.shutdown()
         self.server.server_close()

@@ -40,6 +40,15 @@ def post(device: ServeCanvas, path: str, body: dict, status: int = 201) -> dict:
     return r.json()
 
 
+def test_the_first_start_shows_the_welcome_slide_not_a_bare_gradient(device):
+    """Before any slide (this module's first test): white text on the theme's background, at the
+    left (the welcome slide's lines; tests/adoption/test_pairing_screen.py reads them)."""
+    frame = device.frame(device.admin)
+    left, right = (0, 0, PREVIEW_WIDTH // 2, SLIDE_BOX[3]), (PREVIEW_WIDTH * 3 // 4, 0, PREVIEW_WIDTH, SLIDE_BOX[3])
+    assert colour_fraction(frame, (255, 255, 255), 150, left) > 0.005  # about 0.01; a bare gradient 0
+    assert colour_fraction(frame, (255, 255, 255), 150, right) < 0.002  # left-aligned lines end before
+
+
 def test_a_message_screen_created_through_rest_shows_its_configured_colours(device):
     body = {"id": "e2e_message", "screen_type": "message", "dwell_seconds": 60,
             "config_json": {"title": "Lobby", "body": "Configured through REST", "textAlign": "center",

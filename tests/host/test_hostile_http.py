@@ -60,6 +60,20 @@ def connect_from(source: str, port: int, timeout: float = 20) -> socket.socket:
     return socket.create_connection(("127.0.0.1", port), timeout=timeout, source_address=(source, 0))
 
 
+def open_sending(port: int, data: bytes, source_addresses) -> list[socket.socket]:
+    """One connection from each of ``source_addresses``, each having sent ``data`` (answers unread)."""
+    held = []
+    try:
+        for source in source_addresses:
+            held.append(connect_from(source, port))
+            held[-1].sendall(data)
+    except BaseException:
+        for sock in held:
+            sock.close()
+        raise
+    return held
+
+
 def sources(count: int, third_octet: int = 1):
     """``count`` distinct loopback source addresses: 127.0.<third_octet>.1, ... then the next octet."""
     return [f"127.0.{third_octet + i // 250}.{1 + i % 250}" for i in range(count)]
@@ -77,8 +91,9 @@ def closed_by_server(sock: socket.socket) -> bool:
     return True
 
 
-def health_from(server: ServerProcess, source: str = "127.0.0.1") -> int:
-    """``GET /v1/health`` from ``source`` (http.client: requests cannot choose it), within STALL seconds."""
+def health_from(server: ServerProcess, source: str = "127.0.0.1", path: str = "/v1/health") -> int:
+    """``GET /v1/health`` from ``source`` (http.client: requests cannot choose it), within STALL
+    seconds (``path``: another server's health, such as the controller's)."""
     if server.tls:
         context = ssl.create_default_context(cafile=server.verify)
         connection = http.client.HTTPSConnection("127.0.0.1", server.port, timeout=STALL, context=context,
@@ -87,7 +102,7 @@ def health_from(server: ServerProcess, source: str = "127.0.0.1") -> int:
         connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=STALL,
                                                 source_address=(source, 0))
     try:
-        connection.request("GET", "/v1/health")
+        connection.request("GET", path)
         response = connection.getresponse()
         response.read()
         return response.status

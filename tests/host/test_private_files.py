@@ -15,25 +15,26 @@ PNG_1x1 = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
 
 
+def loose_modes(data_dir) -> tuple[int, list[tuple[str, str]]]:
+    """(how many files are under ``data_dir``, every file or folder others may read or enter)."""
+    files = 0
+    loose = []
+    for root, folders, names in os.walk(data_dir):
+        files += len(names)
+        for name in folders + names:
+            mode = stat.S_IMODE(os.stat(os.path.join(root, name)).st_mode)
+            if mode & 0o077:
+                loose.append((os.path.join(root, name), oct(mode)))
+    return files, loose
+
+
 def test_every_file_in_the_data_dir_is_private(start_server, backend):
     server = start_server()
     key = server.key("admin")
     created = server.request("POST", "/v1/screens", key=key, timeout=15,
                              json={"id": "private", "screen_type": "message", "config_json": {"body": "x"}})
     assert created.status_code == 201, created.text
-    files = dirs = 0
-    loose = []
-    for root, folders, names in os.walk(server.data_dir):
-        for name in folders:
-            dirs += 1
-            mode = stat.S_IMODE(os.stat(os.path.join(root, name)).st_mode)
-            if mode & 0o077:
-                loose.append((os.path.join(root, name), oct(mode)))
-        for name in names:
-            files += 1
-            mode = stat.S_IMODE(os.stat(os.path.join(root, name)).st_mode)
-            if mode & 0o077:
-                loose.append((os.path.join(root, name), oct(mode)))
+    files, loose = loose_modes(server.data_dir)
     assert stat.S_IMODE(os.stat(server.data_dir).st_mode) == 0o700
     if backend == "sqlite":
         names = {p.name for p in server.data_dir.iterdir()}

@@ -412,7 +412,8 @@ def test_request_raises_a_shield_alert_without_the_challenge(trust):
     text = alert["title"] + " " + alert["body"]
     assert "alerting-laptop" in text and "admin" in text
     assert code not in text and code.replace("-", "") not in text
-    assert alert["display_only"] == {"challenge": code, "role": "admin", "identifier": "alerting-laptop"}
+    assert alert["display_only"] == {"challenge": code, "role": "admin", "identifier": "alerting-laptop",
+                                     "drawn_by": "adoption"}  # the adoption card is its picture
     # GET /v1/alerts never shows it
     listed = trust.get("/v1/alerts")
     assert listed.status_code == 200 and listed.json["items"]
@@ -451,9 +452,9 @@ def test_pending_challenges_serves_the_display_and_hides_expired(trust, env):
     advance_clock(env, 60_000)
     request(trust, "second", "admin")
     items = host.services["adoption"].pending_challenges()
-    assert [i["identifier"] for i in items] == ["first", "second"]
-    assert set(items[0]) == {"identifier", "role", "challenge", "expires_at_ms"}
-    assert items[1]["role"] == "admin" and CODE.fullmatch(items[1]["challenge"])
+    assert [i["identifier"] for i in items] == ["second", "first"]  # newest first: the card's order
+    assert set(items[0]) == {"identifier", "role", "challenge", "created_at_ms", "expires_at_ms"}
+    assert items[0]["role"] == "admin" and CODE.fullmatch(items[0]["challenge"])
     advance_clock(env, CHALLENGE_TTL_MS - 30_000)
     assert [i["identifier"] for i in host.services["adoption"].pending_challenges()] == ["second"]
 

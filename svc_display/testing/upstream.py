@@ -160,7 +160,7 @@ class Upstream:
                 except (BrokenPipeError, ConnectionResetError, OSError):
                     pass
 
-            do_GET = do_POST = do_HEAD = do_PUT = _serve
+            do_GET = do_POST = do_HEAD = do_PUT = do_PROPFIND = _serve
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True

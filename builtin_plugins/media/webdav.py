@@ -145,25 +145,17 @@ def collector(entity: str) -> Any:
     return collect
 
 
-TYPES = [
-    IntegrationType(
-        "photo_webdav",
-        "Photos of a WebDAV folder (Nextcloud, ownCloud)",
-        schema(False),
-        {"maxItems": 200},
-        family="photo",
-        collect=collector("Photo"),
+def integration_type(family: str, entity: str, max_items: int) -> IntegrationType:
+    return IntegrationType(
+        f"{family}_webdav",
+        f"{entity}s of a WebDAV folder (Nextcloud, ownCloud)",
+        schema(family == "video"),
+        {"maxItems": max_items},
+        family=family,
+        collect=collector(entity),
         secret_fields=("password",),
         optional_secrets=("password",),
-    ),
-    IntegrationType(
-        "video_webdav",
-        "Videos of a WebDAV folder (Nextcloud, ownCloud)",
-        schema(True),
-        {"maxItems": 20},
-        family="video",
-        collect=collector("Video"),
-        secret_fields=("password",),
-        optional_secrets=("password",),
-    ),
-]
+    )
+
+
+TYPES = [integration_type("photo", "Photo", 200), integration_type("video", "Video", 20)]

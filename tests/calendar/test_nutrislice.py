@@ -60,7 +60,8 @@ def test_school_meals_become_all_day_events(host, upstream):
         return int(datetime.combine(sunday + timedelta(days=offset), datetime.min.time(), zone).timestamp() * 1000)
 
     week = [
-        (1, "Lunch: Cheese Pizza, Chicken Nuggets, Garden Salad", "Entrees: Cheese Pizza, Chicken Nuggets\nSides: Garden Salad"),
+        (1, "Lunch: Cheese Pizza, Chicken Nuggets, Garden Salad",
+         "Entrees: Cheese Pizza, Chicken Nuggets\nSides: Garden Salad"),
         (2, "Lunch: Tacos & Rice", "Tacos & Rice"),
         (3, "No school - Thanksgiving break", "No school - Thanksgiving break"),
     ]

@@ -3,7 +3,8 @@ categories, and the slides and overlays that show them.
 
 - tables (``models.py``): ``CalendarEvent`` (catalog, spec 2.8), ``CalendarEventCategory``;
 - collectors: ``calendar_ical`` (``ical.py``), ``calendar_google``, ``calendar_microsoft``
-  (``cloud.py``), writing through ``store.py`` (one display timezone for all-day events);
+  (``cloud.py``), ``calendar_nutrislice`` (school meals, ``nutrislice.py``), writing through
+  ``store.py`` (one display timezone for all-day events);
 - REST: ``POST /v1/curator/manual/calendar-events`` (``manual.py``), ``GET
   /v1/integration-accounts/{account_id}/google/calendars`` (``google.py``, the Google client);
 - types (``types.py``): slides ``calendar_agenda``, ``calendar_month``; overlays
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from builtin_plugins.calendar import cloud, content, google, ical, manual, models, types
+from builtin_plugins.calendar import cloud, content, google, ical, manual, models, nutrislice, types
 from hookspecs import (
     ContentList,
     IntegrationType,
@@ -42,7 +43,7 @@ def register_entities(db: Any) -> None:
 
 @hookimpl
 def register_integration_types() -> list[IntegrationType]:
-    return [ical.INTEGRATION_TYPE, cloud.GOOGLE, cloud.MICROSOFT]
+    return [ical.INTEGRATION_TYPE, cloud.GOOGLE, cloud.MICROSOFT, nutrislice.INTEGRATION_TYPE]
 
 
 @hookimpl

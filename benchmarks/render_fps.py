@@ -713,7 +713,8 @@ def run_scenes(args: argparse.Namespace, groups: list[str]) -> dict | None:
     median = {scene: {key: statistics.median(v[key] for v in values) for key in keys}
               for scene, values in samples.items()}
     report: dict[str, Any] = {
-        "video": f"x11 {os.environ['BENCH_X11']}" if os.environ.get("BENCH_X11") else "offscreen",
+        "video": (f"x11 {os.environ['BENCH_X11']}" + (" (Xvfb of this run)" if args.xvfb_started else "")
+                  if os.environ.get("BENCH_X11") else "offscreen"),
         "size": args.size, "seconds": args.seconds, "rounds": args.rounds, "cpus": os.cpu_count(),
         "load_average": {"start": load_start, "end": [round(v, 2) for v in os.getloadavg()]},
         "samples": samples, "median": median,
@@ -778,6 +779,7 @@ def main() -> int:
         display = os.environ.get("DISPLAY")
         if not display:
             xvfb, display = start_xvfb(args.size)
+    args.xvfb_started = xvfb is not None
         os.environ["BENCH_X11"] = display  # the children's video driver
     try:
         report: dict[str, Any] = {}

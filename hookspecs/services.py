@@ -312,6 +312,29 @@ class FolderPlugins(Protocol):
     def template(self, plugin_id: str, name: str) -> tuple[Any, dict[str, Any]]: ...
 
 
+@runtime_checkable
+class CanvasBlank(Protocol):
+    """Whether the canvas must be dark now (the panel is off). The display runtime asks it at
+    start and whenever the change event :data:`BLANK_TOPIC` is published; while ``blank()`` is
+    True the canvas draws nothing (no layers, no frames, no animation timers) and shows black.
+    ``blank()`` is called on the UI thread: it must answer from memory, at once."""
+
+    def blank(self) -> bool: ...
+
+
+BLANK_TOPIC = "canvas_blank"
+"""The change event the owner of :data:`CANVAS_BLANK` publishes when ``blank()`` changes."""
+
+
+@runtime_checkable
+class DisplayPower(Protocol):
+    """The display's power state (CONTRACT "Display power"): ``status()`` is the body of
+    ``GET /v1/display/power``; ``state()`` is ``on`` or ``off`` now."""
+
+    def status(self) -> dict[str, Any]: ...
+    def state(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class Listening:
     """What the HTTP server announced on the console once it listened: the URLs clients reach it
@@ -360,6 +383,8 @@ RUNTIME_SIGNALS: ServiceKey[RuntimeSignals] = ServiceKey(
     "runtime_signals", "runtime_signals", "runtime signals (curator inputs)")
 FOLDER_PLUGINS: ServiceKey[FolderPlugins] = ServiceKey(
     "folder_plugins", "folder_plugins", "folder plugins and their sidecars")
+CANVAS_BLANK: ServiceKey[CanvasBlank] = ServiceKey("canvas_blank", "power", "whether the canvas must be dark")
+DISPLAY_POWER: ServiceKey[DisplayPower] = ServiceKey("display_power", "power", "the display's power state")
 LISTENING: ServiceKey[Listening] = ServiceKey("listening", "host", "the URLs and certificate the server announced")
 
 SERVICE_KEYS: tuple[ServiceKey[Any], ...] = (
@@ -367,7 +392,7 @@ SERVICE_KEYS: tuple[ServiceKey[Any], ...] = (
     CURATOR_RUNTIME, SEARCH, ACCOUNTS, ADOPTION, ADOPTION_BASE_URL, INTEGRATIONS, INTEGRATION_TELEMETRY,
     CORS, CORS_POLICY, ORIGIN_ALLOWED, EVENTS, DISPLAY, PROGRAM_TELEMETRY,
     DISPLAY_CAPTURE, LIVE_PREVIEW_TICKETS, HTTP_SERVER_STOP, HEALTH_SECTIONS, CLOUD_FEED, CATEGORIES,
-    RUNTIME_SIGNALS, FOLDER_PLUGINS, LISTENING,
+    RUNTIME_SIGNALS, FOLDER_PLUGINS, LISTENING, CANVAS_BLANK, DISPLAY_POWER,
 )
 """Every shared service key, each with its owning plugin (``key.owner``)."""
 

@@ -10,7 +10,7 @@ import logging
 import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping, Sequence
 from urllib.parse import urlparse
 
 import platformdirs
@@ -134,7 +134,8 @@ ENVIRONMENT: tuple[tuple[str, str, str], ...] = (
     ("SVC_DISPLAY_PLUGINS_DIR", "plugins_dir", "folder of extra plugins"),
     ("SVC_DISPLAY_PLUGIN_START_TIMEOUT_SECONDS", "plugin_start_timeout_seconds",
      "a folder plugin's sidecar must answer its health path within (else it is restarted)"),
-    ("SVC_DISPLAY_DISABLE_PLUGINS", "disable_plugins", "comma-separated plugin names not to load"),
+    ("SVC_DISPLAY_DISABLE_PLUGINS", "disable_plugins",
+     "comma-separated plugin names not to load (entry points or folder plugins; others are refused)"),
     ("SVC_DISPLAY_CONTROLLER_PUBLIC_URL", "controller_public_url", "URL of the controller app (invite QR code)"),
     ("SVC_DISPLAY_UPGRADE_SCRIPT", "upgrade_script", "script run by the upgrade route"),
     ("SVC_DISPLAY_UPGRADE_ANY_ARCH", "upgrade_any_arch", "1: upgrades on any architecture, not only arm64"),
@@ -148,7 +149,8 @@ ENVIRONMENT: tuple[tuple[str, str, str], ...] = (
     ("SVC_DISPLAY_LIVE_PREVIEW_QUALITY", "live_preview_quality", "live-preview JPEG quality"),
     ("SVC_DISPLAY_REFRESH_SECONDS", "display_refresh_seconds",
      "the canvas re-reads everything this often as a safety net (change events show at once)"),
-    ("SVC_DISPLAY_WINDOW_XID", "window_xid", "embed the canvas in this X11 window"),
+    ("SVC_DISPLAY_WINDOW_XID", "window_xid",
+     "ignored (spec: the X11 window to capture): the live preview reads the canvas's own pixels"),
     ("SVC_DISPLAY_GOOGLE_CLIENT_ID", "google_client_id", "OAuth client id for Google accounts"),
     ("SVC_DISPLAY_MICROSOFT_CLIENT_ID", "microsoft_client_id", "OAuth client id for Microsoft accounts"),
     ("SVC_DISPLAY_ADOPTION_RATE_PER_MIN", "adoption_rate_per_min", "adoption requests per minute (0: no limit)"),
@@ -165,12 +167,16 @@ def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir("svc-display"))
 
 
-def environment_help() -> str:
-    """The ENVIRONMENT table with each variable's default, for ``serve --help``."""
-    defaults = {f.name: f.default for f in fields(Settings)}
+def environment_help(table: Sequence[tuple[str, str, str]] = ENVIRONMENT, settings_class: type | None = None,
+                     shown: Mapping[str, Any] | None = None) -> str:
+    """A table of ``(variable, settings field, summary)`` with each variable's default (the
+    settings class's field default, or ``shown[field]`` for defaults computed at start), for
+    ``serve --help``: the display's by default, the controller's from svc_controller/config.py."""
+    defaults = {f.name: f.default for f in fields(settings_class or Settings)}
+    defaults.update(shown if shown is not None else {"data_dir": default_data_dir()})
     lines = ["environment variables (default in brackets):"]
-    for name, field_name, summary in ENVIRONMENT:
-        value = default_data_dir() if field_name == "data_dir" else defaults[field_name]
+    for name, field_name, summary in table:
+        value = defaults[field_name]
         if isinstance(value, bool):
             shown = "1" if value else "0"
         elif value in (None, (), frozenset()):
@@ -287,6 +293,10 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
                 raise ConfigError(name, "a value because SVC_SAAS_MODE=1")
         _url(env, "SVC_SAAS_API_URL", ("http", "https"))
 
+    if env.get("SVC_DISPLAY_DATA_DIR") is not None and not env["SVC_DISPLAY_DATA_DIR"].strip():
+        # set but empty: a typo or an unset shell variable, not a wish for the default dir
+        raise ConfigError("SVC_DISPLAY_DATA_DIR", "a folder path (unset the variable for the default "
+                          f"{default_data_dir()})", env["SVC_DISPLAY_DATA_DIR"])
     data_dir = _path(env, "SVC_DISPLAY_DATA_DIR") or default_data_dir()
     disabled = frozenset(
         part.strip() for part in (_text(env, "SVC_DISPLAY_DISABLE_PLUGINS") or "").split(",") if part.strip()
@@ -338,7 +348,26 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     )
 
 
+def make_data_dir(settings: Settings) -> None:
+    """Create the data dir (0700) before any plugin uses it; one that cannot be created is the
+    variable's fault (a path under a file, no permission), said as a :class:`ConfigError`."""
+    try:
+        settings.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not settings.data_dir.is_dir():
+            raise NotADirectoryError(20, "Not a directory", str(settings.data_dir))
+    except OSError as exc:
+        reason = f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc.strerror or exc)
+        raise ConfigError("SVC_DISPLAY_DATA_DIR", f"a folder this user can create ({reason})",
+                          str(settings.data_dir)) from None
+
+
 def warn_deprecated(settings: Settings) -> None:
     """Log one warning per deprecated provider-key variable that is set (never its value)."""
     for name in settings.deprecated_variables_seen:
         log.warning("%s is deprecated and ignored: enter provider keys through the integrations API", name)
+    if settings.window_xid:
+        # The spec names the window an external tool would capture for the live preview; here the
+        # preview is drawn from the canvas's own render context (svc_host/display/capture.py), so
+        # no window is captured, and Kivy's SDL2 window cannot draw into a foreign X window.
+        log.warning("SVC_DISPLAY_WINDOW_XID is ignored: the live preview is read from the canvas itself, "
+                    "no X window is captured")

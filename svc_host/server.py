@@ -14,6 +14,7 @@ The WSGI worker threads are fed only complete requests (svc_host/http/connection
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 import resource
 import signal
@@ -30,6 +31,7 @@ from svc_host.http.bridge import WsgiBridge
 from svc_host.http.connection import BodyRules, CompleteRequests, ConnectionLimits, GuardedHttpToolsProtocol
 from svc_host.plugins import remove_state_file, write_state_file
 from svc_host.tls import certificate_fingerprint, ensure_certificate, first_non_loopback_ipv4, listening_urls
+from svc_host.watchdog import watchdog
 
 log = logging.getLogger(__name__)
 
@@ -151,21 +153,30 @@ def serve(host: Any, wsgi_app: Any) -> None:
         else:
             _serve_uvicorn(host, wsgi_app)
     finally:
+        watchdog().stop()
         host.close()
         remove_state_file(settings.data_dir)
         log.info("stopped")
 
 
-def _serving(host: Any) -> None:
+def _serving(host: Any, server_probe: Any = None) -> None:
     """The server accepts connections now: publish the entry points' states for
     ``svc-display plugins list`` (another process; ``folder_plugins`` rewrites the file with
     its sidecars' rows whenever they change), then the ``serving`` hook (each plugin's
-    failure is logged)."""
+    failure is logged), then tell systemd (``READY=1``, svc_host/watchdog.py; ``server_probe``
+    makes the server's loop stamp its sign of life)."""
     try:
         write_state_file(host.settings.data_dir, host.plugins.states(loaded="running"))
     except OSError as exc:
         log.warning("plugins state file not written: %s", exc)
     host.plugins.call_quietly("serving", host=host)
+    watchdog().ready(server_probe)
+
+
+def _uvicorn_serving(host: Any) -> None:
+    """``_serving`` from uvicorn's event loop, whose callbacks are the server's sign of life."""
+    loop = asyncio.get_running_loop()
+    _serving(host, lambda: loop.call_soon_threadsafe(watchdog().beat, "server"))
 
 
 def _serve_uvicorn(host: Any, wsgi_app: Any) -> None:
@@ -175,7 +186,7 @@ def _serve_uvicorn(host: Any, wsgi_app: Any) -> None:
                 settings.http_bind_ip, settings.http_port, tls_files, host.services,
                 header_timeout=settings.http_header_timeout_seconds, access_log=settings.access_log,
                 limits=connection_limits(settings),
-                on_started=lambda: _serving(host))
+                on_started=lambda: _uvicorn_serving(host))
 
 
 def run_uvicorn(asgi_app: Any, bind: str, port: int, tls_files: tuple[Any, Any] | None,
@@ -312,4 +323,5 @@ def _serve_waitress(host: Any, wsgi_app: Any) -> None:
                        for c in list(server._map.values())):
                 break
         wasyncore.loop(timeout=0.2, map=server._map, use_poll=True, count=1)
+        watchdog().beat("server")
     server.task_dispatcher.shutdown()

@@ -30,6 +30,15 @@ class DisplayBus:
     def subscribe(self, kind: str, handler: Callable[..., Any]) -> None:
         self._handlers.setdefault(kind, []).append(handler)
 
+    def subscriptions(self) -> dict[str, list[Callable[..., Any]]]:
+        """A copy of every subscription now (UI thread), for :meth:`restore`."""
+        return {kind: list(handlers) for kind, handlers in self._handlers.items()}
+
+    def restore(self, saved: dict[str, list[Callable[..., Any]]]) -> None:
+        """Go back to the subscriptions of :meth:`subscriptions` (UI thread): what was subscribed
+        since (a compositor taken down) no longer runs."""
+        self._handlers = {kind: list(handlers) for kind, handlers in saved.items()}
+
     def bind(self, trigger: Callable[[], Any]) -> None:
         """Called on the UI thread with a Kivy ``Clock`` trigger that calls :meth:`drain`."""
         self._trigger = trigger

@@ -61,6 +61,7 @@ class FrameCapture:
         self._fbos: list[Any] = []  # one Fbo per batch slot
         self._drawn: list[tuple[Any, int, int]] = []
         self.frames_encoded = 0
+        self.blank = False  # the canvas is dark (CANVAS_BLANK): no capture, one black frame
         # what capture costs: UI-thread seconds spent capturing, encoder-thread CPU seconds
         self.capture_times: collections.deque[float] = collections.deque(maxlen=1000)
         self.encode_times: collections.deque[float] = collections.deque(maxlen=1000)
@@ -93,19 +94,51 @@ class FrameCapture:
     def _set_running(self, running: bool) -> None:
         from kivy.clock import Clock
 
-        if running and self.viewer_count and self._event is None:
-            if self._encoder is None or not self._encoder.is_alive():
-                self._encoder = threading.Thread(target=self._encode_loop, name="preview-encoder",
-                                                 daemon=True)
-                self._encoder.start()
+        if running and self.viewer_count and self.blank:
+            self._send_black()
+        elif running and self.viewer_count and self._event is None:
+            self._start_encoder()
             self._event = Clock.schedule_interval(self._capture, 1.0 / self.fps)
             log.info("live preview: capture started (%d fps, %d px)", self.fps, self.width)
         elif not running and not self.viewer_count and self._event is not None:
-            self._event.cancel()
-            self._event = None
-            self._fbos = []
-            self._drawn = []
+            self._stop_capture()
             log.info("live preview: capture stopped")
+
+    def set_blank(self, blank: bool) -> None:
+        """The canvas went dark (capture stops; viewers get one black frame, then none) or
+        lit up again (capture resumes for the viewers there are). UI thread."""
+        self.blank = blank
+        if blank:
+            self._stop_capture()
+            if self.viewer_count:
+                self._send_black()
+        else:
+            self._set_running(True)
+
+    def _stop_capture(self) -> None:
+        if self._event is not None:
+            self._event.cancel()
+        self._event = None
+        self._fbos = []
+        self._drawn = []
+
+    def _start_encoder(self) -> None:
+        if self._encoder is None or not self._encoder.is_alive():
+            self._encoder = threading.Thread(target=self._encode_loop, name="preview-encoder", daemon=True)
+            self._encoder.start()
+
+    def _frame_size(self) -> tuple[int, int]:
+        from kivy.core.window import Window
+
+        win_w, win_h = Window.size
+        width = min(self.width, max(16, int(win_w)))
+        return width, max(16, int(round(win_h * width / max(1, win_w))))
+
+    def _send_black(self) -> None:
+        """One black frame of the preview's size for the viewers (nothing is drawn for it)."""
+        self._start_encoder()
+        width, height = self._frame_size()
+        self._hand_over([(width, height, bytes(width * height * 4))])
 
     def _capture(self, _dt: float) -> None:
         started = time.perf_counter()
@@ -115,12 +148,9 @@ class FrameCapture:
             self.capture_times.append(time.perf_counter() - started)
 
     def _capture_frame(self) -> None:
-        from kivy.core.window import Window
         from kivy.graphics import Fbo
 
-        win_w, win_h = Window.size
-        width = min(self.width, max(16, int(win_w)))
-        height = max(16, int(round(win_h * width / max(1, win_w))))
+        width, height = self._frame_size()
         if len(self._drawn) >= self.batch:
             # read back the batch drawn since the last one: the first read waits until the
             # rasteriser has caught up, the others find nothing left to wait for

@@ -6,8 +6,8 @@
   where fullscreen is not honoured, still shows the whole canvas)
   or ``offscreen`` (``SDL_VIDEODRIVER=offscreen``; each frame is waited for, :func:`finish_frames`);
 - :func:`run`: the HTTP server on a background thread while Kivy owns the main thread;
-  when the canvas cannot start it logs why in one line and keeps serving headless; with a
-  canvas, glibc's malloc gets at most two arenas (:func:`limit_malloc_arenas`) and gives its
+  when the canvas cannot start it logs why in one line and keeps serving headless; in every
+  mode glibc's malloc gets at most two arenas (:func:`limit_malloc_arenas`) and gives its
   free memory back every 30 s (:func:`release_freed_memory`);
 - :class:`DisplayRuntime` (``host.services["display"]``): the Kivy app whose root the
   :class:`~svc_host.display.compositor.Compositor` fills with the plugins' layers.
@@ -27,8 +27,10 @@ import threading
 import time
 from typing import Any, Callable
 
+from hookspecs.services import BLANK_TOPIC, CANVAS_BLANK, EVENTS, service
 from svc_host.display.bus import DisplayBus
 from svc_host.display.capture import FrameCapture
+from svc_host.watchdog import watchdog
 
 log = logging.getLogger("svc_host.display")
 
@@ -39,6 +41,7 @@ DEFAULT_OFFSCREEN_SIZE = (1920, 1080)
 MALLOC_ARENAS = 2
 M_ARENA_MAX = -8  # glibc's mallopt parameter
 TRIM_SECONDS = 30.0
+IDLE_FPS = 5.0  # Kivy's loop rate while the canvas is dark (CANVAS_BLANK)
 
 
 def choose_mode(headless: bool, environ: dict[str, str] | None = None, platform: str | None = None) -> str:
@@ -262,6 +265,9 @@ class DisplayRuntime:
         self.compositor: Any = None
         self.layers: list[tuple[str, Any, Any]] | None = None  # resolved before the first frame
         self.started = threading.Event()
+        self.blanked = False
+        self.max_fps = float(os.environ.get("SVC_DISPLAY_MAX_FPS", "60") or 60)
+        self._subscriptions: dict[str, list[Callable[..., Any]]] | None = None
 
     @property
     def size(self) -> tuple[int, int]:
@@ -274,8 +280,6 @@ class DisplayRuntime:
         from kivy.clock import Clock
         from kivy.uix.floatlayout import FloatLayout
 
-        from svc_host.display.compositor import Compositor
-
         runtime = self
 
         class DisplayApp(App):
@@ -286,23 +290,91 @@ class DisplayRuntime:
                 runtime.root = root
                 bus = runtime.host.display_bus
                 bus.bind(Clock.create_trigger(bus.drain, 0))
-                runtime.compositor = Compositor(runtime.host, runtime.layers)
-                try:
-                    runtime.compositor.attach(root)
-                except Exception:
-                    log.exception("display: the compositor failed to start; the canvas stays empty")
+                bus.subscribe("blank", runtime.apply_blank)
+                events = service(runtime.host, EVENTS)
+                if events is not None:
+                    events.subscribe(lambda topic: bus.post("blank") if topic == BLANK_TOPIC else None)
+                runtime._subscriptions = bus.subscriptions()
+                dog = watchdog()
+                if dog.interval:  # the UI thread's sign of life (svc_host/watchdog.py)
+                    Clock.schedule_interval(lambda _dt: dog.beat("ui"), dog.interval / 8)
+                if runtime.must_blank():
+                    runtime.go_dark()
+                else:
+                    runtime.light_up()
                 Clock.schedule_once(lambda _dt: runtime.started.set(), 0)
                 return root
 
             def on_stop(self) -> None:
-                if runtime.compositor is not None:
-                    try:
-                        runtime.compositor.detach()
-                    except Exception:
-                        log.exception("display: compositor detach failed")
+                runtime.take_down()
 
         self.app = DisplayApp()
         return self.app
+
+    # -------------------------------------------------------------- dark while CANVAS_BLANK says so
+    def must_blank(self) -> bool:
+        """``CANVAS_BLANK.blank()`` (False without its owner, or when it fails: logged)."""
+        blank = service(self.host, CANVAS_BLANK)
+        try:
+            return bool(blank is not None and blank.blank())
+        except Exception:  # noqa: BLE001  a broken owner must not leave the screen dark
+            log.exception("display: the canvas_blank service failed; drawing")
+            return False
+
+    def apply_blank(self) -> None:
+        """Go dark or light up as ``CANVAS_BLANK`` says (UI thread; the ``blank`` bus command)."""
+        if self.must_blank() != self.blanked:
+            self.go_dark() if not self.blanked else self.light_up()
+
+    def light_up(self) -> None:
+        """A new compositor in a fresh stage draws the current program (UI thread)."""
+        from kivy.clock import Clock
+        from kivy.uix.floatlayout import FloatLayout
+
+        from svc_host.display.compositor import Compositor
+
+        self.blanked = False
+        watchdog().canvas = True
+        Clock._max_fps = self.max_fps  # see go_dark
+        stage = FloatLayout()
+        self.root.add_widget(stage)
+        self.compositor = Compositor(self.host, self.layers)
+        try:
+            self.compositor.attach(stage)
+        except Exception:
+            log.exception("display: the compositor failed to start; the canvas stays empty")
+        self._capture_blank(False)
+
+    def go_dark(self) -> None:
+        """Take the compositor down (no layer, frame callback or timer is left) and show black
+        (the window's clear colour) until :meth:`light_up` (UI thread)."""
+        from kivy.clock import Clock
+
+        self.take_down()
+        self.blanked = True
+        watchdog().canvas = False  # dark: the server loop is the sign of life
+        self.root.clear_widgets()
+        # Kivy's loop wakes maxfps times a second even with nothing to do; it has no public
+        # setting for a running clock, so its attribute is lowered while dark (the bus, the
+        # watchdog stamp and input still run, within 1/IDLE_FPS s)
+        Clock._max_fps = IDLE_FPS
+        self._capture_blank(True)
+        log.info("display: canvas dark (CANVAS_BLANK)")
+
+    def take_down(self) -> None:
+        compositor, self.compositor = self.compositor, None
+        if compositor is not None:
+            try:
+                compositor.detach()
+            except Exception:
+                log.exception("display: compositor detach failed")
+            if self._subscriptions is not None:
+                self.host.display_bus.restore(self._subscriptions)  # its bus handlers go with it
+
+    def _capture_blank(self, blank: bool) -> None:
+        capture = self.host.services.get("display_capture")
+        if capture is not None:
+            capture.set_blank(blank)
 
     def stop(self) -> None:
         """Stop the Kivy app (any thread)."""
@@ -324,6 +396,11 @@ def run(host: Any, serve: Callable[[], Any]) -> None:
     # What the screen shows: only a real window has people in front of it (the adoption
     # code goes to the console otherwise).
     host.services["display_mode"] = mode
+    # In every mode: the server's own churn (TLS connections refused or closed by the hundred,
+    # each leaving OpenSSL's and the loop's buffers free in glibc's heap) otherwise keeps the
+    # freed memory, +140 MB for 10,000 refused WebSocket upgrades (docs/reliability.md).
+    limit_malloc_arenas()
+    threading.Thread(target=release_freed_memory, name="malloc-trim", daemon=True).start()
     if mode == MODE_HEADLESS:
         log.info("display: headless (SVC_DISPLAY_HEADLESS=1): no canvas, no navigation bus")
         host.display_bus = None
@@ -331,7 +408,6 @@ def run(host: Any, serve: Callable[[], Any]) -> None:
         return
 
     host.display_bus = DisplayBus()
-    limit_malloc_arenas()
     try:
         window = start_kivy(host, mode)
     except CanvasUnavailable as exc:
@@ -365,7 +441,6 @@ def run(host: Any, serve: Callable[[], Any]) -> None:
             runtime.stop()
 
     server = threading.Thread(target=serve_thread, name="http-server", daemon=True)
-    threading.Thread(target=release_freed_memory, name="malloc-trim", daemon=True).start()
 
     def on_signal(signum: int, _frame: Any) -> None:
         log.info("signal %d: stopping the display and the server", signum)

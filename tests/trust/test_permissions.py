@@ -38,6 +38,7 @@ CONTRACT_FLOORS = {
     "integrations.write": {"operator"},
     "curator.write": {"operator"},
     "runtime.signals_write": {"operator"},
+    "display.power": {"operator"},
     "content.moderate": set(),
     "adoption.admin": set(),
     "users.admin": set(),

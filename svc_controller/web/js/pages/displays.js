@@ -3,6 +3,7 @@ import { displayApi, describeError, ApiError } from "../api.js";
 import { h, replace, field, setFieldError, button, notify, confirmDialog } from "../dom.js";
 import { listDisplays, saveDisplay, removeDisplay, setCurrent, currentDisplay, slug } from "../store.js";
 import { section } from "./common.js";
+import { powerLine } from "./power.js";
 
 const ROLES = ["admin", "operator", "power_viewer", "viewer"];
 
@@ -43,12 +44,14 @@ async function revoke(display) {
 function displayCard(display, ctx) {
   const healthCell = h("p", { class: "health" }, "Checking…");
   healthLine(display, healthCell);
+  const powerCell = h("p", { class: "power" });
+  powerLine(display, powerCell);
   const isCurrent = currentDisplay() && currentDisplay().id === display.id;
   return h("li", { class: "card display", dataset: { display: display.id } },
     h("h3", {}, display.name, isCurrent ? h("span", { class: "badge" }, " current") : null),
     h("p", { class: "mono" }, display.url),
     h("p", {}, `Role: ${display.role || "unknown"}`, display.pairedWith ? ` · ${display.pairedWith}` : ""),
-    healthCell,
+    healthCell, powerCell,
     h("div", { class: "actions" },
       isCurrent ? null : button("Use this display", () => { setCurrent(display.id); ctx.refresh(); }),
       button(`Remove ${display.name}`, async () => {

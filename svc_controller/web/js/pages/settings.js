@@ -2,6 +2,7 @@
 import { displayApi, describeError, ApiError } from "../api.js";
 import { h, replace, field, setFieldError, notify, button, confirmDialog } from "../dom.js";
 import { needDisplay, section } from "./common.js";
+import { powerSection } from "./power.js";
 
 function gradient(stops) {
   const list = (stops || []).filter((s) => /^#[0-9a-fA-F]{3,8}$/.test(s));
@@ -125,5 +126,6 @@ export async function render(main, { display }) {
   });
   const rerender = () => render(main, { display });
   replace(main, h("h1", {}, `Settings of ${display.name}`), section("Look and formats", form),
-    section("Your own theme", h("details", {}, h("summary", {}, "Make a theme"), themeEditor(api, rerender))));
+    section("Your own theme", h("details", {}, h("summary", {}, "Make a theme"), themeEditor(api, rerender))),
+    await powerSection(display, rerender));
 }

@@ -1,0 +1,57 @@
+"""Display power (CONTRACT "Display power", docs/power.md): the panel off outside opening hours.
+
+- :mod:`.schedule`: the weekly schedule (validation, the state it gives, its next change);
+- :mod:`.backends`: ``cec``, ``vcgencmd``, ``wlr``, ``dpms``, ``none``;
+- :mod:`.controller`: the ``DISPLAY_POWER`` and ``CANVAS_BLANK`` services and the worker
+  thread that switches the panel;
+- :mod:`.routes`: ``/v1/display/power`` and ``/v1/display/power/schedule``.
+
+The schedule and the override are settings (in backups, kept across restarts); ``GET
+/v1/health`` gains ``display_power``; the display runtime keeps the canvas dark while
+``CANVAS_BLANK.blank()`` says so.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from builtin_plugins.power import routes as power_routes
+from builtin_plugins.power.backends import choose
+from builtin_plugins.power.controller import PowerService
+from hookspecs import Permission, hookimpl
+from hookspecs.permissions import OPERATORS
+from hookspecs.services import CANVAS_BLANK, DISPLAY_POWER, HEALTH_SECTIONS
+
+log = logging.getLogger(__name__)
+
+
+@hookimpl
+def register_permissions() -> list[Permission]:
+    return [Permission(power_routes.DISPLAY_POWER_PERMISSION, "turn the display on and off, edit its power schedule",
+                       OPERATORS)]
+
+
+@hookimpl
+def register_routes(host: Any) -> list[Any]:
+    return power_routes.routes(host)
+
+
+@hookimpl
+def startup(host: Any) -> None:
+    backend, problem = choose(host.settings.headless)
+    if problem:
+        log.warning("display power: %s", problem)
+    available = backend.available()
+    log.info("display power: backend %s%s", backend.name, "" if available else " (its tool is not available)")
+    power = PowerService(host, backend, available)
+    host.services[DISPLAY_POWER] = power
+    host.services[CANVAS_BLANK] = power
+    host.services.setdefault(HEALTH_SECTIONS, {})["display_power"] = power.state
+    power.start()
+
+
+@hookimpl
+def shutdown(host: Any) -> None:
+    power = host.services.get(DISPLAY_POWER)
+    if power is not None:
+        power.stop()

@@ -17,7 +17,9 @@ band, the next run is appended right behind it: the freshly prepared next cycle 
 ready (its preparation starts as soon as the previous fresh row is placed), else another
 copy of the row on screen. So the band is never empty once it has text; a run is dropped
 when it has left on the left (a ticker telemetry line is written for each run placed).
-Each frame moves the runs by 150 px per second at 1080 px height (scaled): one
+Each frame moves the runs by 150 px per second at 1080 px height (scaled) times the frame
+time since the last frame, so the position follows the clock: a late frame (a loaded machine)
+moves the text further instead of slowing it (a gap over 5 s is cut short). One
 ``Translate.x`` per run on screen, nothing laid out again.
 
 **Colours** (theme roles): the band is the darkest stop of the theme's ``display``
@@ -50,7 +52,8 @@ log = logging.getLogger("builtin_plugins.ticker")
 
 BAR_FRACTION = 0.075
 SPEED_AT_1080 = 150.0  # pixels per second at 1080 px canvas height
-EMPTY_RETRY_SECONDS = 10.0  # a cycle without any text is prepared again after this much frame time
+EMPTY_RETRY_SECONDS = 10.0
+MAX_STEP_SECONDS = 5.0  # a frame gap longer than this (suspend, SIGSTOP) moves the text only this far  # a cycle without any text is prepared again after this much frame time
 
 
 @dataclass
@@ -428,14 +431,21 @@ class MarqueeLayer:
             self._prepare()
         if not self.runs:
             return
-        speed = SPEED_AT_1080 * max(1.0, self.stage.layout.screen.height) / 1080.0
-        self.offset -= speed * min(max(0.0, dt), 0.25)
+        self.offset -= self.distance(dt)
         while self.runs and self.offset + self.runs[0].row.width <= 0:
             self.offset += self.runs[0].row.width
             self._drop(0)
         self._fill()
         self._refresh_in_place()
         self._place()
+
+    def distance(self, dt: float) -> float:
+        """How far the text moves in ``dt`` seconds of frame time: the position follows the clock
+        (Kivy's ``dt`` is the time since the last frame), so a late frame moves it further instead
+        of slowing it; only a gap over :data:`MAX_STEP_SECONDS` (a suspended machine, a stopped
+        process) is cut short, so the text does not leap across the band after it."""
+        speed = SPEED_AT_1080 * max(1.0, self.stage.layout.screen.height) / 1080.0
+        return speed * min(max(0.0, dt), MAX_STEP_SECONDS)
 
     def _refresh_in_place(self) -> None:
         """Segments of a type with ``refresh_seconds`` are built again on the loader thread on

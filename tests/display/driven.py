@@ -250,12 +250,18 @@ def live_objects() -> dict[str, int]:
 
 def cycles(canvas: Canvas, job: dict) -> dict:
     """``cycles`` cycles of the program (``cycle_seconds`` of frame time each, frames of ``dt``):
-    the live Kivy objects at the end of each cycle, and the slides shown."""
+    the live Kivy objects at the end of each cycle, and the slides shown. With ``between`` (a list
+    of request lists), cycle ``i``'s count is followed by ``between[i % len(between)]`` (a theme
+    switch, say), so the next cycle runs after it."""
     counts = []
-    for _ in range(job["cycles"]):
+    between = job.get("between") or []
+    for index in range(job["cycles"]):
         for _ in range(int(job["cycle_seconds"] / job["dt"])):
             canvas.frame(job["dt"])
         counts.append(live_objects())
+        for method, path, body in between[index % len(between)] if between else []:
+            answer = canvas.api.request(method, path, json=body)
+            assert answer.status_code < 300, (path, answer.status_code, answer.text)
     return {"counts": counts, "shown": shown(canvas.host)}
 
 
@@ -289,6 +295,7 @@ def main(argv: list[str]) -> int:
             assert answer.status_code < 300, (path, answer.status_code, answer.text)
         start_kivy(host, MODE_OFFSCREEN)
         canvas = Canvas(host)
+        canvas.api = api  # the scenarios' own requests between frames
         name = job["scenario"]
         answer = (SCENARIOS.get(name) or pkgutil.resolve_name(name))(canvas, job)
         canvas.compositor.detach()

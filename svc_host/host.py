@@ -17,7 +17,7 @@ from pony import orm
 from hookspecs import Route, WebSocketRoute
 from svc_host.auth import Principal
 from svc_host.clock import Clock
-from svc_host.config import Settings
+from svc_host.config import Settings, read_plugin_settings
 from svc_host.events import ChangeBus, PublishAfterCommit
 from svc_host.http.core_routes import core_routes
 from svc_host.plugins import (
@@ -120,6 +120,8 @@ def build_host(settings: Settings, extra_plugins: Iterable[tuple[str, Any]] = ()
     """
     if plugins is None:
         plugins = load_plugins(settings.disable_plugins, extra_plugins)
+    if settings.plugin_settings is None:  # svc-display's main() read them already
+        settings = read_plugin_settings(settings, plugins)
     plugins.call_each("prepare_storage", settings=settings)
     while True:
         try:

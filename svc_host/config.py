@@ -64,25 +64,10 @@ class Settings:
     http_max_connections_per_address: int = 128
     http_max_connections: int = 2048
     list_cache_bytes: int = 16 * 1024 * 1024
-    controller_public_url: str | None = None
     database_url: str | None = None
-    plugins_dir: Path | None = None
-    plugin_start_timeout_seconds: int = 30
     disable_plugins: frozenset[str] = frozenset()
-    upgrade_script: Path | None = None
-    upgrade_any_arch: bool = False
-    upgrade_ca_file: Path | None = None
-    upgrade_public_key: Path | None = None
-    upgrade_timeout_seconds: int = 1800
-    upgrade_max_bytes: int = 1024 ** 3
-    live_preview_enabled: bool = True
-    live_preview_fps: int = 10
-    live_preview_width: int = 720
-    live_preview_quality: int = 50
     display_refresh_seconds: int = 10
     window_xid: str | None = None
-    google_client_id: str | None = None
-    microsoft_client_id: str | None = None
     saas_mode: bool = False
     saas_api_url: str | None = None
     saas_display_id: str | None = None
@@ -90,7 +75,6 @@ class Settings:
     saas_reconnect_min_ms: int = 1000
     headless: bool = False
     log_level: str = "INFO"
-    adoption_rate_per_min: int = 10
     test_clock_file: Path | None = None
     access_log: bool = False
     deprecated_variables_seen: tuple[str, ...] = ()
@@ -150,27 +134,10 @@ ENVIRONMENT: tuple[tuple[str, str, str], ...] = (
     ("SVC_DISPLAY_HEADLESS", "headless", "1: no canvas (the console shows adoption codes)"),
     ("SVC_DISPLAY_LOG_LEVEL", "log_level", "DEBUG, INFO, WARNING, ERROR or CRITICAL"),
     ("SVC_DISPLAY_DATABASE_URL", "database_url", "postgresql://... instead of the SQLite file"),
-    ("SVC_DISPLAY_PLUGINS_DIR", "plugins_dir", "folder of extra plugins"),
-    ("SVC_DISPLAY_PLUGIN_START_TIMEOUT_SECONDS", "plugin_start_timeout_seconds",
-     "a folder plugin's sidecar must answer its health path within (else it is restarted)"),
     ("SVC_DISPLAY_DISABLE_PLUGINS", "disable_plugins", "comma-separated plugin names not to load"),
-    ("SVC_DISPLAY_CONTROLLER_PUBLIC_URL", "controller_public_url", "URL of the controller app (invite QR code)"),
-    ("SVC_DISPLAY_UPGRADE_SCRIPT", "upgrade_script", "script run by the upgrade route"),
-    ("SVC_DISPLAY_UPGRADE_ANY_ARCH", "upgrade_any_arch", "1: upgrades on any architecture, not only arm64"),
-    ("SVC_DISPLAY_UPGRADE_CA_FILE", "upgrade_ca_file", "PEM bundle trusted for upgrade downloads (else system CAs)"),
-    ("SVC_DISPLAY_UPGRADE_PUBLIC_KEY", "upgrade_public_key", "Ed25519 public key (PEM): upgrades need a valid .sig"),
-    ("SVC_DISPLAY_UPGRADE_TIMEOUT_SECONDS", "upgrade_timeout_seconds", "time limit of the upgrade script"),
-    ("SVC_DISPLAY_UPGRADE_MAX_BYTES", "upgrade_max_bytes", "largest upgrade download"),
-    ("SVC_DISPLAY_LIVE_PREVIEW_ENABLED", "live_preview_enabled", "1: the live-preview WebSocket is offered"),
-    ("SVC_DISPLAY_LIVE_PREVIEW_FPS", "live_preview_fps", "live-preview frames per second"),
-    ("SVC_DISPLAY_LIVE_PREVIEW_WIDTH", "live_preview_width", "live-preview frame width in pixels"),
-    ("SVC_DISPLAY_LIVE_PREVIEW_QUALITY", "live_preview_quality", "live-preview JPEG quality"),
     ("SVC_DISPLAY_REFRESH_SECONDS", "display_refresh_seconds",
      "the canvas re-reads everything this often as a safety net (change events show at once)"),
     ("SVC_DISPLAY_WINDOW_XID", "window_xid", "embed the canvas in this X11 window"),
-    ("SVC_DISPLAY_GOOGLE_CLIENT_ID", "google_client_id", "OAuth client id for Google accounts"),
-    ("SVC_DISPLAY_MICROSOFT_CLIENT_ID", "microsoft_client_id", "OAuth client id for Microsoft accounts"),
-    ("SVC_DISPLAY_ADOPTION_RATE_PER_MIN", "adoption_rate_per_min", "adoption requests per minute (0: no limit)"),
     ("SVC_SAAS_MODE", "saas_mode", "1: managed by a SaaS controller (needs the three below)"),
     ("SVC_SAAS_API_URL", "saas_api_url", "the SaaS controller's URL"),
     ("SVC_SAAS_DISPLAY_ID", "saas_display_id", "this display's id at the controller"),
@@ -368,26 +335,10 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         http_server=server,
         **connection_settings(env, "SVC_DISPLAY_"),
         list_cache_bytes=_int(env, "SVC_DISPLAY_LIST_CACHE_BYTES", 16 * 1024 * 1024, 0, 1 << 40),
-        controller_public_url=_url(env, "SVC_DISPLAY_CONTROLLER_PUBLIC_URL", ("http", "https")),
         database_url=_url(env, "SVC_DISPLAY_DATABASE_URL", ("postgres", "postgresql")),
-        plugins_dir=_path(env, "SVC_DISPLAY_PLUGINS_DIR"),
-        plugin_start_timeout_seconds=_int(env, "SVC_DISPLAY_PLUGIN_START_TIMEOUT_SECONDS", 30, 1, 600),
         disable_plugins=disabled,
-        upgrade_script=_path(env, "SVC_DISPLAY_UPGRADE_SCRIPT"),
-        upgrade_any_arch=_bool(env, "SVC_DISPLAY_UPGRADE_ANY_ARCH", False),
-        upgrade_ca_file=_path(env, "SVC_DISPLAY_UPGRADE_CA_FILE"),
-        upgrade_public_key=_path(env, "SVC_DISPLAY_UPGRADE_PUBLIC_KEY"),
-        # Both only ever lower the contract's limits (30 min, 1 GiB): tests and small boards.
-        upgrade_timeout_seconds=_int(env, "SVC_DISPLAY_UPGRADE_TIMEOUT_SECONDS", 1800, 1, 1800),
-        upgrade_max_bytes=_int(env, "SVC_DISPLAY_UPGRADE_MAX_BYTES", 1024 ** 3, 1, 1024 ** 3),
-        live_preview_enabled=_bool(env, "SVC_DISPLAY_LIVE_PREVIEW_ENABLED", True),
-        live_preview_fps=_int(env, "SVC_DISPLAY_LIVE_PREVIEW_FPS", 10, 1, 60),
-        live_preview_width=_int(env, "SVC_DISPLAY_LIVE_PREVIEW_WIDTH", 720, 64, 3840),
-        live_preview_quality=_int(env, "SVC_DISPLAY_LIVE_PREVIEW_QUALITY", 50, 1, 100),
         display_refresh_seconds=_int(env, "SVC_DISPLAY_REFRESH_SECONDS", 10, 1, 86400),
         window_xid=_text(env, "SVC_DISPLAY_WINDOW_XID"),
-        google_client_id=_text(env, "SVC_DISPLAY_GOOGLE_CLIENT_ID"),
-        microsoft_client_id=_text(env, "SVC_DISPLAY_MICROSOFT_CLIENT_ID"),
         saas_mode=saas_mode,
         saas_api_url=saas["SVC_SAAS_API_URL"],
         saas_display_id=saas["SVC_SAAS_DISPLAY_ID"],
@@ -395,7 +346,6 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         saas_reconnect_min_ms=_int(env, "SVC_SAAS_RECONNECT_MIN_MS", 1000, 10, 60000),
         headless=_bool(env, "SVC_DISPLAY_HEADLESS", False),
         log_level=log_level,
-        adoption_rate_per_min=_int(env, "SVC_DISPLAY_ADOPTION_RATE_PER_MIN", 10, 0, 100000),
         test_clock_file=_path(env, "SVC_DISPLAY_TEST_CLOCK_FILE"),
         access_log=_bool(env, "SVC_DISPLAY_ACCESS_LOG", False),
         deprecated_variables_seen=tuple(n for n in DEPRECATED_KEY_VARIABLES if _text(env, n)),

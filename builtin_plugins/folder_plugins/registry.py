@@ -57,9 +57,10 @@ def refused_row(item: Refused) -> dict[str, Any]:
 
 def describe(settings: Any) -> list[dict[str, Any]]:
     """The folder plugins as a start would find them, state ``stopped`` (no server runs)."""
-    if settings.plugins_dir is None:
+    folder = settings.plugin_values("folder_plugins").plugins_dir
+    if folder is None:
         return []
-    plugins, refused = discover(settings.plugins_dir, entry_point_names())
+    plugins, refused = discover(folder, entry_point_names())
     rows = [folder_row(p, "disabled" if p.id in settings.disable_plugins else "stopped",
                        DISABLED_REASON if p.id in settings.disable_plugins else None) for p in plugins]
     return rows + [refused_row(item) for item in refused]
@@ -70,7 +71,7 @@ class FolderPlugins:
 
     def __init__(self, host: Any):
         self.host = host
-        settings = host.settings
+        settings = host.settings.plugin_values("folder_plugins")
         self.keys = PluginKeys()
         self.plugins: list[FolderPlugin] = []
         self.refused: list[Refused] = []

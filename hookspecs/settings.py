@@ -27,7 +27,8 @@ class Setting:
     ``bool`` (1/0, true/false, yes/no, on/off) or ``Path``; ``default``: the value when unset
     (``None``: unset); ``help``: one line for ``serve --help`` and the docs. Optional checks:
     ``low``/``high`` (numbers), ``choices`` (a closed set of ``str``, compared lower case),
-    ``schemes`` (a ``str`` must be a URL of one of them). ``key`` names the value in the
+    ``schemes`` (a ``str`` must be a URL of one of them), ``required_when`` (the name of a
+    switch, the host's or a plugin's: when it is on, this variable must be set). ``key`` names the value in the
     plugin's :class:`SettingValues` (default: ``name`` lower case without its ``SVC_DISPLAY_``
     or ``SVC_`` prefix). ``secret``: never shown (its default neither).
     """
@@ -42,6 +43,7 @@ class Setting:
     schemes: tuple[str, ...] = ()
     key: str = ""
     secret: bool = False
+    required_when: str = ""
 
     def __post_init__(self) -> None:
         if not NAME.match(self.name):

@@ -33,7 +33,6 @@ DEPRECATED_KEY_VARIABLES = (
 )
 
 LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
-SAAS_VARIABLES = ("SVC_SAAS_API_URL", "SVC_SAAS_DISPLAY_ID", "SVC_SAAS_API_KEY")
 
 
 class ConfigError(ValueError):
@@ -69,10 +68,6 @@ class Settings:
     display_refresh_seconds: int = 10
     window_xid: str | None = None
     saas_mode: bool = False
-    saas_api_url: str | None = None
-    saas_display_id: str | None = None
-    saas_api_key: str | None = field(default=None, repr=False)
-    saas_reconnect_min_ms: int = 1000
     headless: bool = False
     log_level: str = "INFO"
     test_clock_file: Path | None = None
@@ -138,11 +133,8 @@ ENVIRONMENT: tuple[tuple[str, str, str], ...] = (
     ("SVC_DISPLAY_REFRESH_SECONDS", "display_refresh_seconds",
      "the canvas re-reads everything this often as a safety net (change events show at once)"),
     ("SVC_DISPLAY_WINDOW_XID", "window_xid", "embed the canvas in this X11 window"),
-    ("SVC_SAAS_MODE", "saas_mode", "1: managed by a SaaS controller (needs the three below)"),
-    ("SVC_SAAS_API_URL", "saas_api_url", "the SaaS controller's URL"),
-    ("SVC_SAAS_DISPLAY_ID", "saas_display_id", "this display's id at the controller"),
-    ("SVC_SAAS_API_KEY", "saas_api_key", "this display's key at the controller"),
-    ("SVC_SAAS_RECONNECT_MIN_MS", "saas_reconnect_min_ms", "cloud feed reconnect backoff floor in ms (10-60000)"),
+    ("SVC_SAAS_MODE", "saas_mode",
+     "1: fed by the SaaS controller's cloud feed, no local collectors (the cloud_feed plugin's SVC_SAAS_* needed)"),
     ("SVC_DISPLAY_TEST_CLOCK_FILE", "test_clock_file", "tests only: a file holding a clock offset in ms"),
 )
 
@@ -219,15 +211,21 @@ def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
 
 
 def _int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    return _number(env, name, default, low, high, int)
+
+
+def _number(env: Mapping[str, str], name: str, default: Any, low: float, high: float, kind: type = int) -> Any:
+    """``kind`` (``int`` or ``float``) within ``low``..``high``, or ``default`` when unset."""
     value = _text(env, name)
     if value is None:
         return default
+    expected = f"{'an integer' if kind is int else 'a number'} from {low} to {high}"
     try:
-        number = int(value)
+        number = kind(value)
     except ValueError:
-        raise ConfigError(name, f"an integer from {low} to {high}", value) from None
+        raise ConfigError(name, expected, value) from None
     if not low <= number <= high:
-        raise ConfigError(name, f"an integer from {low} to {high}", value)
+        raise ConfigError(name, expected, value)
     return number
 
 
@@ -244,19 +242,6 @@ def _url(env: Mapping[str, str], name: str, schemes: tuple[str, ...]) -> str | N
     if parsed.scheme not in schemes or not parsed.netloc:
         raise ConfigError(name, f"a {' or '.join(s + '://' for s in schemes)} URL", value)
     return value
-
-
-def _float(env: Mapping[str, str], name: str, default: float | None, low: float, high: float) -> float | None:
-    value = _text(env, name)
-    if value is None:
-        return default
-    try:
-        number = float(value)
-    except ValueError:
-        raise ConfigError(name, f"a number from {low} to {high}", value) from None
-    if not low <= number <= high:
-        raise ConfigError(name, f"a number from {low} to {high}", value)
-    return number
 
 
 def _origin(name: str, value: str) -> str:
@@ -310,14 +295,6 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         missing = "SVC_DISPLAY_HTTP_TLS_KEY" if cert else "SVC_DISPLAY_HTTP_TLS_CERT"
         raise ConfigError(missing, "to be set together with its certificate/key counterpart")
 
-    saas_mode = _bool(env, "SVC_SAAS_MODE", False)
-    saas = {name: _text(env, name) for name in SAAS_VARIABLES}
-    if saas_mode:
-        for name in SAAS_VARIABLES:
-            if not saas[name]:
-                raise ConfigError(name, "a value because SVC_SAAS_MODE=1")
-        _url(env, "SVC_SAAS_API_URL", ("http", "https"))
-
     data_dir = _path(env, "SVC_DISPLAY_DATA_DIR") or default_data_dir()
     disabled = frozenset(
         part.strip() for part in (_text(env, "SVC_DISPLAY_DISABLE_PLUGINS") or "").split(",") if part.strip()
@@ -339,11 +316,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         disable_plugins=disabled,
         display_refresh_seconds=_int(env, "SVC_DISPLAY_REFRESH_SECONDS", 10, 1, 86400),
         window_xid=_text(env, "SVC_DISPLAY_WINDOW_XID"),
-        saas_mode=saas_mode,
-        saas_api_url=saas["SVC_SAAS_API_URL"],
-        saas_display_id=saas["SVC_SAAS_DISPLAY_ID"],
-        saas_api_key=saas["SVC_SAAS_API_KEY"],
-        saas_reconnect_min_ms=_int(env, "SVC_SAAS_RECONNECT_MIN_MS", 1000, 10, 60000),
+        saas_mode=_bool(env, "SVC_SAAS_MODE", False),
         headless=_bool(env, "SVC_DISPLAY_HEADLESS", False),
         log_level=log_level,
         test_clock_file=_path(env, "SVC_DISPLAY_TEST_CLOCK_FILE"),
@@ -387,22 +360,22 @@ def _declared_value(env: Mapping[str, str], item: Setting, plugin: str) -> Any:
     try:
         if item.type is bool:
             return _bool(env, item.name, item.default)
-        if item.type is int:
-            low = -(1 << 63) if item.low is None else int(item.low)
-            high = (1 << 63) if item.high is None else int(item.high)
-            return _int(env, item.name, item.default, low, high)
-        if item.type is float:
-            return _float(env, item.name, item.default, -float("inf") if item.low is None else item.low,
-                          float("inf") if item.high is None else item.high)
+        if item.type in (int, float):
+            unbounded = (1 << 63) if item.type is int else float("inf")
+            return _number(env, item.name, item.default, -unbounded if item.low is None else item.type(item.low),
+                           unbounded if item.high is None else item.type(item.high), item.type)
         if item.type is Path:
-            return _path(env, item.name) or item.default
-        if item.schemes:
-            return _url(env, item.name, item.schemes) or item.default
-        value = _text(env, item.name)
+            value = _path(env, item.name)
+        elif item.schemes:
+            value = _url(env, item.name, item.schemes)
+        else:
+            value = _text(env, item.name)
         if value is not None and item.choices:
             value = value.lower()
             if value not in item.choices:
                 raise ConfigError(item.name, "one of " + ", ".join(item.choices), value)
+        if value is None and item.required_when and _bool(env, item.required_when, False):
+            raise ConfigError(item.name, f"a value because {item.required_when}=1")
         return item.default if value is None else value
     except ConfigError as exc:  # name the plugin whose declaration it breaks
         raise ConfigError(item.name, str(exc).split(": expected ", 1)[1], plugin=plugin) from None

@@ -96,7 +96,7 @@ def test_the_environment_table_names_every_variable_and_its_real_default(tmp_pat
 
     source = Path(config.__file__).read_text()
     read = set(re.findall(r'_(?:text|bool|int|path|url)\(env, "([A-Z_]+)"', source))
-    read |= {"SVC_DISPLAY_HTTP_CORS_ORIGINS", "SVC_DISPLAY_DISABLE_PLUGINS"} | set(config.SAAS_VARIABLES)
+    read |= {"SVC_DISPLAY_HTTP_CORS_ORIGINS", "SVC_DISPLAY_DISABLE_PLUGINS"}
     table = {name for name, _field, _summary in config.ENVIRONMENT}
     assert read - set(config.DEPRECATED_KEY_VARIABLES) <= table, read - table
     parsed = config.load_settings({"SVC_DISPLAY_DATA_DIR": str(tmp_path)})

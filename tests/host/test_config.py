@@ -109,11 +109,14 @@ def test_saas_mode_requires_all_four_variables(tmp_path):
     full = {**base, "SVC_SAAS_API_URL": "https://feed.example", "SVC_SAAS_DISPLAY_ID": "d1",
             "SVC_SAAS_API_KEY": "cloud-secret-42"}
     assert load_settings(full).saas_mode is True
+    assert plugin_values(load_settings(full), "cloud_feed").saas_api_key == "cloud-secret-42"
     for missing in ("SVC_SAAS_API_URL", "SVC_SAAS_DISPLAY_ID", "SVC_SAAS_API_KEY"):
         partial = {k: v for k, v in full.items() if k != missing}
-        with pytest.raises(ConfigError, match=missing):
-            load_settings(partial)
-    assert "cloud-secret-42" not in repr(load_settings(full))
+        with pytest.raises(ConfigError, match=f"{missing}: expected a value because SVC_SAAS_MODE=1 "
+                                              "\\[declared by plugin 'cloud_feed'\\]"):
+            plugin_values(load_settings(partial), "cloud_feed")
+    loaded = read_plugin_settings(load_settings(full), load_plugins())
+    assert "cloud-secret-42" not in repr(loaded) + repr(loaded.plugin_values("cloud_feed"))
 
 
 def test_deprecated_provider_keys_are_ignored_with_one_warning_each(tmp_path, caplog):

@@ -20,6 +20,7 @@ from hookspecs.types import (  # noqa: F401  (re-exported for plugins)
     ConfigurableType,
     ContentList,
     CuratorPredicate,
+    FeedBlob,
     FeedKind,
     IntegrationType,
     LayerSpec,

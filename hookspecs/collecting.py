@@ -110,12 +110,16 @@ def store_remote_media(
 ) -> str | None:
     """Download ``url`` into a blob under ``prefix`` and return its key.
 
-    The content type must be one of ``kinds`` (else ``None``); the download goes through
+    The content type must be one of ``kinds`` (else ``None``, logged with the reason as a
+    warning of the run); the download goes through
     ``ctx.http`` with its timeouts and ``max_bytes``. Failures propagate as ``HttpFailure``.
     """
     response = ctx.http.get(url, max_bytes=max_bytes, accept=",".join(kinds))
     content_type = response.content_type
     if content_type not in kinds or not response.content:
+        reason = "the body is empty" if content_type in kinds else \
+            f"content type {content_type or '(none)'} is not one of {', '.join(kinds)}"
+        ctx.log(f"media {url.split('?', 1)[0][:200]} skipped: {reason}", "warning")
         return None
     key = f"{prefix}/{digest(url, length=32)}{kinds[content_type]}"
     ctx.blobs.put(key, response.content, content_type)

@@ -123,3 +123,15 @@ class TextIndex(Protocol):
         """Whether ``needle`` holds no separator, so every occurrence lies inside one word."""
     def phrase(self, needle: str) -> str:
         """An FTS5 phrase matching ``needle`` literally."""
+
+
+def release_blob(host: Any, key: str | None) -> None:
+    """Delete the blob ``key`` unless a row of any content list still uses it (after the
+    transaction that removed its row committed: a backup taken in between never holds a row
+    whose blob is missing). Moderation's deletes and the cloud feed's use it."""
+    if not key:
+        return
+    for item in host.registries.content_lists.values():
+        if item.blob_attribute and getattr(host.db, item.entity).exists(**{item.blob_attribute: key}):
+            return
+    host.blobs.delete(key)

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
@@ -62,6 +63,16 @@ metres): ``display`` (a temperature, the clock), ``headline`` (a weather icon, a
 (a slide's title), ``body`` (a slide's primary text: never smaller), ``secondary`` (a source and age,
 a date beside the text) and ``caption`` (credits, small print). :meth:`RenderContext.type_px` scales a
 step to the slide like :meth:`RenderContext.font`; one place for every slide's sizes."""
+
+TYPE_MIN: dict[str, float] = {"display": 72, "headline": 48, "title": 36, "body": 28, "secondary": 24,
+                               "caption": 24}
+"""The smallest each :data:`TYPE_SCALE` step may shrink to, in px at 1080 lines of the screen's short
+side (a portrait screen's width, a landscape screen's height) and text scale 1: the text rule of the
+renderer kit (``svc_host.display.widgets.TextBox``) wraps a label at word boundaries, then shrinks it
+from its step's size down to this, and what still does not fit is shown in fewer items (fewer
+headlines, forecast days, stock rows) or, for a one-line message, scrolls. Read from a few metres, 28 px
+body and 24 px caption text at 1080 lines is the least a person still reads without stepping closer.
+:meth:`RenderContext.min_px` scales a step's minimum to the screen."""
 
 TITLE_BOX = (0.08, 0.08, 0.86, 0.16)
 """The title band of the builtin slides (the renderer kit's ``text_slide`` and ``add_title``):
@@ -235,6 +246,13 @@ class RenderContext:
         """A :data:`TYPE_SCALE` step (``title``, ``body``...) as a font size for this slide."""
         return self.font(TYPE_SCALE[step])
 
+    def min_px(self, step: str, screen_short: float | None = None) -> float:
+        """The smallest a :data:`TYPE_SCALE` step may shrink to (:data:`TYPE_MIN`) on a screen whose
+        short side is ``screen_short`` px (by default the shorter of this slide's width and its type
+        height), with the configured text scale."""
+        short = screen_short or min(self.size[0], self.type_height or self.size[1])
+        return max(6.0, TYPE_MIN[step] * short / 1080.0 * (self.text_scale or 1.0))
+
     # -- data (loader thread) -------------------------------------------------------
     def blob_bytes(self, key: str | None) -> bytes | None:
         if not key or self.host is None:
@@ -358,6 +376,13 @@ CELEBRATION_ZONE = "bottom_band"
 BAND = 0.15
 """The height of the ``top_band`` and ``bottom_band`` zones, a fraction of the content area's height."""
 
+MIN_FREE_SHARE = (0.5, 0.4)
+"""The narrowest and lowest free area :meth:`Layout.with_occupied` leaves the slides, as shares of the
+content area's width and height, while any choice of cuts leaves one at least that wide and high."""
+
+PANEL_MAX_SHARE = 0.45
+"""The widest a corner panel is on a portrait screen, a share of the content area's width (it shrinks to it)."""
+
 MARGIN = (0.02, 0.03)
 """The gap between a corner panel and the content area's edges, and between a panel and the
 free area, as fractions of the content area's width and height."""
@@ -388,8 +413,14 @@ class Layout:
       content area; a message one shows goes in the celebration band (:data:`CELEBRATION_ZONE`,
       :data:`BAND` high), which its root names with a ``celebration`` attribute.
     - :meth:`with_occupied` makes ``free``: for each corner panel it cuts a side column or a
-      top/bottom band, whichever leaves the larger area (every combination is tried), and for a
-      band it cuts the band. The slides layer draws in ``free``, so no overlay covers a slide's
+      top/bottom band (every combination is tried) and for a band it cuts the band; of the
+      rectangles left it keeps those at least :data:`MIN_FREE_SHARE` of the content area wide and
+      high (when any is) and of them the one of the largest area times the fourth root of its
+      share of the width: a band wider than a column wins when their areas are close, since a
+      slide's lines wrap less in it.
+    - on a portrait screen (:attr:`portrait`) panel hints and bands are fractions of the landscape
+      :attr:`reference` (the panel turned), so a panel keeps its landscape size, at most
+      :data:`PANEL_MAX_SHARE` of the width, and the bands stack. The slides layer draws in ``free``, so no overlay covers a slide's
       title or primary text: the widgets holding those carry a ``role`` attribute,
       :data:`ROLE_TITLE` or :data:`ROLE_PRIMARY` (the renderer kit's ``add_title`` and
       ``text_slide`` set it), which the layout tests check against every overlay rectangle.
@@ -400,25 +431,63 @@ class Layout:
     ticker: Rect
     zones: Mapping[str, Rect] = field(default_factory=dict)
     free: Rect | None = None
+    alert: Rect | None = None
+    """The alert band at the top of the screen above the ticker (height 0 without alerts; the whole
+    of it for the most severe level): the content area is what it leaves below."""
 
     def __post_init__(self) -> None:
         if self.free is None:
             object.__setattr__(self, "free", self.content)
+        if self.alert is None:
+            object.__setattr__(self, "alert", Rect(self.content.x, self.content.top, self.content.width, 0.0))
 
     def area(self, name: str) -> Rect | None:
-        """``screen``, ``content``, ``ticker``, ``free`` or a zone name; None when unknown."""
-        if name in ("screen", "content", "ticker", "free"):
+        """``screen``, ``content``, ``ticker``, ``free``, ``alert`` or a zone name; None when unknown."""
+        if name in ("screen", "content", "ticker", "free", "alert"):
             return getattr(self, name)
         return self.zones.get(name)
 
+    @property
+    def portrait(self) -> bool:
+        return self.screen.height > self.screen.width
+
+    @property
+    def unit(self) -> float:
+        """Pixels per pixel of a 1080-line landscape screen: the short side over 1080, so a portrait
+        screen (the same panel turned) draws a panel or a card at the size a landscape one does."""
+        return min(self.screen.width, self.screen.height) / 1080.0
+
+    @property
+    def reference(self) -> tuple[float, float]:
+        """The size a panel's ``size_hint`` and the bands are fractions of: the content area; on a
+        portrait screen the landscape content area of the same panel turned (its height wide, the
+        content's height times width / height high), so panels, bands and type keep a landscape
+        screen's size and the bands stack: alert, slide, celebration band, ticker."""
+        c = self.content
+        if not self.portrait:
+            return c.width, c.height
+        return self.screen.height, c.height * self.screen.width / self.screen.height
+
+    @property
+    def type_height(self) -> float:
+        """The height the type scale follows (:attr:`RenderContext.type_height`) for everything but
+        the ticker: the screen above the ticker, alert band included (an alert takes room, not type
+        size), times width / height on a portrait screen (its type is a landscape screen's)."""
+        above = self.screen.height - self.ticker.height
+        return above * min(1.0, self.screen.width / max(1.0, self.screen.height))
+
     @classmethod
     def of(cls, width: float, height: float, claims: Mapping[str, float] | None = None) -> "Layout":
-        """The layout of a ``width`` x ``height`` screen given the layers' claims (``{"ticker": px}``)."""
+        """The layout of a ``width`` x ``height`` screen given the layers' claims (``{"ticker": px,
+        "alert": px}``; an alert claim at least the height above the ticker takes all of it)."""
         claims = claims or {}
         band = max(0.0, min(float(height), float(claims.get("ticker", 0.0))))
+        above = float(height) - band
+        alert = max(0.0, min(above, float(claims.get("alert", 0.0))))
         return cls(screen=Rect(0.0, 0.0, float(width), float(height)),
-                   content=Rect(0.0, band, float(width), float(height) - band),
-                   ticker=Rect(0.0, 0.0, float(width), band))
+                   content=Rect(0.0, band, float(width), above - alert),
+                   ticker=Rect(0.0, 0.0, float(width), band),
+                   alert=Rect(0.0, float(height) - alert, float(width), alert))
 
     # -- zones ------------------------------------------------------------------------------
     def zone_rect(self, zone: str, size_hint: tuple[float | None, float | None] = (1.0, 1.0)) -> Rect:
@@ -427,11 +496,15 @@ class Layout:
         c = self.content
         if zone == "fullscreen" or zone not in ZONES:
             return c
+        ref_w, ref_h = self.reference
         if zone in ("top_band", "bottom_band"):
-            height = c.height * BAND
+            height = min(c.height, ref_h * BAND)
             return Rect(c.x, c.top - height if zone == "top_band" else c.y, c.width, height)
         hint_w, hint_h = (1.0 if v is None else min(1.0, max(0.0, float(v))) for v in size_hint)
-        width, height = c.width * hint_w, c.height * hint_h
+        width, height = ref_w * hint_w, ref_h * hint_h
+        if zone != "center" and self.portrait:  # a portrait screen's corner panel shrinks to leave room
+            shrink = min(1.0, c.width * PANEL_MAX_SHARE / max(1.0, width), c.height / max(1.0, height))
+            width, height = width * shrink, height * shrink
         gap_x, gap_y = c.width * MARGIN[0], c.height * MARGIN[1]
         if zone == "center":
             return Rect(c.x + (c.width - width) / 2, c.y + (c.height - height) / 2, width, height)
@@ -497,14 +570,16 @@ class Layout:
                 column = (0, rect.right + gap_x) if zone.endswith("left") else (2, rect.x - gap_x)
                 band = (3, rect.y - gap_y) if zone.startswith("top") else (1, rect.top + gap_y)
                 choices.append((column, band))
-        best: Rect | None = None
+        candidates = []
         for picks in itertools.product(*choices):
             edges = [c.x, c.y, c.right, c.top]
             for side, value in (*fixed, *picks):
                 edges[side] = max(edges[side], value) if side < 2 else min(edges[side], value)
-            rect = Rect(edges[0], edges[1], max(0.0, edges[2] - edges[0]), max(0.0, edges[3] - edges[1]))
-            if best is None or rect.area > best.area:
-                best = rect
+            candidates.append(Rect(edges[0], edges[1], max(0.0, edges[2] - edges[0]),
+                                   max(0.0, edges[3] - edges[1])))
+        roomy = [rect for rect in candidates if rect.width >= c.width * MIN_FREE_SHARE[0]
+                 and rect.height >= c.height * MIN_FREE_SHARE[1]]
+        best = max(roomy or candidates, key=lambda rect: rect.area * (rect.width / max(1.0, c.width)) ** 0.25)
         return replace(self, zones=zones, free=best)
 
 
@@ -538,6 +613,7 @@ class Stage(Protocol):
     def report_failure(self, kind: str, type_id: str, row_id: Any, step: str, exc: BaseException) -> None: ...
     def reload(self) -> None: ...
     def relayout(self) -> None: ...
+    def content_changed(self) -> None: ...
     def after(self, seconds: float, callback: Callable[[], None]) -> Callable[[], None]: ...
 
 
@@ -547,8 +623,27 @@ class Layer(Protocol):
 
     Attributes: ``widget`` (its root Kivy widget, read first on the UI thread; the compositor
     puts it in the layer's area) and optionally ``opaque`` (True while it covers its whole
-    area, so the compositor skips drawing the theme backdrop under it). ``load`` and
+    area, so the compositor skips drawing the theme backdrop under it), ``decoration`` (a second
+    widget the compositor puts in the layer's area under every layer's ``widget``: decorative
+    effects) and ``background`` (the colours, top first, of the background its content is drawn
+    on: the compositor paints them under the decoration; None while it has none). ``load`` and
     ``apply`` are required; the other methods are optional.
+
+    **The composition rule** (docs/display.md, "Composition: the rule"), which the compositor owns:
+
+    - z-order, bottom to top: the backdrop (the theme's gradient, then a layer's ``background``),
+      the decoration (``decoration``: confetti, rain, balloons, shapes, matrix, clouds, frames),
+      then the layers' widgets by ``z``: slide content (100), overlay panels (200), alerts (300),
+      the pairing card (400), the ticker (500). Decoration is masked out of every content box
+      (a text, an image, a drawing, a QR code, a widget with a ``role`` or marked ``reserve``: a
+      whole panel), so it never lies over what a viewer reads; a layer whose content changes
+      without a relayout (a new slide) calls ``stage.content_changed()``. A celebration message is
+      text: it is drawn over the slides, in its band.
+    - an alert takes a band (:attr:`Layout.alert`) that the content area leaves out: slides and
+      overlay panels lay out below it; the most severe level takes the whole content area and the
+      layers under it wait (hidden). Its card is opaque: nothing shows through.
+    - the slides draw in ``free`` (:meth:`Layout.with_occupied`), the largest rectangle the panels
+      leave whose shape fits a slide's text.
 
     ``arrange(layout)`` (UI thread, on every relayout, with the layout before any overlay) places
     the layer's widgets in their zones (:meth:`Layout.arrange`) and returns the ``(zone, rect)``
@@ -567,9 +662,9 @@ class Layer(Protocol):
     def dispose(self) -> None: ...
 
 
-__all__: Sequence[str] = ("RGBA", "DEFAULT_THEME_ID", "DEFAULT_THEME_PREVIEW", "TYPE_SCALE", "TITLE_BOX", "Theme",
+__all__: Sequence[str] = ("RGBA", "DEFAULT_THEME_ID", "DEFAULT_THEME_PREVIEW", "TYPE_SCALE", "TYPE_MIN", "TITLE_BOX", "Theme",
                           "parse_color", "parse_colors", "theme_from_preview", "default_theme", "TickerContent",
                           "RenderContext", "Widget", "Renderer", "renderer", "Preferences", "Rect", "Layout",
-                          "CORNERS", "ZONES", "CELEBRATION_ZONE", "BAND", "MARGIN", "ROLE_TITLE", "ROLE_PRIMARY",
+                          "CORNERS", "ZONES", "CELEBRATION_ZONE", "BAND", "MARGIN", "MIN_FREE_SHARE", "PANEL_MAX_SHARE", "ROLE_TITLE", "ROLE_PRIMARY",
                           "ROLE_CELEBRATION",
                           "Stage", "Layer")

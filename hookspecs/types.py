@@ -191,6 +191,8 @@ class IntegrationType(ConfigurableType):
     requires_accounts: bool = False
     required_account_types: Sequence[str] = ()
     secret_fields: Sequence[str] = ()
+    # of ``secret_fields``, those the collector works without (``secrets_configured`` does not wait for them)
+    optional_secrets: Sequence[str] = ()
 
 
 @dataclass(frozen=True)
@@ -204,10 +206,11 @@ class CuratorPredicate:
     evaluate: Callable[..., bool] | None = field(default=None, compare=False)
 
 
-LAYER_AREAS = ("screen", "content", "ticker", "free")
+LAYER_AREAS = ("screen", "content", "ticker", "free", "alert")
 """Where a layer's widget goes: the whole ``screen``, the slide ``content`` area, the
-``ticker`` band or ``free``, the part of the content area the active overlays leave free (the
-names of :class:`hookspecs.render.Layout`; the slides layer draws there)."""
+``ticker`` band, ``free``, the part of the content area the active overlays leave free (the
+slides layer draws there), or the ``alert`` band at the top (the alerts layer's; the names of
+:class:`hookspecs.render.Layout`)."""
 
 
 @dataclass(frozen=True)
@@ -233,6 +236,19 @@ class LayerSpec:
 
 
 @dataclass(frozen=True)
+class FeedBlob:
+    """The blob a feed item names (its ``attribute``, a blob key), fetched by the cloud feed from
+    ``{SVC_SAAS_API_URL}/v1/displays/{id}/blobs/{key}`` when the display does not hold it, under
+    the owner's upload limits: a content type of ``types``, at most ``max_bytes``, and
+    ``check(data, content_type)`` (raises ``ValueError`` when the bytes are not that type)."""
+
+    attribute: str
+    types: Sequence[str]
+    max_bytes: int
+    check: Callable[[bytes, str], Any] | None = None
+
+
+@dataclass(frozen=True)
 class FeedKind:
     """How a cloud-feed item of ``kind`` becomes a row of its :class:`ContentList` (CONTRACT "Cloud feed").
 
@@ -241,7 +257,8 @@ class FeedKind:
     :class:`hookspecs.content.FeedItem` (which raise ``FeedError`` on a malformed field).
     ``provenance`` is the attribute that holds ``saas_feed``: feed deletes and snapshots touch
     only rows holding it. ``after_upsert(db, row, item)`` writes what the row links to (a
-    calendar event's category rows). An update keeps the row's ``created_at_ms``.
+    calendar event's category rows). An update keeps the row's ``created_at_ms``. ``blob``: the
+    media file the item names, which the cloud feed downloads (:class:`FeedBlob`).
     """
 
     kind: str
@@ -249,6 +266,7 @@ class FeedKind:
     key: Callable[["FeedItem"], Mapping[str, Any]] | None = None
     provenance: str = "integration_type"
     after_upsert: Callable[[Any, Any, "FeedItem"], None] | None = None
+    blob: "FeedBlob | None" = None
 
     def key_of(self, item: "FeedItem") -> Mapping[str, Any]:
         """The primary-key attributes of ``item``'s row."""

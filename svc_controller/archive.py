@@ -1,27 +1,42 @@
-"""Checking a display backup archive against its manifest (CONTRACT "Maintenance").
+"""Checking a display backup archive before it is kept as a snapshot (CONTRACT "Maintenance").
 
-The archive (zip or tar.gz, told by its first bytes) holds ``manifest.json`` =
-``{format: "svc-display-backup", format_version: 1, schema_version, files: [{path, bytes,
-sha256}], ...}`` and exactly the listed files. :func:`verify_archive` reads every member
-once, streaming, and raises :class:`ArchiveError` on the first mismatch.
+The checks are the display's own (:mod:`svc_host.backup_archive`, the one checker both
+run): every member in a scratch folder, streamed and bounded (expansion, manifest size,
+names, links, the database's integrity and identity, a schema newer than this build's), so
+the controller never keeps an archive the display would refuse at restore. "Newer" is judged
+against the migrations of the svc-display build installed beside the controller, loaded
+once per process from the plugins (the host kit's loader, not a plugin's internals).
+
+One check runs at a time (:data:`_ONE_AT_A_TIME`): each may write up to 4 GiB to the scratch
+folder and take seconds of CPU, and the WSGI workers it would hold serve everything else.
 """
 from __future__ import annotations
 
-import hashlib
-import json
-import tarfile
-import zipfile
+import functools
+import shutil
+import threading
+import uuid
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
-from typing import IO, Iterator
+from pathlib import Path
 
-MANIFEST = "manifest.json"
-MANIFEST_MAX = 16 * 1024 * 1024
-CHUNK = 1024 * 1024
+from svc_host.backup_archive import BackupTooNew, InvalidArchive, StagingFailed, detect_format, read_archive
+
+__all__ = ["ArchiveError", "ArchiveInfo", "archive_kind", "verify_archive"]
+
+_ONE_AT_A_TIME = threading.Lock()
 
 
 class ArchiveError(ValueError):
-    pass
+    """The archive is refused; ``reason`` is the display's ``details.reason`` for it."""
+
+    def __init__(self, message: str, reason: str = "invalid", **details: object):
+        super().__init__(message)
+        self.reason = reason
+        self.details = {"reason": reason, **details}
+
+
+class ScratchFailed(OSError):
+    """The controller's own disk failed while the archive was checked (not the archive's fault)."""
 
 
 @dataclass(frozen=True)
@@ -32,96 +47,36 @@ class ArchiveInfo:
 
 
 def archive_kind(path: Path) -> str | None:
-    with open(path, "rb") as handle:
-        head = handle.read(4)
-    if head[:2] == b"\x1f\x8b":
-        return "tgz"
-    if head == b"PK\x03\x04":
-        return "zip"
-    return None
-
-
-def _safe(name: str) -> str:
-    path = PurePosixPath(name)
-    if not name or name.startswith("/") or "\\" in name or any(part in ("..", "") for part in path.parts) \
-            or str(path) != name.rstrip("/"):
-        raise ArchiveError(f"unsafe member path {name!r}")
-    return name
-
-
-def _members(path: Path, kind: str) -> Iterator[tuple[str, int, IO[bytes]]]:
-    """(name, size, stream) of every regular file; links, devices and such are refused."""
-    if kind == "zip":
-        with zipfile.ZipFile(path) as archive:
-            for info in archive.infolist():
-                if info.is_dir():
-                    continue
-                mode = (info.external_attr >> 16) & 0o170000
-                if mode not in (0, 0o100000):
-                    raise ArchiveError(f"{info.filename!r} is not a regular file")
-                with archive.open(info) as stream:
-                    yield _safe(info.filename), info.file_size, stream
-    else:
-        with tarfile.open(path, mode="r:gz") as archive:
-            for info in archive:
-                if info.isdir():
-                    continue
-                if not info.isreg():
-                    raise ArchiveError(f"{info.name!r} is not a regular file")
-                stream = archive.extractfile(info)
-                assert stream is not None
-                yield _safe(info.name), info.size, stream
-            # tar stops at its end marker: read the gzip stream to its end too, so a
-            # truncated or trailing-garbage file is refused rather than kept as a snapshot
-            while archive.fileobj.read(CHUNK):
-                pass
-
-
-def verify_archive(path: Path) -> ArchiveInfo:
-    kind = archive_kind(path)
-    if kind is None:
-        raise ArchiveError("not a zip or tar.gz archive")
-    manifest = None
-    seen: dict[str, tuple[int, str]] = {}
     try:
-        for name, size, stream in _members(path, kind):
-            if name in seen or (name == MANIFEST and manifest is not None):
-                raise ArchiveError(f"{name!r} appears twice")
-            if name == MANIFEST:
-                if size > MANIFEST_MAX:
-                    raise ArchiveError("manifest.json is too large")
-                try:
-                    manifest = json.loads(stream.read(MANIFEST_MAX + 1))
-                except ValueError:
-                    raise ArchiveError("manifest.json is not JSON") from None
-                continue
-            digest, total = hashlib.sha256(), 0
-            while chunk := stream.read(CHUNK):
-                digest.update(chunk)
-                total += len(chunk)
-            seen[name] = (total, digest.hexdigest())
-    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError) as exc:
-        raise ArchiveError(f"unreadable archive: {type(exc).__name__}") from None
-    if not isinstance(manifest, dict):
-        raise ArchiveError("no manifest.json")
-    if manifest.get("format") != "svc-display-backup" or manifest.get("format_version") != 1:
-        raise ArchiveError("manifest.json is not a svc-display-backup manifest of format_version 1")
-    listed = manifest.get("files")
-    if not isinstance(listed, list):
-        raise ArchiveError("manifest.json has no files list")
-    expected: dict[str, tuple[int, str]] = {}
-    for entry in listed:
-        if not isinstance(entry, dict) or not isinstance(entry.get("path"), str) \
-                or not isinstance(entry.get("bytes"), int) or not isinstance(entry.get("sha256"), str):
-            raise ArchiveError("manifest.json has a malformed files entry")
-        expected[entry["path"]] = (entry["bytes"], entry["sha256"].lower())
-    for name, facts in seen.items():
-        if name not in expected:
-            raise ArchiveError(f"{name!r} is not listed in the manifest")
-        if facts != expected[name]:
-            raise ArchiveError(f"{name!r} does not match its size or sha256 in the manifest")
-    missing = sorted(set(expected) - set(seen))
-    if missing:
-        raise ArchiveError(f"{missing[0]!r} is listed in the manifest but missing")
-    schema = manifest.get("schema_version")
-    return ArchiveInfo(kind, schema if isinstance(schema, int) and not isinstance(schema, bool) else None, len(seen))
+        return detect_format(path)
+    except InvalidArchive:
+        return None
+
+
+@functools.cache
+def display_schema() -> tuple[frozenset[tuple[str, str]], int]:
+    """(migrations, schema version) of the svc-display build installed here."""
+    from svc_host.plugins import build_registries, load_plugins
+
+    known = frozenset((plugin, migration.id) for plugin, migration in build_registries(load_plugins(())).migrations)
+    return known, len(known)
+
+
+def verify_archive(path: Path, scratch: Path | None = None) -> ArchiveInfo:
+    """Run the display's checks on ``path`` in a scratch folder (removed after); raises
+    :class:`ArchiveError` (the archive) or :class:`ScratchFailed` (the controller's disk)."""
+    known, schema_version = display_schema()
+    staging = (scratch or path.parent) / f".check-{uuid.uuid4().hex}"
+    with _ONE_AT_A_TIME:
+        try:
+            manifest = read_archive(path, staging, set(known), schema_version)
+        except InvalidArchive as exc:
+            raise ArchiveError(exc.message, exc.reason, **{k: v for k, v in exc.details.items() if k != "reason"}) \
+                from None
+        except BackupTooNew as exc:
+            raise ArchiveError(exc.message, "backup_too_new", **exc.details) from None
+        except StagingFailed as exc:
+            raise ScratchFailed(exc.message) from None
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    return ArchiveInfo(manifest["archive_format"], manifest["schema_version"], len(manifest["files"]))

@@ -6,9 +6,9 @@ is Fernet-encrypted at rest (the display's :class:`SecretBox`, key file
 except in the ``Authorization`` header sent to that display.
 
 A pull creates a job on the display (``POST /v1/display/backup/jobs?format=tgz``), polls
-it, streams the archive to ``<data dir>/backups/<target>/`` while hashing it, verifies it
-against its manifest, keeps a snapshot row, then deletes the oldest snapshots beyond
-``retentionCount``. One lock per target: pulls of one target never overlap.
+it, streams the archive to ``<data dir>/backups/<target>/`` while hashing it, checks it
+with the display's own restore checks (``svc_controller/archive.py``), keeps a snapshot
+row, then deletes the oldest snapshots beyond ``retentionCount``. One lock per target: pulls of one target never overlap.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from croniter import croniter
 from pony import orm
 
 from builtin_plugins.integrations.secrets import SecretBox
-from svc_controller.archive import ArchiveError, archive_kind, verify_archive
+from svc_controller.archive import ArchiveError, ScratchFailed, archive_kind, verify_archive
 from svc_controller.targets import TargetPolicy, parse_display_url, pinned_url
 from svc_host.http.errors import ApiError
 
@@ -198,7 +198,7 @@ class Backups:
                 for chunk in chunks:
                     size += len(chunk)
                     if size > MAX_ARCHIVE_BYTES:
-                        raise ArchiveError(f"the archive exceeds {MAX_ARCHIVE_BYTES} bytes")
+                        raise ArchiveError(f"the archive exceeds {MAX_ARCHIVE_BYTES} bytes", "too_large")
                     digest.update(chunk)
                     handle.write(chunk)
             info = verify_archive(tmp)
@@ -209,7 +209,7 @@ class Backups:
                 with orm.db_session:
                     target = self.db.BackupTarget.get(id=target_id)
                     if target is None:
-                        raise ArchiveError("the backup target was deleted meanwhile")
+                        raise ArchiveError("the backup target was deleted meanwhile", "target_deleted")
                     snapshot = self.db.BackupSnapshot(
                         id=snapshot_id, target=target, created_at_ms=self.clock.now_ms(), bytes=size,
                         sha256=digest.hexdigest(), source=source, schema_version=info.schema_version,
@@ -245,8 +245,9 @@ class Backups:
         try:
             return self._store(target_id, chunks(), "upload")
         except ArchiveError as exc:
-            raise ApiError(400, "invalid_backup_archive", f"the archive does not verify: {exc}",
-                           {"reason": str(exc)}) from None
+            raise ApiError(400, "invalid_backup_archive", f"the archive does not verify: {exc}", exc.details) from None
+        except ScratchFailed as exc:
+            raise ApiError(507, "insufficient_storage", str(exc)) from None
 
     # -- pulls ------------------------------------------------------------------------
     def _display(self, target_id: str) -> tuple[str, str | None, Any]:
@@ -287,7 +288,9 @@ class Backups:
             except ApiError as exc:  # the SSRF rule refused the target
                 raise PullError(exc.message) from None
             except ArchiveError as exc:
-                raise PullError(f"the archive does not verify: {exc}") from None
+                raise PullError(f"the archive does not verify ({exc.reason}): {exc}") from None
+            except ScratchFailed as exc:
+                raise PullError(str(exc)) from None
             except httpx.TimeoutException:
                 raise PullError("the display did not answer in time") from None
             except httpx.HTTPError as exc:

@@ -6,6 +6,7 @@ import json
 import logging
 import os
 import sys
+from pathlib import Path
 from typing import Sequence
 
 from svc_controller.config import ConfigError, ControllerSettings, load_controller_settings
@@ -68,9 +69,18 @@ def cmd_users_create(settings: ControllerSettings, args: argparse.Namespace) -> 
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from svc_controller.config import ENVIRONMENT
+    from svc_host import __version__
+    from svc_host.config import environment_help
+
     parser = argparse.ArgumentParser(prog="svc-controller", description="the svc-display controller (BFF)")
+    parser.add_argument("--version", action="version", version=f"svc-controller {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("serve", help="serve /bff/v1 and the controller web app").set_defaults(handler=cmd_serve)
+    sub.add_parser("serve", help="serve /bff/v1 and the controller web app",
+                   description="Serve /bff/v1 and the controller web app until SIGTERM.",
+                   epilog=environment_help(ENVIRONMENT, ControllerSettings, {"data_dir": Path("data").absolute(),
+                                                                              "timezone": "the machine's zone"}),
+                   formatter_class=argparse.RawDescriptionHelpFormatter).set_defaults(handler=cmd_serve)
     sub.add_parser("migrate", help="apply pending migrations, print the schema version").set_defaults(
         handler=cmd_migrate)
     users = sub.add_parser("users", help="users who sign in (SVC_CONTROLLER_AUTH_ENABLED=1)").add_subparsers(

@@ -60,6 +60,31 @@ class ControllerSettings:
         return self.data_dir / "backups"
 
 
+# (variable, ControllerSettings field, summary): ``svc-controller serve --help`` (docs/controller.md
+# has the longer table)
+ENVIRONMENT: tuple[tuple[str, str, str], ...] = (
+    ("SVC_CONTROLLER_AUTH_ENABLED", "auth_enabled", "1: sign-in required"),
+    ("SVC_CONTROLLER_SESSION_SECRET", "session_secret",
+     f"signs session cookies; required (at least {SESSION_SECRET_MIN} characters) when auth is on"),
+    ("SVC_CONTROLLER_DATA_DIR", "data_dir", "database, tls/, backups/, controller secrets"),
+    ("SVC_CONTROLLER_DATABASE_URL", "database_url", "postgres:// URL instead of SQLite in the data dir"),
+    ("SVC_CONTROLLER_BIND", "bind", "listen address"),
+    ("SVC_CONTROLLER_PORT", "port", "listen port"),
+    ("SVC_CONTROLLER_TLS", "tls", "0: plain HTTP (behind a TLS-terminating proxy only)"),
+    ("SVC_CONTROLLER_TLS_CERT", "http_tls_cert", "PEM certificate instead of the generated one (with _KEY)"),
+    ("SVC_CONTROLLER_TLS_KEY", "http_tls_key", "PEM key of SVC_CONTROLLER_TLS_CERT"),
+    ("SVC_CONTROLLER_PROXY_UPSTREAM_TIMEOUT_MS", "proxy_upstream_timeout_ms",
+     "how long the proxy (and a pull) waits for a display"),
+    ("SVC_CONTROLLER_PROXY_ALLOWED_HOSTS", "proxy_allowed_hosts", "comma-separated extra hosts the proxy may reach"),
+    ("SVC_CONTROLLER_RELEASES_URL", "releases_url", "URL of the JSON release list"),
+    ("SVC_CONTROLLER_TIMEZONE", "timezone", "IANA zone of default backup schedules"),
+    ("SVC_CONTROLLER_LOG_LEVEL", "log_level", "log level"),
+    ("SVC_CONTROLLER_LOGIN_RATE_PER_MIN", "login_rate_per_min", "sign-in attempts per client address per minute"),
+    ("SVC_CONTROLLER_SCHEDULER_TICK_MS", "scheduler_tick_ms", "how often the backup scheduler looks for due targets"),
+    ("SVC_CONTROLLER_TEST_CLOCK_FILE", "test_clock_file", "tests only: a file holding a clock offset in ms"),
+)
+
+
 def local_zone_name(env: Mapping[str, str]) -> str:
     """The machine's IANA zone: ``TZ``, ``/etc/timezone``, the ``/etc/localtime`` link; else UTC."""
     candidates = [env.get("TZ", "").lstrip(":")]

@@ -1,6 +1,6 @@
 """``svc-display plugin new NAME``: a new plugin distribution, copied from the example.
 
-The template is ``examples/hello-plugin`` itself (``svc_display/plugin_template`` links to
+The template is ``examples/hello-plugin`` itself (``svc_display/plugin-template`` links to
 it and ships as package data), so the skeleton is always the example that ``make test``
 runs, renamed: ``hello`` becomes NAME in the entry point, the package (``NAME_plugin``),
 the type ids, the table, the route and the tests. NAME is one lowercase word because it
@@ -55,7 +55,7 @@ def check_name(name: str, taken: set[str] = frozenset()) -> str:
 
 
 def template_dir() -> Path:
-    return Path(str(resources.files("svc_display") / "plugin_template"))
+    return Path(str(resources.files("svc_display") / "plugin-template"))
 
 
 def rename(text: str, name: str) -> str:

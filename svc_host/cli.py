@@ -5,6 +5,7 @@ import argparse
 import json
 import logging
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -67,6 +68,7 @@ def cmd_plugins_list(settings: Any, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
+    print(f"{'PLUGIN':<22} {'VERSION':<10} {'ORIGIN':<12} {'STATE':<11} HOOKS / SIDECAR")
     for row in rows:
         sidecar = row.get("sidecar") or {}
         extra = ", ".join(row.get("hooks") or ())
@@ -91,22 +93,48 @@ def cmd_plugin_new(settings: Any, args: argparse.Namespace) -> int:
         return 2
     for path in files:
         print(path)
-    print(f"\nplugin {args.name!r} written to {target}/ (docs/plugins.md explains each part); next:\n"
-          f"  cd {target} && pip install -e . && python -m pytest", file=sys.stderr)
+    # svc-display is on no package index: the plugin goes into the environment that holds this
+    # svc-display (its dependency is then met), with that environment's own interpreter
+    python = shlex.quote(sys.executable)
+    print(f"\nplugin {args.name!r} written to {target}/ (docs/plugins.md explains each part); next, install it "
+          f"into the environment of this svc-display and run its tests:\n"
+          f"  {python} -m pip install -e {shlex.quote(str(target))}\n"
+          f"  cd {shlex.quote(str(target))} && {python} -m pytest\n"
+          f"(another environment first needs svc-display itself: pip install /path/to/svc-display-checkout, "
+          f"or a wheel built there with 'pip wheel --no-deps -w dist .')", file=sys.stderr)
     return 0
 
 
 def cmd_gallery(settings: Any, args: argparse.Namespace) -> int:
-    """Every screen and overlay type in every builtin theme as PNG files, with an index page."""
-    from svc_host.display import gallery
+    """Every screen and overlay type in every builtin theme as PNG files, with an index page; with
+    ``--scenes``, every slide type under the café composition at each size."""
+    from svc_host.display import gallery, scenes
     from svc_host.display.runtime import CanvasUnavailable, parse_size
 
-    size = parse_size(args.size)
-    if size is None:
-        print(f"svc-display: --size must be WIDTHxHEIGHT (16-8192 each), not {args.size!r}", file=sys.stderr)
+    sizes = [parse_size(size) for size in args.size or ()]
+    if None in sizes:
+        bad = next(size for size in args.size if parse_size(size) is None)
+        print(f"svc-display: --size must be WIDTHxHEIGHT (16-8192 each), not {bad!r}", file=sys.stderr)
         return 2
+    plugins_dir = Path(args.plugins_dir) if args.plugins_dir else scenes.default_plugins_dir()
+    if plugins_dir is not None and not plugins_dir.is_dir():
+        print(f"svc-display: --plugins-dir {str(plugins_dir)!r} is not a folder", file=sys.stderr)
+        return 2
+    if args.scenes:
+        manifest = scenes.run(Path(args.dir), sizes or None, themes=args.theme or None,
+                              types=set(args.type or ()) or None, alerts=not args.no_alert, plugins_dir=plugins_dir)
+        for error in manifest["errors"]:
+            print(f"not drawn: {error}", file=sys.stderr)
+        for scene in manifest["scenes"]:
+            if not scene["file"]:
+                print(f"not drawn: {scene['type_id']} in {scene['theme']} at {scene['size']}: {scene['error']}",
+                      file=sys.stderr)
+        drawn = [s for s in manifest["scenes"] if s["file"]]
+        print(f"{len(drawn)} scenes, index.html and scenes.json written to {args.dir}")
+        return 0 if drawn else 1
     try:
-        pictures = gallery.run(Path(args.dir), size, themes=args.theme or None, types=set(args.type or ()) or None)
+        pictures = gallery.run(Path(args.dir), sizes[0] if sizes else gallery.DEFAULT_SIZE, themes=args.theme or None,
+                               types=set(args.type or ()) or None, plugins_dir=plugins_dir)
     except CanvasUnavailable as exc:
         print(f"svc-display: the gallery needs Kivy offscreen: {exc}", file=sys.stderr)
         return 3
@@ -143,7 +171,7 @@ def build_parser(settings: Any) -> argparse.ArgumentParser:
         declarations = []
     sub.add_parser("serve", help="serve the REST API, collectors and the display",
                    description="Serve the REST API, the collectors and the display until SIGTERM.",
-                   epilog=environment_help(declarations),
+                   epilog=environment_help(declarations=declarations),
                    formatter_class=argparse.RawDescriptionHelpFormatter).set_defaults(handler=cmd_serve)
     sub.add_parser("migrate", help="apply pending migrations, print the schema version").set_defaults(
         handler=cmd_migrate)
@@ -159,11 +187,21 @@ def build_parser(settings: Any) -> argparse.ArgumentParser:
         "gallery", help="draw every screen and overlay type in every builtin theme to PNG files",
         description="Draw every registered screen type, and every overlay type over a sample slide, with its "
                     "example config and sample content, in every builtin theme, offscreen, to PNG files in DIR "
-                    "with index.html and gallery.json. Uses a throwaway data dir: your database is not touched.")
+                    "with index.html and gallery.json. With --scenes: every slide type under the café composition "
+                    "(clock, QR code, birthday confetti, ticker, and once more with a warning alert) at 1920x1080, "
+                    "1280x720, 1080x1920 and 3840x2160, with index.html and scenes.json. Uses a throwaway data dir: "
+                    "your database is not touched.")
     gallery.add_argument("dir", metavar="DIR", help="the folder to write (created)")
-    gallery.add_argument("--size", default="1920x1080", help="WIDTHxHEIGHT of each picture (default 1920x1080)")
+    gallery.add_argument("--size", action="append",
+                         help="WIDTHxHEIGHT of each picture (default 1920x1080; with --scenes repeatable, "
+                              "default the four scene sizes)")
     gallery.add_argument("--theme", action="append", help="only this builtin theme (repeatable)")
     gallery.add_argument("--type", action="append", help="only this type id (repeatable)")
+    gallery.add_argument("--scenes", action="store_true",
+                         help="draw composed scenes: every slide type with every layer together")
+    gallery.add_argument("--no-alert", action="store_true", help="with --scenes: no second scene with the alert")
+    gallery.add_argument("--plugins-dir",
+                         help="folder plugins to install (default: the checkout's plugins/ when run from one)")
     gallery.set_defaults(handler=cmd_gallery, needs_host=False)
     service = sub.add_parser("service", help="run the display as a service").add_subparsers(
         dest="service_command", required=True)
@@ -224,7 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from svc_host.host import build_host
 
         host = build_host(settings, with_routes=args.command == "serve", plugins=parser.plugins)
-    except ConfigError as exc:
+    except ConfigError as exc:  # the data dir, a plugin name in SVC_DISPLAY_DISABLE_PLUGINS, a plugin's variable
         print(f"svc-display: configuration error: {exc}", file=sys.stderr)
         return 2
     except PluginError as exc:

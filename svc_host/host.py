@@ -17,7 +17,7 @@ from pony import orm
 from hookspecs import Route, WebSocketRoute
 from svc_host.auth import Principal
 from svc_host.clock import Clock
-from svc_host.config import Settings, read_plugin_settings
+from svc_host.config import Settings, make_data_dir, read_plugin_settings
 from svc_host.events import ChangeBus, PublishAfterCommit
 from svc_host.http.core_routes import core_routes
 from svc_host.plugins import (
@@ -29,6 +29,7 @@ from svc_host.plugins import (
     collect_routes,
     content_list_entities,
     load_plugins,
+    refuse_unknown_disabled,
 )
 from svc_host.schema import TableCheckError, check_tables, map_entities, table_owners
 from svc_host.storage import (
@@ -118,10 +119,14 @@ def build_host(settings: Settings, extra_plugins: Iterable[tuple[str, Any]] = ()
     without it (all or nothing: none of its types, permissions, entities, routes or
     services stay live).
     """
+    make_data_dir(settings)  # before any plugin: a bad path is the variable's fault, not a plugin's
     if plugins is None:
         plugins = load_plugins(settings.disable_plugins, extra_plugins)
     if settings.plugin_settings is None:  # svc-display's main() read them already
         settings = read_plugin_settings(settings, plugins)
+    if settings.plugin_values("folder_plugins").get("plugins_dir") is None:
+        # else folder_plugins checks them against the folder plugins' ids too
+        refuse_unknown_disabled(plugins.unknown_disabled, plugins.entry_point_names())
     plugins.call_each("prepare_storage", settings=settings)
     while True:
         try:

@@ -26,6 +26,7 @@ from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 import requests
+from requests.structures import CaseInsensitiveDict
 import requests.adapters
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
@@ -55,7 +56,7 @@ def redact_url(url: str) -> str:
 class HttpResponse:
     status: int
     url: str
-    headers: Mapping[str, str]
+    headers: Mapping[str, str]  # requests' CaseInsensitiveDict: HTTP header names have no case
     content: bytes = b""
     not_modified: bool = False
 
@@ -271,7 +272,7 @@ class HttpClient:
             watchdog.watch(response)  # a closing connection has handed its socket to the response
             try:
                 if response.status_code == 304:
-                    return HttpResponse(304, response.url, dict(response.headers), b"", True)
+                    return HttpResponse(304, response.url, CaseInsensitiveDict(response.headers), b"", True)
                 if response.status_code >= 400 and not allow_error_status:
                     raise UpstreamStatus(response.status_code, shown)
                 declared = response.headers.get("Content-Length")
@@ -297,7 +298,7 @@ class HttpClient:
                     raise HttpFailure(f"reading {shown} failed: {type(exc).__name__}") from None
                 if watchdog.fired:
                     raise HttpFailure(timed_out)
-                return HttpResponse(response.status_code, response.url, dict(response.headers),
+                return HttpResponse(response.status_code, response.url, CaseInsensitiveDict(response.headers),
                                     b"".join(chunks))
             finally:
                 response.close()

@@ -95,6 +95,12 @@ class PluginHost:
         # Entry points that are not loaded, for `GET /v1/plugins` and `plugins list`.
         self.disabled: dict[str, PluginInfo] = {}
         self.failed: dict[str, tuple[PluginInfo, str]] = {}
+        # SVC_DISPLAY_DISABLE_PLUGINS names that are no entry point (folder plugins' ids, or typos)
+        self.unknown_disabled: frozenset[str] = frozenset()
+
+    def entry_point_names(self) -> set[str]:
+        """Every plugin this host knows, loaded, disabled or failed."""
+        return set(self.info) | set(self.disabled) | set(self.failed)
 
     def register(self, plugin: Any, name: str, origin: str, version: str = "") -> None:
         self.pm.register(plugin, name=name)
@@ -208,14 +214,27 @@ def _state_row(info: PluginInfo, state: str, reason: str | None) -> dict[str, An
             "reason": reason}
 
 
+def refuse_unknown_disabled(names: Iterable[str], known: Iterable[str]) -> None:
+    """A ``SVC_DISPLAY_DISABLE_PLUGINS`` name that is no plugin is a typo that would leave the
+    plugin running: refused, naming the plugins that can be disabled."""
+    unknown = sorted(set(names) - set(known))
+    if unknown:
+        from svc_host.config import ConfigError
+
+        raise ConfigError("SVC_DISPLAY_DISABLE_PLUGINS", "names of installed plugins (one of "
+                          + ", ".join(sorted(known)) + ")", ",".join(unknown))
+
+
 def load_plugins(disabled: Iterable[str] = (), extra: Iterable[tuple[Any, ...]] = ()) -> PluginHost:
     """Discover entry-point plugins (minus ``disabled``), add ``extra`` (name, object[, origin])."""
     plugins = PluginHost()
     disabled = set(disabled)
+    extra = list(extra)
     available = {ep.name: ep for ep in metadata.entry_points(group=hookspecs.ENTRY_POINT_GROUP)}
     # stevedore's cached entry points carry no distribution: keep importlib's for origin/version.
     dists = {name: ep.dist for name, ep in available.items()}
     wanted = sorted(name for name in available if name not in disabled)
+    plugins.unknown_disabled = frozenset(disabled - set(available) - {item[0] for item in extra})
     for name in sorted(disabled & set(available)):
         log.info("plugin %r disabled by SVC_DISPLAY_DISABLE_PLUGINS", name)
         plugins.disabled[name] = _entry_point_info(name, available[name], dists.get(name))

@@ -235,7 +235,7 @@ def startup(host: Any) -> None:
 
 @hookimpl
 def register_display_layers() -> list[LayerSpec]:
-    return [LayerSpec("alerts", 300, "builtin_plugins.alerts.display:AlertsLayer", area="content",
+    return [LayerSpec("alerts", 300, "builtin_plugins.alerts.display:AlertsLayer", area="alert",
                       topics=(TOPIC,), description="the active alerts as cards over the slides and overlays")]
 
 

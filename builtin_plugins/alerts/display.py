@@ -5,8 +5,12 @@ The layer: alert cards over the slides.
 ``load`` (loader thread) asks the alerts service for what is active
 (``AlertsService.active()``: neither dismissed nor expired, highest priority first) and
 keeps the first :data:`MAX_CARDS`; the layer is loaded again when the earliest of them
-expires. Cards stack from the top of the content area: a severity stripe, the title, the
-body and, with ``qr_payload``, its QR code. ``display_only`` is never drawn here (the
+expires. The layer takes a band at the top of the screen (``claims``: the ``alert`` band of
+:class:`hookspecs.render.Layout`, :data:`CARD_HEIGHT` per card): the slides and the overlay panels
+lay out below it, nothing is drawn under it. With an alert of the most severe level
+(:data:`FULL_SCREEN_SEVERITY`) it takes the whole screen above the ticker and the layers under it
+wait. Cards stack from the top of the band, opaque: a severity stripe, the title, the body and,
+with ``qr_payload``, its QR code. ``display_only`` is never drawn here (the
 plugin that set it draws what it needs in its own layer, as adoption does).
 
 The ``alerts`` slide (:func:`alerts`) lists what the same service calls active, of at least
@@ -27,6 +31,12 @@ from svc_host.display.kit import widgets as _w
 log = logging.getLogger("builtin_plugins.alerts")
 
 MAX_CARDS = 3
+CARD_HEIGHT = 170.0
+"""A card's height in px of a 1080-line landscape screen (``Layout.unit`` scales it)."""
+CARD_GAP = 16.0
+"""The gap above and between cards, same units."""
+FULL_SCREEN_SEVERITY = ALERT_SEVERITIES[-1]
+"""The most severe level the alerts feature defines (``critical``): its alert takes the whole screen."""
 SEVERITY_COLORS = {"critical": (0.85, 0.1, 0.1, 1), "warning": (1.0, 0.7, 0.1, 1), "info": (0.2, 0.6, 1.0, 1)}
 
 
@@ -51,17 +61,29 @@ def shown_alerts(host: Any) -> list[dict]:
     return [a for a in active_alerts(host) if not (a.get("display_only") or {}).get("drawn_by")][:MAX_CARDS]
 
 
-def alert_card(context: RenderContext, alert: dict, top: float, height_hint: float) -> Any:
+def band_height(alerts: list[dict], screen: Any, unit: float) -> float:
+    """The height of the alert band for ``alerts`` on ``screen`` (``Rect``): the cards and their
+    gaps, the whole screen (the layout clamps it above the ticker) with a :data:`FULL_SCREEN_SEVERITY` one."""
+    if not alerts:
+        return 0.0
+    if any(str(a.get("severity", "")).lower() == FULL_SCREEN_SEVERITY for a in alerts):
+        return float(screen.height)
+    return (len(alerts) * (CARD_HEIGHT + CARD_GAP) + CARD_GAP) * unit
+
+
+def alert_card(context: RenderContext, alert: dict, top: float, height_hint: float, scale: float = 1.0) -> Any:
+    """One opaque card (nothing under it shows through) ``height_hint`` of the band high, its top at
+    ``top``; its text ``scale`` times the usual size (a full-screen card's is larger)."""
     w = _w()
     color = SEVERITY_COLORS.get(str(alert.get("severity", "")).lower(), SEVERITY_COLORS["warning"])
-    card = w.Slide(size_hint=(0.9, height_hint), pos_hint={"center_x": 0.5, "top": top})
-    card.add_widget(w.Backdrop([(0.1, 0.1, 0.12, 0.94)], size_hint=(1, 1), pos_hint={"x": 0, "y": 0}))
+    card = w.Slide(size_hint=(0.96, height_hint), pos_hint={"center_x": 0.5, "top": top})
+    card.add_widget(w.Backdrop([(0.1, 0.1, 0.12, 1.0)], size_hint=(1, 1), pos_hint={"x": 0, "y": 0}))
     card.add_widget(w.Backdrop([color], size_hint=(0.015, 1), pos_hint={"x": 0, "y": 0}))
     text_width = 0.8 if alert.get("qr_payload") else 0.95
-    card.add_widget(w.label(str(alert.get("title", "")), context.font(46), (1, 1, 1, 1), bold=True,
+    card.add_widget(w.label(str(alert.get("title", "")), context.font(46 * scale), (1, 1, 1, 1), bold=True,
                             size_hint=(text_width - 0.03, 0.45), pos_hint={"x": 0.03, "top": 0.98}))
     body = str(alert.get("body", ""))[:400]
-    card.add_widget(w.label(body, context.font(32), (0.88, 0.88, 0.9, 1), valign="top",
+    card.add_widget(w.label(body, context.font(32 * scale), (0.88, 0.88, 0.9, 1), valign="top",
                             size_hint=(text_width - 0.03, 0.5), pos_hint={"x": 0.03, "y": 0.04}))
     if alert.get("qr_payload"):
         card.add_widget(w.ImageFill(w.qr_texture(str(alert["qr_payload"])), size_hint=(0.16, 0.92),
@@ -90,6 +112,14 @@ class AlertsLayer:
     def load(self) -> AlertsState:
         return AlertsState(shown_alerts(self.host))
 
+    def claims(self, screen: Any) -> dict[str, float]:
+        """The alert band: the cards' height (``Layout.unit`` of ``screen``), all of it for the most
+        severe level."""
+        from hookspecs.render import Layout
+
+        unit = Layout.of(screen.width, screen.height).unit
+        return {"alert": band_height(self.alerts or [], screen, unit)}
+
     def due_ms(self, state: AlertsState) -> int | None:
         return state.due_ms()
 
@@ -98,15 +128,21 @@ class AlertsLayer:
             return
         self.alerts = state.alerts
         self.widget.clear_widgets()
+        self.stage.relayout()  # the band follows the cards
         if not state.alerts:
             return
         context = self.stage.context("screen", {"id": "alerts"})
         try:
             stack = _w().Slide(size_hint=(None, None))
-            top = 0.97
+            count = len(state.alerts)
+            band = max(1.0, self.stage.area.height)
+            gap = min(CARD_GAP * self.stage.layout.unit / band, 0.1 / (count + 1))
+            height = (1.0 - gap * (count + 1)) / count
+            top = 1.0 - gap
+            scale = min(2.5, max(1.0, height * band / (CARD_HEIGHT * self.stage.layout.unit)))
             for alert in state.alerts:
-                stack.add_widget(alert_card(context, alert, top, 0.17))
-                top -= 0.19
+                stack.add_widget(alert_card(context, alert, top, height, scale))
+                top -= height + gap
         except Exception:  # noqa: BLE001  a card that cannot be drawn costs this round only
             log.exception("display: drawing the alert cards failed")
             self.alerts = None

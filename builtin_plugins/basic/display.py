@@ -25,17 +25,27 @@ def message(context: RenderContext) -> Any:
 
 def _qr_slide(context: RenderContext, payload: str, title: str, caption: str,
               fg: Any = (0, 0, 0, 1), bg: Any = (1, 1, 1, 1)) -> Any:
+    """The heading and caption beside the code (below it on a slide taller than wide), the code as
+    large as its half of the slide holds; the texts shrink together down to their minimums, the
+    caption ending early last."""
     w = _w()
     slide = w.themed_slide(context)
     text = context.theme.text
     heading = w.entry(context, title, text, step="title", bold=True)
     heading.main.role = "title"
+    width, height = context.size
+    tall = height > width
     w.body_column(context, slide, [heading, w.entry(context, caption, context.theme.accents[0])],
-                  (0.06, 0.1, 0.45, 0.8))
+                  (0.08, 0.05, 0.84, 0.33) if tall else (0.06, 0.1, 0.45, 0.8), keep=2)
     fg, bg = w.qr_colours(fg, bg)  # dark modules on a light ground, whatever the config asks
-    slide.add_widget(w.Backdrop([bg], size_hint=(0.4, 0.8), pos_hint={"right": 0.95, "center_y": 0.5}))
-    slide.add_widget(w.ImageFill(w.qr_texture(payload, fg, bg), size_hint=(0.38, 0.76),
-                                 pos_hint={"right": 0.94, "center_y": 0.5}))
+    side = min(width * 0.84, height * 0.55) if tall else min(width * 0.4, height * 0.8)  # a square, px
+    hint = (side / width, side / height)
+    where = {"center_x": 0.5, "y": 0.05} if tall else {"right": 0.95, "center_y": 0.5}
+    slide.add_widget(w.Backdrop([bg], size_hint=hint, pos_hint=where))
+    inner = {"center_x": 0.5, "y": 0.05 + hint[1] * 0.025} if tall else {"right": 0.95 - hint[0] * 0.025,
+                                                                         "center_y": 0.5}
+    slide.add_widget(w.ImageFill(w.qr_texture(payload, fg, bg), size_hint=(hint[0] * 0.95, hint[1] * 0.95),
+                                 pos_hint=inner))
     return slide
 
 

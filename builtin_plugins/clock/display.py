@@ -157,29 +157,53 @@ def clock(context: RenderContext) -> Any:
 
 
 class _DigitalTime:
-    def __init__(self, context: RenderContext, label: Any):
-        self.context, self.label, self.shown = context, label, None
+    """The digital_clock overlay's time (and date) labels, set each tick."""
+
+    def __init__(self, context: RenderContext, time_label: Any, date_label: Any):
+        self.context, self.time_label, self.date_label, self.shown = context, time_label, date_label, None
         self.tick(0)
 
     def tick(self, _dt: float) -> None:
         context = self.context
         now = context.now(config_text(context, "time_zone") or None)
         text = context.format_preset(now, config_text(context, "time_format_preset") or None)
-        if config_flag(context, "show_date", False):
-            text += "\n" + context.short_date(now.date(), config_text(context, "date_order") or None)
-        if text != self.shown:
-            self.shown = self.label.text = text
+        date = context.short_date(now.date(), config_text(context, "date_order") or None) \
+            if self.date_label is not None else ""
+        if (text, date) != self.shown:
+            self.shown = (text, date)
+            self.time_label.text = text
+            if self.date_label is not None:
+                self.date_label.text = date
 
 
 def digital_clock(context: RenderContext) -> Any:
+    """The time (and the date under it, ``show_date``) in a panel sized from the screen's short side
+    (as large on a portrait screen as on a landscape one, not a fifth of its width), each one line
+    shrunk to its part of the panel (sized for the format's widest times), down to its minimum."""
     w = _w()
     scale = config_number(context, "scale", 1.0, 0.25, 4)
     show_date = config_flag(context, "show_date", False)
-    layer, box = w.panel(context, (0.22, 0.2 if show_date else 0.13), scale=scale)
-    label = w.label("", context.font(80 if not show_date else 64) * min(scale, 4), context.theme.text,
-                    bold=True, halign="center", size_hint=(1, 1), pos_hint={"x": 0, "y": 0})
-    box.add_widget(label)
-    layer.animate(_DigitalTime(context, label))
+    width, height = (max(1, v) for v in context.size)  # an overlay waiting for room (an alert) is given none
+    short = min(width, height) / 1080.0
+    layer, box = w.panel(context, (422 * short / width, (216 if show_date else 140) * short / height), scale=scale)
+    preset = config_text(context, "time_format_preset") or None
+    base = dt.datetime(2000, 1, 1, 0, 58, 58)
+    samples = [context.format_preset(base.replace(hour=hour), preset) for hour in range(24)]
+    split = 0.62 if show_date else 1.0
+    time_label = w.fit_label("", context.font(80 if not show_date else 64) * min(scale, 4), context.theme.text,
+                             bold=True, samples=samples, minimum=w.minimum_px(context, "body"),
+                             size_hint=(0.92, split * 0.9), pos_hint={"center_x": 0.5, "top": 1 - (1 - split * 0.9) / 2
+                                                                      if not show_date else 0.97})
+    box.add_widget(time_label)
+    date_label = None
+    if show_date:
+        date_samples = [context.short_date(dt.date(2027, month, 28), config_text(context, "date_order") or None)
+                        for month in range(1, 13)]
+        date_label = w.fit_label("", context.font(40) * min(scale, 4), context.theme.text, samples=date_samples,
+                                 minimum=w.minimum_px(context, "caption"), size_hint=(0.92, 0.3),
+                                 pos_hint={"center_x": 0.5, "y": 0.05})
+        box.add_widget(date_label)
+    layer.animate(_DigitalTime(context, time_label, date_label))
     return layer
 
 

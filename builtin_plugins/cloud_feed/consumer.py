@@ -12,6 +12,7 @@ import logging
 import random
 import threading
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 from httpx_sse import connect_sse
@@ -49,13 +50,17 @@ class FeedConsumer:
         self.floor_s = floor_s
         self.connected = False
         self.last_event_at_ms: int | None = None
+        self.blobs_url = f"{settings.saas_api_url.rstrip('/')}/v1/displays/{settings.saas_display_id}/blobs/"
+        self.media_cached = 0  # files the feed named, downloaded and stored
+        self.media_failed = 0  # ... refused or failed (each logged with its reason)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._client: httpx.Client | None = None
 
     # -- health ------------------------------------------------------------------------------
     def health(self) -> dict[str, Any]:
-        return {"connected": self.connected, "last_event_at_ms": self.last_event_at_ms}
+        return {"connected": self.connected, "last_event_at_ms": self.last_event_at_ms,
+                "media_cached": self.media_cached, "media_failed": self.media_failed}
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -121,6 +126,11 @@ class FeedConsumer:
                     for sse in source.iter_sse():
                         if self._stop.is_set():
                             break
+                        if not sse.data:
+                            # The SSE spec dispatches no event whose data is empty; httpx-sse keeps
+                            # the last id and so turns each keep-alive comment after an event into
+                            # one. Not an event: not logged, last_event_at_ms stays.
+                            continue
                         received = True
                         self._handle(sse.event, sse.data, sse.id or None)
             finally:
@@ -139,3 +149,49 @@ class FeedConsumer:
             self._log("warning", f"skipped event {event_id or '(no id)'}: {exc}")
             return
         self._log("info", f"event {event_id or '(no id)'}: {summary}")
+        if event in ("upsert", "snapshot"):
+            self._fetch_media(payload["items"] if event == "snapshot" else [payload])
+
+    # -- media -------------------------------------------------------------------------------
+    def _fetch_media(self, items: list[Any]) -> None:
+        """Download each file the applied items name (their kind's ``FeedBlob``) that the display
+        does not hold yet, stored under the key the feed gave; refused past the owner's upload
+        limits. A failure leaves the row without its picture and is logged; the next event
+        naming the key tries again."""
+        for item in items:
+            content = self.store.kinds.get(item.get("kind"))
+            blob = content.feed.blob if content is not None else None
+            key = item.get(blob.attribute) if blob is not None else None
+            if not isinstance(key, str) or not key or self.host.blobs.get(key) is not None:
+                continue
+            try:
+                self.host.blobs.path_for(key)  # a key the store can hold (raises ValueError)
+                content_type, data = self._download(key, blob)
+                if blob.check is not None:
+                    blob.check(data, content_type)
+                self.host.blobs.put(key, data, content_type)
+            except (httpx.HTTPError, OSError, ValueError) as exc:
+                self.media_failed += 1
+                self._log("warning", f"media {key[:200]} not stored: {type(exc).__name__}: {exc}"[:500])
+                continue
+            self.media_cached += 1
+            self._log("info", f"media {key} stored ({len(data)} bytes, {content_type})")
+
+    def _download(self, key: str, blob: Any) -> tuple[str, bytes]:
+        headers = {"Authorization": f"Bearer {self._key}"}
+        with httpx.Client(timeout=httpx.Timeout(10.0, read=60.0)) as client:
+            with client.stream("GET", self.blobs_url + quote(key, safe="/"), headers=headers) as response:
+                response.raise_for_status()
+                content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+                if content_type not in blob.types:
+                    raise ValueError(f"content type {content_type or '(none)'} is not one of {', '.join(blob.types)}")
+                too_large = ValueError(f"larger than {blob.max_bytes} bytes")
+                declared = response.headers.get("content-length", "")
+                if declared.isdigit() and int(declared) > blob.max_bytes:
+                    raise too_large
+                data = bytearray()
+                for chunk in response.iter_bytes():
+                    data += chunk
+                    if len(data) > blob.max_bytes:
+                        raise too_large
+        return content_type, bytes(data)

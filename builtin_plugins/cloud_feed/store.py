@@ -12,6 +12,7 @@ from typing import Any
 from pony import orm
 
 from builtin_plugins.cloud_feed.kinds import FEED, FeedError, check_item
+from hookspecs.content import release_blob
 from hookspecs.services import MARQUEE_PREFIX, SETTINGS, SettingsService, require
 
 LAST_EVENT_KEY = "saas_feed.last_event_id"
@@ -23,6 +24,7 @@ class FeedStore:
         self.host = host
         self.db = host.db
         self.kinds = host.registries.feed_kinds()
+        self._unused: list[str] = []
 
     @property
     def settings(self) -> SettingsService:
@@ -40,11 +42,15 @@ class FeedStore:
     def apply(self, event: str, data: Any, event_id: str | None) -> str:
         """Apply one event; returns a one-line summary. FeedError: nothing was changed
         (the id is still remembered, in its own transaction, so the bad event is not replayed)."""
+        self._unused: list[str] = []  # blob keys of rows removed or repointed by this event
         try:
             with orm.db_session:
                 summary = self._apply(event, data)
                 self._remember(event_id)
-                return summary
+            with orm.db_session:  # once committed: files no row uses any more go
+                for key in self._unused:
+                    release_blob(self.host, key)
+            return summary
         except FeedError:
             with orm.db_session:
                 self._remember(event_id)
@@ -96,6 +102,7 @@ class FeedStore:
             row = entity(**key, **values)
         else:
             values.pop("created_at_ms", None)  # an update keeps the row's place in "newest first"
+            self._note_blob(content, row)
             row.set(**values)
         if feed.after_upsert is not None:
             feed.after_upsert(self.db, row, item)
@@ -105,10 +112,18 @@ class FeedStore:
         row = entity.get(**content.feed.key_of(item))
         if row is None or getattr(row, content.feed.provenance) != FEED:
             return False
+        self._note_blob(content, row)
         row.delete()
         return True
 
     def _clear(self, content: Any) -> None:
         entity = getattr(self.db, content.entity)
         for row in entity.select(**{content.feed.provenance: FEED}):
+            self._note_blob(content, row)
             row.delete()
+
+    def _note_blob(self, content: Any, row: Any) -> None:
+        """The row's file may be unused once the event commits (released then, if no row uses it)."""
+        blob = content.feed.blob
+        if blob is not None and getattr(row, blob.attribute, None):
+            self._unused.append(getattr(row, blob.attribute))

@@ -35,14 +35,19 @@ class _Delayed:
 @renderer(prepare=_prepare_joke)
 def joke(context: RenderContext) -> Any:
     """The setup, then the punchline (its place kept) after ``revealDelaySeconds`` (default: half the
-    dwell)."""
+    dwell), both large (the type scale's title) and centred in the slide below its title; they shrink
+    together down to the body's minimum when they do not fit, the punchline ending early last."""
     w = _w()
     data = context.data
     slide = w.themed_slide(context)
     w.add_title(context, slide, data["title"])
-    punchline = w.entry(context, data["punchline"], w.on_background(context, context.theme.accents[0]), bold=True)
+    punchline = w.entry(context, data["punchline"], w.on_background(context, context.theme.accents[0]), bold=True,
+                        step="title", halign="center")
     punchline.main.opacity = 0.0
-    w.body_column(context, slide, [w.entry(context, data["setup"]), punchline])
+    setup = w.entry(context, data["setup"], step="title", halign="center")
+    for item in (setup, punchline):
+        item.main.minimum = w.minimum_px(context, "body")
+    w.body_column(context, slide, [setup, punchline], keep=2)
     half_dwell = float(context.row.get("dwell_seconds") or 10) / 2
     delay = config_number(context, "revealDelaySeconds", half_dwell, 0, 120)
     slide.animate(_Delayed(lambda: setattr(punchline.main, "opacity", 1.0), delay))
@@ -74,7 +79,7 @@ def _mark_answer(context: RenderContext, item: Any) -> None:
     w = _w()
     green = w.on_background(context, w.GREEN)
     item.marker.text, item.marker.color, item.marker.icon_name = icon_text("check_circle"), green, "check_circle"
-    item.main.text = f"{item.main.text}  \u2014 {RIGHT}"
+    item.main.text = f"{item.main.text} \u2014 {RIGHT}"
     item.main.bold = True
     item.outline(green)
 
@@ -93,7 +98,7 @@ def trivia(context: RenderContext) -> Any:
     for i, option in enumerate(data["options"]):
         if not option or (not show_options and "ABCD"[i] != data["correct"]):
             continue
-        item = w.entry(context, f"{'ABCD'[i]}.  {option}" if show_options else f"Answer: {option}",
+        item = w.entry(context, f"{'ABCD'[i]}. {option}" if show_options else f"Answer: {option}",
                        marker="radio_button_unchecked")
         if "ABCD"[i] == data["correct"]:
             right = item

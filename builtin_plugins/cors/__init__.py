@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from hookspecs import hookimpl
+from hookspecs.permissions import ADOPTION_ADMIN, declare
 from builtin_plugins.cors.middleware import CorsMiddleware
 from builtin_plugins.cors.policy import PrivateOriginPolicy
 from builtin_plugins.cors.store import OriginStore, define_entities
@@ -24,6 +25,18 @@ def _store(host: Any) -> OriginStore:
         store = host.services["cors"] = OriginStore(host)
         host.services["cors_policy"] = PrivateOriginPolicy(host.clock.now_ms)
     return store
+
+
+@hookimpl
+def register_permissions() -> list[Any]:
+    return declare(ADOPTION_ADMIN)  # the origin routes
+
+
+@hookimpl
+def register_routes(host: Any) -> list[Any]:
+    from builtin_plugins.cors.routes import routes
+
+    return routes(host)
 
 
 @hookimpl

@@ -33,6 +33,14 @@ class OriginStore:
         rows = self.host.db.AllowedOrigin.select().order_by(lambda o: o.origin)
         return [{"origin": r.origin, "source": r.source, "created_at_ms": r.created_at_ms} for r in rows]
 
+    def forget(self, origin: str) -> bool:
+        """Remove the stored ``origin`` (normalised); False when it is not stored. Use inside a db_session."""
+        row = self.host.db.AllowedOrigin.get(origin=origin)
+        if row is None:
+            return False
+        row.delete()
+        return True
+
     def remember(self, origin: str | None, source: str) -> str | None:
         """Store ``origin`` (normalised) with ``source`` unless present. Use inside a db_session.
 

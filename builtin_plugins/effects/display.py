@@ -85,7 +85,7 @@ def bouncing_message(context: RenderContext) -> Any:
 
     w = _w()
     width, height = context.size
-    band = height * BAND
+    band = min(height, context.type_height or height) * BAND  # the layout's band (a portrait one too)
     layer = w.Slide()
     layer.opacity = opacity(context)
     messages = config_strings(context, "messages") or ["Hello!"]

@@ -181,4 +181,5 @@ INTEGRATION_TYPE = IntegrationType(
     family="plugin",
     collect=collect,
     secret_fields=("token",),
+    optional_secrets=("token",),  # a sidecar may need no token: its rows collect without one
 )

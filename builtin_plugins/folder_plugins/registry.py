@@ -20,7 +20,7 @@ from builtin_plugins.folder_plugins.manifest import FolderPlugin, Refused, disco
 from builtin_plugins.folder_plugins.supervisor import STOP_GRACE_SECONDS, Sidecar
 from builtin_plugins.folder_plugins.templates import TemplateError
 from hookspecs.services import INTEGRATIONS, service
-from svc_host.plugins import write_state_file
+from svc_host.plugins import refuse_unknown_disabled, write_state_file
 from svc_host.tls import ensure_certificate
 
 log = logging.getLogger(__name__)
@@ -71,15 +71,19 @@ class FolderPlugins:
 
     def __init__(self, host: Any):
         self.host = host
-        settings = host.settings.plugin_values("folder_plugins")
+        values = host.settings.plugin_values("folder_plugins")
         self.keys = PluginKeys()
         self.plugins: list[FolderPlugin] = []
         self.refused: list[Refused] = []
-        if settings.plugins_dir is not None:
-            self.plugins, self.refused = discover(settings.plugins_dir, entry_point_names())
-            log.info("folder plugins: %d found in %s, %d refused", len(self.plugins), settings.plugins_dir,
+        if values.plugins_dir is not None:
+            self.plugins, self.refused = discover(values.plugins_dir, entry_point_names())
+            log.info("folder plugins: %d found in %s, %d refused", len(self.plugins), values.plugins_dir,
                      len(self.refused))
-        timeout = settings.plugin_start_timeout_seconds
+        # the host checked SVC_DISPLAY_DISABLE_PLUGINS against entry points only when there is no
+        # plugins dir; with one, a name must be an entry point or one of its folder plugins
+        refuse_unknown_disabled(host.plugins.unknown_disabled, host.plugins.entry_point_names()
+                                | {p.id for p in self.plugins} | {item.label for item in self.refused})
+        timeout = values.plugin_start_timeout_seconds
         self.sidecars = {plugin.id: Sidecar(plugin, self.keys, timeout, self.changed)
                          for plugin in self.plugins if plugin.sidecar is not None and self.enabled(plugin)}
         self.serving = False

@@ -8,6 +8,7 @@ from marshmallow import Schema, fields, validate
 from hookspecs import Operation, Route
 from hookspecs.services import FOLDER_PLUGINS, require
 from hookspecs.permissions import INTEGRATIONS_READ
+from svc_host.http.errors import not_found
 
 STATES = ("running", "starting", "restarting", "failed", "disabled")
 
@@ -56,8 +57,22 @@ class PluginsResource:
         resp.media = {"items": require(self.host, FOLDER_PLUGINS).rows()}
 
 
+class PluginResource:
+    def __init__(self, host: Any):
+        self.host = host
+
+    def on_get(self, req: Any, resp: Any, id: str) -> None:
+        row = next((row for row in require(self.host, FOLDER_PLUGINS).rows() if row["id"] == id), None)
+        if row is None:
+            raise not_found("plugin")
+        resp.media = row
+
+
 def routes(host: Any) -> list[Route]:
-    return [Route("/v1/plugins", PluginsResource(host), {
+    return [Route("/v1/plugins/{id}", PluginResource(host), {
+        "GET": Operation(INTEGRATIONS_READ, "one plugin, entry point or folder, with its state",
+                         response=PluginSchema, tags=("plugins",)),
+    }, db_session=False), Route("/v1/plugins", PluginsResource(host), {
         "GET": Operation(INTEGRATIONS_READ, "every plugin, entry point or folder, with its state "
                                             "(sidecars: pid, port, restart count)", response=PluginList,
                          tags=("plugins",)),

@@ -5,7 +5,7 @@ One thread per sidecar runs :meth:`Sidecar.run`:
 1. ``starting``: a new key (:mod:`.keys`) and a free loopback port; the command runs in the
    plugin's folder, in a process group of its own (``start_new_session``), with the
    environment of :func:`sidecar_environment`; its output goes to the log as
-   ``plugin <id>: <line>``.
+   ``plugin <id>: <line>``, rate-limited (:class:`OutputLimit`), the dropped lines counted.
 2. ``GET http://127.0.0.1:<port><health_path>`` is polled until it answers 2xx (then
    ``running``) or ``SVC_DISPLAY_PLUGIN_START_TIMEOUT_SECONDS`` pass.
 3. While running, the health path is polled every 5 s; three failures in a row count as
@@ -52,6 +52,13 @@ HEALTH_FAILURES = 3
 STOP_GRACE_SECONDS = 10.0
 STARTING_POLL_SECONDS = 0.25
 LINE_MAX = 4000
+# The sidecar's output in the display's log: at most this many lines a second per sidecar
+# (a burst of OUTPUT_BURST), the others counted and reported (docs/folder-plugins.md).
+OUTPUT_LINES_PER_SECOND = 20
+OUTPUT_BURST = 200
+OUTPUT_REPORT_SECONDS = 10.0
+OUTPUT_READ_BYTES = 64 * 1024
+OUTPUT_PAUSE_SECONDS = 0.1  # over the rate, at most 640 KiB/s is read (and counted): a few % of a core
 # The only variables of the display's own environment a sidecar sees (never its secrets).
 INHERITED_ENV = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR")
 
@@ -140,6 +147,39 @@ def exit_text(returncode: int) -> str:
         except ValueError:
             return f"killed by signal {-returncode}"
     return f"exited with status {returncode}"
+
+
+class OutputLimit:
+    """A token bucket of log lines (one per sidecar) that counts the lines it refuses.
+
+    Written by hand: the rate limiters at hand (``svc_host/rest/ratelimit.py``, the ``limits``
+    package) answer yes or no for one event, and here a block of thousands of lines is
+    weighed at once (:meth:`take`) without a call per line."""
+
+    def __init__(self, rate: float = OUTPUT_LINES_PER_SECOND, burst: int = OUTPUT_BURST,
+                 report_seconds: float = OUTPUT_REPORT_SECONDS, clock: Callable[[], float] = time.monotonic):
+        self.rate, self.burst, self.report_seconds, self.clock = rate, burst, report_seconds, clock
+        self.tokens = float(burst)
+        self.at = self.reported_at = clock()
+        self.dropped = 0
+
+    def take(self, lines: int) -> int:
+        """How many of ``lines`` may be logged now; the others are counted as dropped."""
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        kept = min(lines, int(self.tokens))
+        self.tokens -= kept
+        self.dropped += lines - kept
+        return kept
+
+    def report(self, final: bool = False) -> int:
+        """The count of lines dropped since the last report, when one is due (else 0)."""
+        now = self.clock()
+        if not self.dropped or not (final or now - self.reported_at >= self.report_seconds):
+            return 0
+        dropped, self.dropped, self.reported_at = self.dropped, 0, now
+        return dropped
 
 
 def _printable(line: str) -> str:
@@ -263,12 +303,52 @@ class Sidecar:
         return proc
 
     def _pump(self, proc: subprocess.Popen) -> None:
-        """The sidecar's output, line by line, into the log (long lines are cut in pieces)."""
+        """The sidecar's output into the log, line by line (long lines cut in pieces of
+        ``LINE_MAX`` bytes), at most :data:`OUTPUT_LINES_PER_SECOND` of them (a burst of
+        :data:`OUTPUT_BURST`); the lines over that are counted, not decoded, and their count
+        logged every :data:`OUTPUT_REPORT_SECONDS` while they come, and when the output ends.
+
+        Read in blocks and counted with ``bytes.count``, and over the rate a block per
+        :data:`OUTPUT_PAUSE_SECONDS` only (the pipe then fills and the sidecar's writes wait),
+        so that a sidecar printing as fast as it can costs the display little CPU and a
+        bounded log."""
         assert proc.stdout is not None
+        limit = OutputLimit()
+        fd = proc.stdout.fileno()
+
+        def emit(raw: bytes) -> None:
+            line = raw.decode("utf-8", "replace").rstrip("\r")
+            log.info("plugin %s: %s", self.plugin.id, _printable(line))
+
+        def report(final: bool = False) -> None:
+            dropped = limit.report(final)
+            if dropped:
+                log.warning("plugin %s: %d lines of sidecar output not logged (more than %d a second)",
+                            self.plugin.id, dropped, OUTPUT_LINES_PER_SECOND)
+
+        pending = b""
         with proc.stdout:
-            for raw in iter(lambda: proc.stdout.readline(LINE_MAX), b""):
-                line = raw.decode("utf-8", "replace").rstrip("\r\n")
-                log.info("plugin %s: %s", self.plugin.id, _printable(line))
+            while chunk := os.read(fd, OUTPUT_READ_BYTES):
+                pending += chunk
+                complete = pending.count(b"\n")
+                kept = limit.take(complete)
+                if kept:
+                    *lines, pending = pending.split(b"\n", kept)
+                    for line in lines:
+                        for start in range(0, max(len(line), 1), LINE_MAX):
+                            emit(line[start:start + LINE_MAX])
+                if complete > kept:  # the rest of the complete lines: counted by take(), dropped here
+                    pending = pending[pending.rfind(b"\n") + 1:]
+                while len(pending) >= LINE_MAX:  # an unfinished line this long: a piece of its own
+                    if limit.take(1):
+                        emit(pending[:LINE_MAX])
+                    pending = pending[LINE_MAX:]
+                report()
+                if limit.tokens < 1:  # over the rate: read no faster than a block a pause, so the
+                    time.sleep(OUTPUT_PAUSE_SECONDS)  # pipe fills and a sidecar spamming waits on it
+            if pending and limit.take(1):
+                emit(pending)
+            report(final=True)
 
     def _sleep(self, proc: subprocess.Popen, seconds: float) -> bool:
         """Wait up to ``seconds``; True when the process exited or a stop was asked meanwhile."""

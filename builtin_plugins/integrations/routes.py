@@ -130,7 +130,8 @@ def serialize(host: Any, row: Any, itype: Any) -> dict[str, Any]:
         "enabled": row.enabled,
         "poll_seconds": row.poll_seconds,
         "config_json": dict(row.config_json or {}),
-        "secrets_configured": all(name in stored for name in itype.secret_fields),
+        "secrets_configured": all(name in stored for name in itype.secret_fields
+                                  if name not in itype.optional_secrets),
         "secret_fields": [{"name": name, "configured": name in stored} for name in itype.secret_fields],
         "accounts_configured": accounts_ok,
         "requires_accounts": bool(itype.requires_accounts),

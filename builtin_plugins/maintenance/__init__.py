@@ -151,7 +151,7 @@ def cmd_backup_create(host: Any, args: Any) -> int:
 
 
 def cmd_backup_restore(settings: Any, args: Any) -> int:
-    from builtin_plugins.maintenance.checks import BackupTooNew, InvalidArchive, StagingFailed
+    from svc_host.backup_archive import BackupTooNew, InvalidArchive, StagingFailed
     from builtin_plugins.maintenance.restore import stage_and_commit
     from svc_host.plugins import build_registries, load_plugins
 
@@ -170,7 +170,8 @@ def cmd_backup_restore(settings: Any, args: Any) -> int:
         known = {(plugin, m.id) for plugin, m in build_registries(load_plugins(settings.disable_plugins)).migrations}
         applied = _applied_migrations(settings.sqlite_path)
         try:
-            manifest = stage_and_commit(archive, settings.data_dir, known | applied, max(len(known), len(applied)))
+            manifest = stage_and_commit(archive, settings.data_dir, known | applied, max(len(known), len(applied)),
+                                        settings.sqlite_path)
         except InvalidArchive as exc:
             return _fail(exc.message, code="invalid_backup_archive", details=exc.details)
         except BackupTooNew as exc:

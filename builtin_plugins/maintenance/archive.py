@@ -19,13 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
-FORMAT = "svc-display-backup"
-FORMAT_VERSION = 1
-APP = "svc-display"
-MANIFEST = "manifest.json"
-DB_MEMBER = "db/svc_display.sqlite3"
-MEDIA_PREFIX = "media/"
-CHUNK = 1024 * 1024
+from svc_host.backup_archive import APP, CHUNK, DB_MEMBER, FORMAT, FORMAT_VERSION, MANIFEST, MEDIA_PREFIX, \
+    create_private  # noqa: F401  (the format is the shared checker's; re-exported for the plugin's modules)
+
 FORMATS = {"zip": (".zip", "application/zip"), "tgz": (".tar.gz", "application/gzip")}
 # gzip's own default (and `tar czf`'s): level 9 costs about twice the time for a few percent.
 COMPRESS_LEVEL = 6
@@ -39,12 +35,6 @@ _COMPRESSED = {".jpg", ".jpeg", ".png", ".gif", ".webp", ".avif", ".heic", ".mp4
 
 class Cancelled(Exception):
     """The job was deleted while it ran."""
-
-
-def create_private(path: Path) -> BinaryIO:
-    """A new file with mode 0600 (job files, uploads and snapshots are user data)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    return os.fdopen(fd, "wb")
 
 
 def snapshot_database(source: Path, target: Path) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from builtin_plugins.maintenance import swap
-from builtin_plugins.maintenance.checks import InvalidArchive, copy_to_file, disk_writes, read_archive
+from svc_host.backup_archive import InvalidArchive, copy_to_file, disk_writes, live_schema, read_archive
 
 MAX_UPLOAD = 2 * 1024 ** 3
 EXIT_RESTART = 75
@@ -46,8 +46,9 @@ def save_upload(stream: BinaryIO, data_dir: Path, cap: int = MAX_UPLOAD) -> Path
 
 
 def stage_and_commit(archive: Path, data_dir: Path, known_migrations: set[tuple[str, str]],
-                     schema_version: int) -> dict[str, Any]:
-    """Check ``archive`` into the staging folder and commit it; on any failure nothing is left."""
+                     schema_version: int, live_database: Path | None = None) -> dict[str, Any]:
+    """Check ``archive`` into the staging folder and commit it; on any failure nothing is left.
+    The archive's database schema is compared with that of ``live_database`` when it exists."""
     staging = data_dir / swap.STAGING
     with disk_writes():
         if staging.is_dir() and not staging.is_symlink():
@@ -55,7 +56,8 @@ def stage_and_commit(archive: Path, data_dir: Path, known_migrations: set[tuple[
         elif staging.exists() or staging.is_symlink():
             staging.unlink()
     try:
-        manifest = read_archive(archive, staging, known_migrations, schema_version)
+        reference = live_schema(live_database) if live_database is not None else None
+        manifest = read_archive(archive, staging, known_migrations, schema_version, reference)
         with disk_writes():
             swap.commit(data_dir, manifest)
     except BaseException:

@@ -11,7 +11,7 @@ from pony import orm
 
 from builtin_plugins.maintenance import swap
 from builtin_plugins.maintenance.archive import FORMATS
-from builtin_plugins.maintenance.checks import BackupTooNew, InvalidArchive, StagingFailed
+from svc_host.backup_archive import BackupTooNew, InvalidArchive, StagingFailed
 from builtin_plugins.maintenance.jobs import jobs_of, valid_job_id
 from builtin_plugins.maintenance.restore import EXIT_RESTART, MAX_UPLOAD, RestoreGate, UploadTooLarge, \
     save_upload, stage_and_commit
@@ -185,7 +185,7 @@ class RestoreResource:
             with orm.db_session:
                 applied = {(m.plugin, m.migration_id) for m in self.host.db.AppliedMigration.select()}
             known = applied | {(plugin, m.id) for plugin, m in self.host.registries.migrations}
-            stage_and_commit(upload, settings.data_dir, known, self.host.schema_version())
+            stage_and_commit(upload, settings.data_dir, known, self.host.schema_version(), settings.sqlite_path)
         except UploadTooLarge as exc:
             raise ApiError(413, "payload_too_large", str(exc)) from None
         except InvalidArchive as exc:

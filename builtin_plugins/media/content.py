@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookspecs import ContentList, FeedKind
+from builtin_plugins.media.manual import MAX_PHOTO_BYTES, MAX_VIDEO_BYTES
+from builtin_plugins.media.media_check import PHOTO_TYPES, VIDEO_EXTENSIONS, check_image, check_video
+from hookspecs import ContentList, FeedBlob, FeedKind
 from hookspecs.content import FEED_PROVENANCE, FeedItem
 
 NEWEST = (("created_at_ms", True), ("id", True))
@@ -28,9 +30,12 @@ def _media_values(item: FeedItem, now: int) -> dict:
             "media_blob_key": item.text("media_blob_key", 512, True), "created_at_ms": now}
 
 
-PHOTO_FEED = FeedKind("photo", _media_values)
+# the feed's files are held to the limits of an upload (POST /v1/curator/manual/...)
+PHOTO_FEED = FeedKind("photo", _media_values,
+                      blob=FeedBlob("media_blob_key", tuple(PHOTO_TYPES), MAX_PHOTO_BYTES, check_image))
 VIDEO_FEED = FeedKind("video", lambda i, now: {
-    **_media_values(i, now), "duration_seconds": i.number("duration_seconds", True)})
+    **_media_values(i, now), "duration_seconds": i.number("duration_seconds", True)},
+    blob=FeedBlob("media_blob_key", tuple(VIDEO_EXTENSIONS), MAX_VIDEO_BYTES, check_video))
 
 
 LISTS = [

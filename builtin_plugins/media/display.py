@@ -23,15 +23,15 @@ def _prepare_photo(context: RenderContext) -> Any:
 
 
 class _KenBurns:
-    """A slow zoom: the image grows by 12 % over 20 seconds, then holds."""
+    """A slow zoom: the picture grows by 12 % over 20 seconds inside its box (cropped to it, never
+    past the slide's area), then holds."""
 
     def __init__(self, image: Any):
         self.image, self.t = image, 0.0
 
     def tick(self, dt: float) -> None:
         self.t = min(20.0, self.t + dt)
-        scale = 1 + 0.12 * self.t / 20.0
-        self.image.size_hint = (scale, scale)
+        self.image.set_zoom(1 + 0.12 * self.t / 20.0)
 
 
 def _caption(context: RenderContext, slide: Any, text: str, height: float) -> None:

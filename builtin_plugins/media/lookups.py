@@ -3,7 +3,7 @@
 ``GET /v1/media/<path>/{id}`` serves every contributed content list with a ``media`` shape
 (this feature's photos and videos, and the jokes, trivia and RSS articles of others).
 Rows that are missing or suppressed answer 404; blobs answer 404 when the file or its
-content-type metadata is missing.
+content-type metadata is missing, or when only suppressed rows use them.
 """
 from __future__ import annotations
 
@@ -26,8 +26,9 @@ class BlobResource:
         self.host = host
 
     def on_get(self, req: Any, resp: Any) -> None:
-        blob = self.host.blobs.get(req.context.query["key"])
-        if blob is None:
+        key = req.context.query["key"]
+        blob = self.host.blobs.get(key)
+        if blob is None or self._only_suppressed_rows_use(key):
             raise not_found("blob")
         try:
             handle = open(blob.path, "rb")
@@ -37,6 +38,20 @@ class BlobResource:
         resp.set_stream(handle, blob.size)
         resp.set_header("X-Content-Type-Options", "nosniff")
         resp.set_header("Cache-Control", "private, max-age=300")
+
+    def _only_suppressed_rows_use(self, key: str) -> bool:
+        """A suppressed row's blob is hidden like the row (404), unless a row still shown uses it."""
+        used = hidden = False
+        for item in self.host.registries.content_lists.values():
+            if item.blob_attribute is None:
+                continue
+            entity = getattr(self.host.db, item.entity)
+            if item.suppressible:
+                hidden = hidden or entity.exists(**{item.blob_attribute: key, "suppressed": True})
+                used = used or entity.exists(**{item.blob_attribute: key, "suppressed": False})
+            else:
+                used = used or entity.exists(**{item.blob_attribute: key})
+        return hidden and not used
 
 
 class RowResource:

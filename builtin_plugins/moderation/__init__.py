@@ -13,6 +13,7 @@ from typing import Any
 from marshmallow import Schema, fields
 
 from hookspecs import ContentList, Operation, Permission, Route, hookimpl
+from hookspecs.content import release_blob
 from svc_host.http.errors import not_found
 from hookspecs.permissions import CONTENT_MODERATE, declare
 from svc_host.rest.rows import lookup_id
@@ -25,16 +26,6 @@ class SuppressBody(Schema):
 class SuppressedSchema(Schema):
     id = fields.String(required=True)
     suppressed = fields.Boolean(required=True)
-
-
-def _release_blob(host: Any, key: str | None) -> None:
-    """Delete the blob ``key`` unless a row of any content list still uses it."""
-    if not key:
-        return
-    for item in host.registries.content_lists.values():
-        if item.blob_attribute and getattr(host.db, item.entity).exists(**{item.blob_attribute: key}):
-            return
-    host.blobs.delete(key)
 
 
 def _get(entity: Any, **key: str) -> Any:
@@ -68,7 +59,7 @@ class ModeratedResource:
         # Committed before the blob goes: a backup snapshot taken in between never holds a row
         # whose blob is missing (an orphan blob, if the unlink fails, is harmless).
         self.host.db.commit()
-        _release_blob(self.host, blob)
+        release_blob(self.host, blob)
         resp.status = 204
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 from typing import Any
 
 from builtin_plugins.news.search_index import INDEX
-from hookspecs import ContentList, FeedKind
+from hookspecs import ContentList, FeedBlob, FeedKind
+from hookspecs.collecting import IMAGE_TYPES
 from hookspecs.content import FEED_PROVENANCE
 
 
@@ -21,11 +22,15 @@ def rss_article_media(row: Any) -> dict:
                                           "published_at_ms")}
 
 
+DEFAULT_ARTICLE_IMAGE_BYTES = 5 * 1024 * 1024  # an article's picture: the RSS collector's default cap
+
 RSS_ARTICLE_FEED = FeedKind("rss_article", lambda i, now: {
     "title": i.text("title", 2000, True), "summary": i.text("summary", 20000), "link": i.text("link", 2048),
     "guid": i.text("guid", 2048) or str(i.id), "feed_id": i.text("feed_id", 64) or FEED_PROVENANCE,
     "image_blob_key": i.text("image_blob_key", 512) or None, "published_at_ms": i.integer("published_at_ms"),
-    "created_at_ms": now})
+    "created_at_ms": now},
+    # the picture is held to what the RSS collector accepts (its content types, its default cap)
+    blob=FeedBlob("image_blob_key", tuple(IMAGE_TYPES), DEFAULT_ARTICLE_IMAGE_BYTES))
 
 
 LISTS = [

@@ -88,7 +88,7 @@ def news_headlines(context: RenderContext) -> Any:
     slide = w.themed_slide(context)
     w.add_title(context, slide, context.data["title"])
     w.body_column(context, slide, [w.entry(context, item["title"], meta=item["meta"])
-                                   for item in context.data["items"]])
+                                   for item in context.data["items"]], keep=2)  # two at least, when they fit
     return slide
 
 
@@ -105,23 +105,37 @@ def _prepare_article(context: RenderContext) -> Any:
 
 
 def _article_slide(context: RenderContext, data: dict, texture: Any) -> Any:
-    """The picture on the left 45 % (when there is one), the headline, its source and age and the
-    summary (at body size, cut at a word to what fits) on the rest; the QR code's corner kept free."""
+    """The picture on the left 45 % (on top on a slide taller than wide) when there is one, the
+    headline, its source and age and the summary on the rest, the QR code's corner kept free. The
+    headline and summary shrink together down to their minimums; then the summary ends early at a
+    sentence (its start always shown)."""
     w = _w()
     summary = clip_text(data["summary"], 360)
     slide = w.themed_slide(context)
-    left = 0.08
-    if texture is not None:
+    tall = context.size[1] > context.size[0]
+    left, top = 0.08, 0.06
+    if texture is not None and tall:
+        slide.add_widget(w.ImageFill(texture, mode="cover", size_hint=(1, 0.36), pos_hint={"x": 0, "top": 1}))
+        top = 0.4
+    elif texture is not None:
         slide.add_widget(w.ImageFill(texture, mode="cover", size_hint=(0.45, 1), pos_hint={"x": 0, "y": 0}))
         left = 0.5
     headline = w.entry(context, data["title"], step="title", bold=True, meta=data["meta"])
     headline.main.role = "title"
     entries = [headline] + ([w.entry(context, summary)] if summary else [])
-    width, bottom = (0.96 if texture is not None else 0.92) - left, 0.06
-    if data.get("link"):  # the QR code's corner: above it beside a picture, beside it without one
-        bottom, width = (0.27, width) if texture is not None else (0.06, width - 0.16)
-    w.body_column(context, slide, entries, (left, 0.06, width, 0.94 - bottom))
+    width, bottom = (0.96 if texture is not None and not tall else 0.92) - left, 0.06
+    if data.get("link"):  # the QR code's corner: above it beside a picture or on a tall slide, beside it else
+        qr = _qr_side(context)
+        bottom, width = (0.06 + qr + 0.03, width) if texture is not None or tall else \
+            (0.06, width - qr * context.size[1] / context.size[0] - 0.04)
+    w.body_column(context, slide, entries, (left, top, width, 1 - top - bottom), keep=len(entries))
     return slide
+
+
+def _qr_side(context: RenderContext) -> float:
+    """The QR code's height, a fraction of the slide's: a fifth of the screen's short side."""
+    width, height = context.size
+    return 0.2 * min(width, height) / height
 
 
 @renderer(prepare=_prepare_article)
@@ -130,9 +144,10 @@ def news_article(context: RenderContext) -> Any:
     data = context.data
     slide = _article_slide(context, data, w.texture_from_bytes(data.get("image")))
     if data.get("link"):
-        side = 0.2 * context.size[1] / context.size[0]
-        slide.add_widget(w.Backdrop([(1, 1, 1, 1)], size_hint=(side * 1.08, 0.216),
+        high = _qr_side(context)
+        side = high * context.size[1] / context.size[0]
+        slide.add_widget(w.Backdrop([(1, 1, 1, 1)], size_hint=(side * 1.08, high * 1.08),
                                     pos_hint={"right": 0.985, "y": 0.025}))
-        slide.add_widget(w.ImageFill(w.qr_texture(data["link"]), size_hint=(side, 0.2),
-                                     pos_hint={"right": 0.98, "y": 0.033}))
+        slide.add_widget(w.ImageFill(w.qr_texture(data["link"]), size_hint=(side, high),
+                                     pos_hint={"right": 0.98, "y": 0.025 + high * 0.04}))
     return slide

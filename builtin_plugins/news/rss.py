@@ -31,6 +31,7 @@ from hookspecs.collecting import (
     store_remote_media,
 )
 from hookspecs import IntegrationType
+from builtin_plugins.news.content import DEFAULT_ARTICLE_IMAGE_BYTES
 
 TYPE_ID = "news_rss"
 IMG_SRC = re.compile(r"<img[^>]+src=[\"']([^\"']+)[\"']", re.IGNORECASE)
@@ -45,7 +46,8 @@ SCHEMA = {
             "default": True,
             "description": "download one image per kept article into a blob",
         },
-        "maxImageBytes": {"type": "integer", "minimum": 1024, "maximum": 20971520, "default": 5242880},
+        "maxImageBytes": {"type": "integer", "minimum": 1024, "maximum": 20971520,
+                          "default": DEFAULT_ARTICLE_IMAGE_BYTES},
     },
     "additionalProperties": False,
 }
@@ -282,7 +284,7 @@ def collect_feed(ctx: Any, feed_id: str) -> str:
 
 def _download_images(ctx: Any, feed_id: str, wanted: list[tuple[str, str]]) -> int:
     done = 0
-    cap = int(ctx.config.get("maxImageBytes", 5 * 1024 * 1024))
+    cap = int(ctx.config.get("maxImageBytes", DEFAULT_ARTICLE_IMAGE_BYTES))
     for article_id, url in wanted:
         ctx.checkpoint()
         try:

@@ -1,5 +1,7 @@
 """Sample news for ``svc-display gallery`` (the ``display_samples`` hook): the feed ``bbc-world``
-the types' examples name, with a few recent articles, pictures and links."""
+the types' examples name, with a few recent articles, pictures and links; one with a long
+headline and a summary of about 200 characters among the newest, as real feeds have (the scenes of
+``svc-display gallery --scenes`` show how the types lay it out)."""
 from __future__ import annotations
 
 from typing import Any
@@ -7,11 +9,13 @@ from typing import Any
 from svc_host.display.samples import landscape_png
 
 ARTICLES = [
-    ("City opens its first solar-powered library",
-     "The new building on the river front produces more energy than it uses and stays open until "
-     "midnight on weekdays.", ((70, 140, 220), (70, 150, 80))),
-    ("Night trains return to three northern routes",
-     "Sleeper services resume next month after a five-year pause, with bookings opening on Monday.",
+    ("City opens its first solar-powered library on the river front, open until midnight on weekdays",
+     "The new building on the river front produces more energy than it uses: its roof and south wall "
+     "carry solar panels, and the surplus heats the swimming pool next door through the winter months.",
+     ((70, 140, 220), (70, 150, 80))),
+    ("Night trains return to three northern routes after a five-year pause, with sleeper cars again",
+     "Sleeper services resume next month after a five-year pause, with bookings opening on Monday; the "
+     "operator adds a bicycle carriage and a quiet car, and children under twelve travel for free.",
      ((40, 50, 110), (60, 70, 90))),
     ("Local team wins the regional robotics final",
      "Students from the technical school built a robot that sorts recycling in under two seconds.",

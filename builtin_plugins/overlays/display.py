@@ -14,6 +14,11 @@ Where each overlay goes is the zone system of :class:`hookspecs.render.Layout`: 
 a panel at the size its widget's ``size_hint`` asks, and tells the compositor what the panels
 (and a celebration message's band) occupy, so the slides lay out in the rest. An overlay that
 comes or goes asks for a relayout.
+
+The composition rule (docs/display.md, "Composition: the rule"): an overlay of a type whose zone
+is ``fullscreen`` (the effects, ``static_image``, ``plugin_template``) is decoration. Its widget goes in the layer's ``decoration``, which the compositor mounts under the
+slides' content (over their background); its celebration message is text, so it is lifted out
+into a holder of the same rectangle in ``widget``, over the slides, in its band.
 """
 from __future__ import annotations
 
@@ -35,6 +40,65 @@ class OverlaysState:
     due_ms: int | None = None
 
 
+def _lift_celebration(widget: Any, into: Any) -> Any:
+    """Move the celebration message of the full-screen overlay ``widget`` (``widget.celebration``)
+    into a holder of the same rectangle added to ``into`` (over the slides); the holder, or None
+    without a message. The message keeps its coordinates, its cycling and its course."""
+    from kivy.uix.relativelayout import RelativeLayout
+
+    caption = getattr(widget, "celebration", None)
+    if caption is None:
+        return None
+    front = RelativeLayout(size_hint=(None, None), pos=widget.pos, size=widget.size)
+    if caption.parent is not None:
+        caption.parent.remove_widget(caption)
+    front.add_widget(caption)
+    into.add_widget(front)
+    return front
+
+
+MESSAGE_MIN_PX = 28.0
+"""The smallest a celebration message is drawn, px at 1080 lines (the body text's minimum)."""
+MESSAGE_LINES = 2
+
+
+def fit_message(caption: Any, minimum: float) -> None:
+    """A celebration message is text and is shown whole: wrapped at word boundaries onto at most
+    :data:`MESSAGE_LINES` lines in its band, shrunk (down to ``minimum`` px) until it fits; never cut
+    or ellipsized. Fitted again whenever its text changes (the messages cycle). A message that moves
+    itself (the bouncing one) keeps its own box and only loses the ellipsis."""
+    if not hasattr(caption, "texture_update"):  # a panel (a template's error) lays out its own text
+        return
+    caption.shorten = False
+    if getattr(caption, "moves", False):
+        return
+    if hasattr(caption, "restyle"):  # the kit's TextBox (message_label): the text rule fits it, at words
+        caption.minimum, caption.max_lines_fit = min(caption.nominal, minimum), MESSAGE_LINES
+        caption.fit()
+        return
+    if not hasattr(caption, "nominal_px"):
+        caption.nominal_px = float(caption.font_size)
+        caption.bind(text=lambda *_args: _fit_message(caption, minimum))
+    _fit_message(caption, minimum)
+
+
+def _fit_message(caption: Any, minimum: float) -> None:
+    width, height = caption.size
+    if width <= 1 or height <= 1:
+        return
+    caption.text_size = (width, None)
+    caption.halign, caption.valign = "center", "middle"
+    size = max(minimum, caption.nominal_px)
+    while True:
+        caption.font_size = size
+        caption.texture_update()
+        lines = len(getattr(caption._label, "_cached_lines", None) or [None])
+        if (caption.texture_size[1] <= height and lines <= MESSAGE_LINES) or size <= minimum:
+            break
+        size = max(minimum, size * 0.92)
+    caption.text_size = (width, height)
+
+
 def _earliest(*values: int | None) -> int | None:
     present = [v for v in values if v is not None]
     return min(present) if present else None
@@ -46,6 +110,16 @@ class OverlaysLayer:
         self.host = stage.host
         self.overlays: dict[Any, dict] = {}  # id -> {"row", "widget" or None, "failed", "zone", "hint"}
         self.placed: dict[Any, Rect] = {}  # id -> where its widget goes (arrange)
+        self._waiting: OverlaysState | None = None  # applied while the content area was empty (a full alert)
+
+    @cached_property
+    def decoration(self) -> Any:
+        """The full-screen overlays (confetti, rain, frames): under the slides' content."""
+        from kivy.uix.floatlayout import FloatLayout
+
+        box = FloatLayout(size_hint=(None, None))
+        box.bind(pos=self._fit, size=self._fit)
+        return box
 
     @cached_property
     def widget(self) -> Any:
@@ -57,13 +131,17 @@ class OverlaysLayer:
 
     def _fit(self, *_args: Any) -> None:
         for overlay_id, entry in self.overlays.items():
-            widget, rect = entry.get("widget"), self.placed.get(overlay_id)
-            if widget is not None:
-                widget.pos, widget.size = (rect.pos, rect.size) if rect is not None else \
-                    (self.widget.pos, self.widget.size)
+            rect = self.placed.get(overlay_id)
+            for widget in (entry.get("widget"), entry.get("front")):
+                if widget is not None:
+                    widget.pos, widget.size = (rect.pos, rect.size) if rect is not None else \
+                        (self.widget.pos, self.widget.size)
 
     def arrange(self, layout: Layout) -> list[tuple[str, Rect]]:
         """Place every overlay in its zone of ``layout`` (:meth:`Layout.arrange`); what they occupy."""
+        if self._waiting is not None and layout.content.area > 0:  # the full-screen alert went
+            waiting, self._waiting = self._waiting, None
+            self.stage.after(0, lambda: self.apply(waiting, False))
         shown = [(overlay_id, entry) for overlay_id, entry in self.overlays.items() if entry.get("widget") is not None]
         rects, occupied, messages = layout.arrange([(entry["zone"], entry["hint"],
                                                      getattr(entry["widget"], "celebration", None) is not None)
@@ -73,6 +151,7 @@ class OverlaysLayer:
         for (_id, entry), rect, message in zip(shown, rects, messages):
             if message is not None:
                 place_celebration(entry["widget"], rect, message)
+                fit_message(entry["widget"].celebration, MESSAGE_MIN_PX * layout.type_height / 1080.0)
             occupied += overlay_bands(entry["widget"], rect)
         return occupied
 
@@ -98,12 +177,17 @@ class OverlaysLayer:
             row = wanted.get(overlay_id)
             if row is None or row != self.overlays[overlay_id]["row"] or restyle:
                 self._remove(overlay_id)
+        if self.stage.area.area <= 0:  # a full-screen alert: new overlays wait until it goes
+            self._waiting = state
+            return
         for overlay_id, row in wanted.items():
             if overlay_id not in self.overlays:
                 self._add(row)
 
     def _remove(self, overlay_id: Any) -> None:
         entry = self.overlays.pop(overlay_id, None)
+        if entry and entry.get("front") is not None:
+            self._drop(entry["front"])
         if entry and entry.get("widget") is not None:
             self._drop(entry["widget"])
             self.stage.relayout()
@@ -123,6 +207,9 @@ class OverlaysLayer:
         overlay_type = self.host.registries.overlay_types.get(type_id)
         config = row.get("config_json") if isinstance(row.get("config_json"), dict) else {}
         zone = overlay_type.zone_for(config) if overlay_type is not None else "fullscreen"
+        # decoration: a type that is full-screen by nature (effects, frames, templates); a panel type
+        # a row stretches over the whole area (a web page) stays over the slides, as its row asked
+        decorative = overlay_type is None or overlay_type.zone == "fullscreen"
         entry = {"row": row, "widget": None, "failed": False, "zone": zone, "hint": (1.0, 1.0)}
         self.overlays[overlay_id] = entry
         renderer = self.stage.renderer("overlay", type_id)
@@ -149,7 +236,12 @@ class OverlaysLayer:
             widget.size_hint, widget.pos_hint = (None, None), {}
             widget.pos, widget.size = self.widget.pos, self.widget.size
             entry["widget"] = widget
-            self.widget.add_widget(widget)
+            if decorative:  # decoration, under the slides' content; its message over them
+                self.decoration.add_widget(widget)
+                entry["front"] = _lift_celebration(widget, self.widget)
+            else:
+                widget.reserve = True  # a panel: decoration never draws in its box (docs/display.md)
+                self.widget.add_widget(widget)
             self.stage.relayout()  # the slides make room for it
 
         self.stage.submit(lambda: self.stage.prepare(renderer, context), done)
@@ -167,13 +259,16 @@ class OverlaysLayer:
                 type_id = entry["row"].get("overlay_type", "")
                 self.stage.report_failure("overlay", type_id, overlay_id, "tick", exc)
                 self._drop(widget)
-                entry["widget"] = None
+                if entry.get("front") is not None:
+                    self._drop(entry["front"])
+                entry["widget"] = entry["front"] = None
                 entry["failed"] = True
                 self.stage.relayout()
 
     def dispose(self) -> None:
         entries, self.overlays = list(self.overlays.values()), {}
         for entry in entries:
-            if entry.get("widget") is not None:
-                self._drop(entry["widget"])
+            for name in ("front", "widget"):
+                if entry.get(name) is not None:
+                    self._drop(entry[name])
 

@@ -86,7 +86,7 @@ def startup(host: Any) -> None:
 def register_display_layers() -> list[LayerSpec]:
     return [LayerSpec("slides", 100, "builtin_plugins.screens.display:SlidesLayer", area="free",
                       topics=("screens", "curator", "catalog"), surface="screen",
-                      description="the slide program: dwell, smooth weighted round-robin, crossfade, navigation")]
+                      description="the slide program: dwell, weighted round-robin spread around each cycle, crossfade, navigation")]
 
 
 class _ScreenFields(StorableSchema):

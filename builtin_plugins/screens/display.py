@@ -6,7 +6,7 @@ thread) keeps the program going:
 
 - eligible: enabled, ``frequency_weight`` of at least one appearance, a type with a
   renderer, ``screens_enabled``;
-- the next slide is the pick of a smooth weighted round-robin (:mod:`hookspecs.weights`,
+- the next slide is the pick of a weighted round-robin spread around each cycle (:mod:`hookspecs.weights`,
   the one meaning of ``frequency_weight``, shared with the ticker): each cycle shows every
   eligible slide as many times as its weight (rounded, 1 to 10), spread over the cycle;
   ``dwell_seconds`` (default 15, 1 s to a day) on screen, counted in frame time
@@ -54,6 +54,19 @@ def _number(value: Any, default: float) -> float:
 class SlidesState:
     rows: list[dict] = field(default_factory=list)
     due_ms: int | None = None
+
+
+def _lift_background(widget: Any) -> tuple | None:
+    """Take the slide's backdrop (the kit's ``themed_slide`` names it ``background``) out of the
+    slide; its colours, or None for a slide that draws its own picture edge to edge. Decoration
+    falls between the two (docs/display.md, "Composition: the rule")."""
+    backdrop = getattr(widget, "background", None)
+    colors = getattr(backdrop, "colors", None)
+    if not colors:
+        return None
+    if backdrop.parent is widget:
+        widget.remove_widget(backdrop)
+    return tuple(colors)
 
 
 class SlidesLayer:
@@ -104,6 +117,7 @@ class SlidesLayer:
         if widget is None:
             return
         old, box = current["widget"], self.widget
+        current["background"] = _lift_background(widget)
         widget.size_hint = (None, None)
         widget.pos, widget.size = box.pos, box.size
         index = box.children.index(old) if old.parent is box else 0
@@ -112,10 +126,18 @@ class SlidesLayer:
         self._dispose(old)
         box.add_widget(widget, index=index)
         current["widget"] = widget
+        self.stage.content_changed()
 
     @property
     def opaque(self) -> bool:
-        return self.current is not None
+        """A slide that draws its own picture edge to edge (no background the compositor paints)."""
+        return self.current is not None and self.current.get("background") is None
+
+    @property
+    def background(self) -> tuple | None:
+        """The colours of the slide's background (lifted out of it, :func:`_lift_background`): the
+        compositor paints them under the decoration layer, the slide draws only its content."""
+        return self.current.get("background") if self.current is not None else None
 
     # ------------------------------------------------------------------ loader thread
     def load(self) -> SlidesState:
@@ -174,7 +196,12 @@ class SlidesLayer:
         return candidates.get(picked)
 
     def advance(self, reason: str, direction: str = "forward") -> None:
-        """Move the slide program (dwell elapsed, navigation, content change)."""
+        """Move the slide program (dwell elapsed, navigation, content change); while the slides
+        have no room (a full-screen alert), the program waits."""
+        if self.stage.area.area <= 0:
+            self._cancel_timers()
+            self._cancel_retry = self.stage.after(RETRY_SECONDS, lambda: self.advance(reason, direction))
+            return
         by_id = {r.get("id"): r for r in self.eligible()}
         if direction == "back":
             pos = self.history_pos - 1
@@ -279,9 +306,11 @@ class SlidesLayer:
         box.add_widget(widget, index=len(box.children))
         if old is not None and old not in self._fading:
             self._fading.append(old)  # faded out by tick, in frame time
-        self.current = {"row": row, "widget": widget, "data": data, "size": size}  # size: built at
+        self.current = {"row": row, "widget": widget, "data": data, "size": size,  # size: built at
+                        "background": _lift_background(widget)}
         self._shown(row, reason, from_history)
         self._follow_size()  # the area changed while it was prepared
+        self.stage.content_changed()  # decoration leaves the new slide's text and images alone
 
     def _shown(self, row: dict, reason: str, from_history: bool) -> None:
         again = self.history[-1:] == [row.get("id")] and self.history_pos == len(self.history) - 1

@@ -224,6 +224,13 @@ class ThemeResource:
                 return themes, index
         raise ApiError(404, "display_theme_not_found", "no such theme")
 
+    def on_get(self, req: falcon.Request, resp: falcon.Response, id: str) -> None:
+        # builtin or custom, as the list shows it (CONTRACT: a single-row GET per collection)
+        theme = next((t for t in all_themes(self.host.services["settings"]) if t["id"] == id), None)
+        if theme is None:
+            raise ApiError(404, "display_theme_not_found", "no such theme")
+        resp.media = theme
+
     def on_patch(self, req: falcon.Request, resp: falcon.Response, id: str) -> None:
         themes, index = self._find(id)
         body = req.context.body
@@ -336,6 +343,7 @@ def routes(host: Any) -> list[Route]:
                               status=201, tags=["themes"], publishes=PUBLISHES),
         }),
         Route("/v1/display/themes/{id}", ThemeResource(host), {
+            "GET": Operation(AUTHENTICATED, "one theme, builtin or custom", response=ThemeSchema, tags=["themes"]),
             "PATCH": Operation(SETTINGS_WRITE, "change a custom theme", body=ThemePatch, response=ThemeSchema,
                                tags=["themes"], publishes=PUBLISHES),
             "DELETE": Operation(SETTINGS_WRITE, "delete a custom theme", response=EmptySchema,

@@ -37,33 +37,52 @@ def _prepare_quotes(context: RenderContext) -> Any:
 
 @renderer(prepare=_prepare_quotes)
 def stock_quotes(context: RenderContext) -> Any:
-    """A row a quote (symbol and name, price, change with an up or down arrow: a shape as well as a
-    colour), the rows spread over the slide below the title."""
+    """A quote a row (symbol and name, price, change with an up or down arrow: a shape as well as a
+    colour) spread over the slide below the title: on a wide slide a table (each cell one line,
+    shrunk to fit down to its minimum), else (a narrow free area, a portrait screen) an item a quote,
+    the name over the price and change, the items that do not fit left out."""
     w = _w()
     slide = w.themed_slide(context)
     fg = context.theme.text
     show_change = config_flag(context, "showChange", True)
     w.add_title(context, slide, context.data["title"])
-    body = context.type_px("body")
     rows = context.data["quotes"]
-    pitch = min(0.64 / len(rows), 0.16)
-    top = 0.29 + (0.64 - pitch * len(rows)) / 2
-    for i, q in enumerate(rows):
+    width, height = context.size
+    items = []
+    for q in rows:
         change = q["change"] or 0.0
         pct = f" ({q['pct']:+.2f}%)" if q["pct"] is not None else ""
+        color = w.on_background(context, w.GREEN if change >= 0 else w.RED)
+        items.append({"name": f"{q['symbol']} {q['name']}", "price": f"{q['price']:.2f} {q['currency']}",
+                      "change": f"{change:+.2f}{pct}", "color": color,
+                      "trend": "trending_up" if change >= 0 else "trending_down"})
+    if width < 1.5 * height:
+        entries = [w.entry(context, item["name"], fg, bold=True,
+                           meta=item["price"] + (f"\n{item['change']}" if show_change else ""),  # a line each
+                           meta_color=item["color"] if show_change else fg,
+                           marker=item["trend"] if show_change else None, marker_color=item["color"])
+                   for item in items]
+        w.body_column(context, slide, entries)
+        return slide
+    pitch = min(0.64 / len(rows), 0.16)
+    top = 0.29 + (0.64 - pitch * len(rows)) / 2
+    for i, item in enumerate(items):
         row = {"size_hint_y": pitch, "pos_hint": {"top": 1 - top - i * pitch}}
-        name = w.label(f"{q['symbol']}  {q['name']}", body, fg, bold=True, size_hint_x=0.36,
-                       **{**row, "pos_hint": {**row["pos_hint"], "x": 0.08}})
+
+        def cell(widget: Any, x: float) -> Any:
+            widget.pos_hint = {**row["pos_hint"], "x": x}
+            slide.add_widget(widget)
+            return widget
+
+        name = cell(w.text_box(context, item["name"], "body", fg, bold=True, halign="left", max_lines=2,
+                               size_hint=(0.34, pitch)), 0.08)
         name.role = "primary"
-        slide.add_widget(name)
-        slide.add_widget(w.label(f"{q['price']:.2f} {q['currency']}", body, fg, halign="right", size_hint_x=0.2,
-                                 **{**row, "pos_hint": {**row["pos_hint"], "x": 0.44}}))
+        cell(w.text_box(context, item["price"], "body", fg, halign="right", max_lines=1,
+                        size_hint=(0.2, pitch)), 0.43)
         if show_change:
-            color = w.on_background(context, w.GREEN if change >= 0 else w.RED)
-            slide.add_widget(w.icon("trending_up" if change >= 0 else "trending_down", body, color,
-                                    size_hint_x=0.05, **{**row, "pos_hint": {**row["pos_hint"], "x": 0.66}}))
-            slide.add_widget(w.label(f"{change:+.2f}{pct}", body, color, halign="right", size_hint_x=0.22,
-                                     **{**row, "pos_hint": {**row["pos_hint"], "x": 0.7}}))
+            cell(w.icon(item["trend"], context.type_px("body"), item["color"], size_hint=(0.05, pitch)), 0.65)
+            cell(w.text_box(context, item["change"], "body", item["color"], halign="right", max_lines=1,
+                            size_hint=(0.23, pitch)), 0.7)
     return slide
 
 

@@ -50,7 +50,7 @@ def build_ticker(host: Any, now_ms: int) -> list[dict[str, Any]]:
 
     Tapes are taken in ``sort_order`` (then id). ``frequency_weight`` says how many times a
     tape appears per cycle (:mod:`hookspecs.weights`: rounded, at most 10, 0 leaves it out);
-    the smooth weighted round-robin spreads a heavy tape over the cycle.
+    :func:`hookspecs.weights.spread_cycle` spreads a heavy tape around the cycle.
     Key-values ``ticker.marquee.<plugin_id>`` not claimed by a ``plugin`` tape follow.
     """
     entity = getattr(host.db, "TickerTape", None)

@@ -81,7 +81,9 @@ def weather_current(context: RenderContext) -> Any:
     for warning in data["warnings"]:
         entries.append(w.entry(context, warning, w.on_background(context, theme.accents[1]), marker="warning"))
     w.body_column(context, slide, entries, (0.08, 0.27, 0.56, 0.67))
-    slide.add_widget(w.icon(data["icon"], context.font(380), theme.accents[1], size_hint=(0.3, 0.6),
+    width, height = context.size  # the icon as large as its box holds (a narrow free area, a portrait screen)
+    size = min(context.font(380), width * 0.3 * 0.8, height * 0.6 * 0.8)
+    slide.add_widget(w.icon(data["icon"], size, theme.accents[1], size_hint=(0.3, 0.6),
                             pos_hint={"right": 0.94, "center_y": 0.45}))
     return slide
 
@@ -103,29 +105,70 @@ def _day_name(context: RenderContext, day: dict, i: int) -> str:
         return str(day.get("label") or day.get("day") or f"+{i}")
 
 
+def _uniform(context: RenderContext, labels: list, width: float) -> None:
+    """``labels`` (one a day: their names, their highs...) at one size: the largest at which each one's
+    longest word fits ``width`` px, from their nominal size down to their minimum (the text rule)."""
+    if not labels:
+        return
+    first = labels[0]
+    options = {name: getattr(first, name) for name in _w().FONT_OPTIONS}
+    size = min(_w().fit_text(label.text, width, None, first.nominal, first.minimum, options)[0] for label in labels)
+    for label in labels:
+        label.nominal = size
+
+
 @renderer(prepare=_prepare_forecast)
 def weather_forecast(context: RenderContext) -> Any:
-    """A box a day: its name, its icon, the labelled high and low, the conditions."""
+    """A box a day: its name, its icon, the labelled high and low, the conditions. Degrades: the
+    texts shrink together (every day's name at one size) down to the body's minimum; the days that
+    then do not fit side by side are left out (the nearest kept); on a portrait screen, or when
+    fewer than three days fit side by side, a row a day (its icon, its name, the high and low and
+    the conditions under it), the rows that do not fit left out."""
     w = _w()
     data = context.data
     theme = context.theme
     slide = w.themed_slide(context)
-    w.add_title(context, slide, f"{data['name']} \u00b7 {len(data['days'])}-day forecast"
-                if len(data["days"]) > 1 else data["name"])
     days = data["days"] or [{}]
-    width = 0.88 / len(days)
+    width_px, height_px = context.size
     fg = theme.primary_fg
-    for i, day in enumerate(days):
+    # the narrowest box a day's longest word fits at the body's minimum (its padding around)
+    smallest = w.minimum_px(context, "body")
+    longest = max(w.text_extent({"bold": True}, word, smallest)[0]
+                  for i, day in enumerate(days) for word in _day_name(context, day, i).split())
+    fit = max(1, int(0.88 * width_px // (longest / (0.94 * 0.94) + 2)))
+    rows = height_px > width_px or fit < min(3, len(days))
+    shown = days if rows else days[:fit]
+    w.add_title(context, slide, f"{data['name']} \u00b7 forecast" if rows else f"{data['name']} \u00b7 {len(shown)}-day forecast"
+                if len(shown) > 1 else data["name"])
+    if rows:
+        entries = []
+        for i, day in enumerate(shown):
+            high, low = _high_low(day)
+            note = "\n".join(p for p in (_temperatures(context, high, low, " \u00b7 "), day.get("description")) if p)
+            entries.append(w.entry(context, _day_name(context, day, i), fg, bold=True, meta=note, meta_color=fg,
+                                   marker=icon_name(day.get("weather_code"), day.get("description")),
+                                   marker_color=theme.accents[1], highlight=theme.primary_bg))
+        w.body_column(context, slide, entries, keep=3)  # three days at least, when they fit
+        return slide
+    width = 0.88 / len(shown)
+    names, temperatures = [], []
+    for i, day in enumerate(shown):
         high, low = _high_low(day)
         box = (0.06 + i * width, 0.27, width * 0.94, 0.69)
         slide.add_widget(w.Backdrop([theme.primary_bg], **w.box_hints(box)))
         name = w.entry(context, _day_name(context, day, i), fg, bold=True, halign="center")
+        names.append(name.main)
         entries = [name, w.Entry([w.icon(icon_name(day.get("weather_code"), day.get("description")),
                                          context.type_px("headline"), fg)])]
-        entries += [w.entry(context, text, fg, halign="center")
-                    for text in _temperatures(context, high, low, "\n").split("\n")]
+        lines = [w.entry(context, text, fg, halign="center")
+                 for text in _temperatures(context, high, low, "\n").split("\n")]
+        temperatures += [line.main for line in lines]
+        entries += lines
         if day.get("description"):
             entries.append(w.entry(context, str(day["description"]), fg, step="secondary", halign="center", role=""))
-        inner = (box[0] + box[2] * 0.05, box[1] + 0.03, box[2] * 0.9, box[3] - 0.06)
+        inner = (box[0] + box[2] * 0.03, box[1] + 0.03, box[2] * 0.94, box[3] - 0.06)
         w.body_column(context, slide, entries, inner)
+    inner_px = width_px * width * 0.94 * 0.94
+    _uniform(context, names, inner_px)
+    _uniform(context, temperatures, inner_px)
     return slide

@@ -23,15 +23,19 @@ from __future__ import annotations
 import argparse
 import hmac
 import json
+import mimetypes
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import unquote
 
 
 class FeedState:
-    def __init__(self, script: Path, display_id: str, api_key: str | None, heartbeat_s: float):
+    def __init__(self, script: Path, display_id: str, api_key: str | None, heartbeat_s: float,
+                 media_dir: Path | None = None):
         self.script = script
+        self.media_dir = media_dir
         self.display_id = display_id
         self.api_key = api_key
         self.heartbeat_s = heartbeat_s
@@ -69,15 +73,37 @@ def make_handler(state: FeedState) -> type:
             self.end_headers()
             self.wfile.write(data)
 
+        def _authorized(self) -> bool:
+            given = self.headers.get("Authorization", "")
+            return state.api_key is None or hmac.compare_digest(given.encode(), f"Bearer {state.api_key}".encode())
+
+        def _blob(self, key: str) -> None:
+            """A file of --media-dir named by a feed item's blob key (the display fetches it)."""
+            root = state.media_dir.resolve() if state.media_dir else None
+            path = (root / unquote(key)).resolve() if root else None
+            with state.lock:
+                state.requests.append({"path": self.path, "authorized": self._authorized()})
+            if not self._authorized():
+                return self._json(401, {"code": "unauthorized", "message": "bad key"})
+            if path is None or root not in path.parents or not path.is_file():
+                return self._json(404, {"code": "not_found", "message": "no such blob"})
+            data = path.read_bytes()
+            self.send_response(200)
+            self.send_header("Content-Type", mimetypes.guess_type(path.name)[0] or "application/octet-stream")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
         def do_GET(self) -> None:  # noqa: N802
             if self.path == "/requests":
                 with state.lock:
                     return self._json(200, list(state.requests))
+            blobs = f"/v1/displays/{state.display_id}/blobs/"
+            if self.path.startswith(blobs):
+                return self._blob(self.path[len(blobs):])
             if self.path != f"/v1/displays/{state.display_id}/feed":
                 return self._json(404, {"code": "not_found", "message": "no such feed"})
-            given = self.headers.get("Authorization", "")
-            authorized = state.api_key is None or hmac.compare_digest(given.encode(),
-                                                                      f"Bearer {state.api_key}".encode())
+            authorized = self._authorized()
             last = self.headers.get("Last-Event-ID")
             with state.lock:
                 state.requests.append({"path": self.path, "last_event_id": last, "authorized": authorized,
@@ -136,8 +162,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--display-id", default="demo")
     parser.add_argument("--api-key", default=None, help="required Bearer key (default: none)")
     parser.add_argument("--heartbeat", type=float, default=15.0, help="seconds between keep-alive comments")
+    parser.add_argument("--media-dir", type=Path, help="files served at /v1/displays/ID/blobs/KEY (KEY: a path in it)")
     args = parser.parse_args(argv)
-    state = FeedState(args.script, args.display_id, args.api_key, args.heartbeat)
+    state = FeedState(args.script, args.display_id, args.api_key, args.heartbeat, args.media_dir)
     server = ThreadingHTTPServer((args.host, args.port), make_handler(state))
     server.daemon_threads = True
     print(f"feed server on http://{args.host}:{server.server_address[1]}"

@@ -42,6 +42,10 @@ class Frame:
     ``image`` is the PNG as an RGB ``PIL.Image`` (transparent parts over black);
     ``pixels`` its raw RGB bytes, rows top to bottom; ``pixel(x, y)`` one pixel from the
     top-left corner; ``fraction(rgb)`` the share of pixels within ``tolerance`` of a colour.
+    An overlay type with a ``zone`` (a panel) is drawn at its place in the frame, as the
+    display's overlays layer puts it: ``zone`` names it and ``panel`` is its ``(x, y, width,
+    height)`` in pixels from the top-left corner; a ``fullscreen`` one covers the frame
+    (``panel`` None).
     """
 
     kind: str
@@ -50,6 +54,8 @@ class Frame:
     png: Path | None = None
     items: list[str] = field(default_factory=list)
     refresh_seconds: float | None = None
+    panel: tuple[int, int, int, int] | None = None
+    zone: str = "fullscreen"
 
     @cached_property
     def image(self) -> Any:
@@ -129,7 +135,8 @@ def render_frame(env: Mapping[str, str], kind: str, type_id: str, config: Mappin
         reason = answer.get("error") or f"the renderer process exited with {done.returncode}"
         raise RenderError(f"{reason}\n--- renderer process output ---\n{done.stderr[-4000:]}")
     return Frame(kind, type_id, tuple(size), Path(answer["png"]) if answer.get("png") else None,
-                 list(answer.get("items") or []), answer.get("refresh_seconds"))
+                 list(answer.get("items") or []), answer.get("refresh_seconds"),
+                 tuple(answer["panel"]) if answer.get("panel") else None, answer.get("zone", "fullscreen"))
 
 
 # -- the child process ---------------------------------------------------------------------------
@@ -175,27 +182,50 @@ def _draw(host: Any, job: dict[str, Any]) -> dict[str, Any]:
         data = prepare(context) if prepare is not None else {}
     if data is None:
         raise RenderError(f"{kind} type {type_id!r}: prepare returned None (no content: skipped)")
-    return {"png": _snapshot(factory(context.with_data(data)), job)}
+    widget = factory(context.with_data(data))
+    zone = definition.zone_for(config) if kind == "overlay" else "fullscreen"
+    rect = None
+    if zone != "fullscreen":  # a panel: in its zone, as the overlays layer places it
+        from hookspecs.render import Layout
+
+        width, height = job["size"]
+        rects, _occupied, _messages = Layout.of(width, height).arrange([(zone, tuple(widget.size_hint), False)])
+        rect = rects[0]
+    answer = {"png": _snapshot(widget, job, rect)}
+    if rect is not None:  # from the top left, like Frame.pixel
+        answer["panel"] = [round(rect.x), round(job["size"][1] - rect.top), round(rect.width), round(rect.height)]
+        answer["zone"] = zone
+    return answer
 
 
-def _snapshot(widget: Any, job: dict[str, Any]) -> str:
+def _snapshot(widget: Any, job: dict[str, Any], rect: Any = None) -> str:
+    """The widget drawn over the whole frame, or (an overlay panel) at ``rect`` of a frame that is
+    transparent around it."""
     from kivy.base import EventLoop
     from kivy.core.window import Window
+    from kivy.uix.widget import Widget
 
+    shown = widget
     widget.size_hint = (None, None)
-    widget.size, widget.pos = tuple(job["size"]), (0, 0)
-    Window.add_widget(widget)
+    if rect is None:
+        widget.size, widget.pos = tuple(job["size"]), (0, 0)
+    else:
+        shown = Widget(size_hint=(None, None), size=tuple(job["size"]), pos=(0, 0))
+        widget.pos_hint = {}
+        widget.size, widget.pos = (rect.width, rect.height), (rect.x, rect.y)
+        shown.add_widget(widget)
+    Window.add_widget(shown)
     tick = getattr(widget, "tick", None)
     for _ in range(job["frames"]):
         EventLoop.idle()  # one frame: clock (layout, label textures), then draw
         if tick is not None:
             tick(1 / 30)
     EventLoop.idle()
-    widget.export_to_png(job["png"])
+    shown.export_to_png(job["png"])
     dispose = getattr(widget, "dispose", None)
     if dispose is not None:
         dispose()
-    Window.remove_widget(widget)
+    Window.remove_widget(shown)
     return job["png"]
 
 

@@ -36,10 +36,18 @@ def gradient_texture(stops: Sequence[RGBA]) -> Texture:
 
 
 class Backdrop(Widget):
-    """Fills its box with a colour or a vertical gradient of colours."""
+    """Fills its box with a colour or a vertical gradient of colours (``colors``, top first).
 
-    def __init__(self, colors: Sequence[RGBA], **kwargs: Any):
+    ``screen`` true: the gradient is the part of the window's own (the one the compositor draws
+    under every layer) that lies behind the box, so a slide drawn in part of the screen (the free
+    area beside overlay panels) meets the compositor's backdrop without a seam; its colours
+    follow where the box is on the window (its parents' moves too)."""
+
+    def __init__(self, colors: Sequence[RGBA], screen: bool = False, **kwargs: Any):
         super().__init__(**kwargs)
+        self.screen = screen and len(colors) > 1
+        self._watched: list[Any] = []
+        self.colors: tuple[RGBA, ...] = tuple(tuple(c) for c in colors)  # type: ignore[misc]
         with self.canvas:
             if len(colors) == 1:
                 Color(*colors[0])
@@ -48,7 +56,28 @@ class Backdrop(Widget):
                 Color(1, 1, 1, 1)
                 self._rect = Rectangle(pos=self.pos, size=self.size, texture=gradient_texture(colors))
         self.bind(pos=self._sync, size=self._sync)
+        if self.screen:
+            self.bind(parent=self._watch)
+
+    def _watch(self, *_args: Any) -> None:
+        """Follow the moves of every parent (a slide's root is moved, not this child of it)."""
+        for widget in self._watched:
+            widget.unbind(pos=self._sync, size=self._sync)
+        self._watched, widget = [], self.parent
+        while widget is not None and widget.parent is not widget:
+            widget.bind(pos=self._sync, size=self._sync)
+            self._watched.append(widget)
+            widget = widget.parent
+        self._sync()
 
     def _sync(self, *_args: Any) -> None:
         self._rect.pos = self.pos
         self._rect.size = self.size
+        if self.screen:
+            from kivy.core.window import Window
+
+            height = float(Window.height) if Window is not None else 0.0
+            if height > 1 and self.height > 0:
+                bottom = self.to_window(self.x, self.y)[1] / height
+                top = bottom + self.height / height
+                self._rect.tex_coords = (0, bottom, 1, bottom, 1, top, 0, top)

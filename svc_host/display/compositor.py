@@ -18,7 +18,12 @@ layer's widget in the rectangle its spec names (:class:`hookspecs.render.Layout`
 - **contains** a layer that raises in apply, tick or navigation: logged with the plugin that
   contributed it, its widget removed and disposed, the others keep drawing. A failed load
   is logged and the layer keeps what it shows until the next load;
-- draws the theme **backdrop** under the layers while none covers its area (``opaque``);
+- **composes** the canvas by one rule (docs/display.md, "Composition: the rule"): bottom to top
+  the theme **backdrop** (while no layer covers its area, ``opaque``) and the **ground** (the
+  background a layer's content is drawn on, ``Layer.background``: the slide's), the layers'
+  **decoration** (``Layer.decoration``: confetti, rain, frames), then every layer's widget by
+  ``z`` (slide content, overlay panels, alerts, the ticker): decoration never covers what a
+  viewer reads;
 - **lays out** the screen (:class:`hookspecs.render.Layout`): the ticker band the layers claim,
   the zones the layers' ``arrange`` say they occupy and the ``free`` area they leave for the
   slides, again when the window resizes or a layer asks (``Stage.relayout``: an overlay came or
@@ -34,6 +39,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import logging
+import math
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
@@ -59,6 +65,7 @@ class LayerEntry:
     failed: bool = False
     due_event: Any = None
     mounted: bool = False
+    decorated: bool = False  # its decoration widget is mounted (under every layer's widget)
 
 
 class LayerStage:
@@ -86,8 +93,9 @@ class LayerStage:
         area = self.area
         size = size or (int(area.width), int(area.height))
         type_id = str(row.get(TYPE_FIELDS.get(kind, ""), ""))
-        # in the free area the type scale follows the content area: overlays take room, not type size
-        type_height = self._compositor.layout.content.height if self._entry.spec.area == "free" else None
+        # the type scale follows the screen above the ticker (portrait: as a landscape screen's), not
+        # the layer's area: overlays and alerts take room, not type size
+        type_height = self._compositor.layout.type_height if self._entry.spec.area != "ticker" else None
         return self.preferences.context(self.host, kind, type_id, row, size, type_height)
 
     def renderer(self, kind: str, type_id: str) -> Any:
@@ -112,6 +120,9 @@ class LayerStage:
 
     def relayout(self) -> None:
         self._compositor.relayout()
+
+    def content_changed(self) -> None:
+        self._compositor.content_changed()
 
     def after(self, seconds: float, callback: Callable[[], None]) -> Callable[[], None]:
         return self._compositor.after(seconds, self._guarded(lambda: callback(), "timer"))
@@ -142,6 +153,10 @@ class Compositor:
         self.root: Any = None
         self.backdrop: Any = None
         self._backdrop_theme: Any = None
+        self.ground: Any = None  # the backdrop of a layer's own background (Layer.background), over the theme's
+        self._masks: dict[str, "DecorationMask"] = {}  # layer id -> the stencil keeping its decoration off content
+        self._unmasked = 0  # frames the content boxes are measured again (layouts settle a frame late)
+        self._remask: Any = None  # Kivy trigger: measure them before the next frame is drawn
         self._loader: concurrent.futures.ThreadPoolExecutor | None = None
         self._loading = False
         self._wanted: set[str] = set()
@@ -187,12 +202,22 @@ class Compositor:
         from svc_host.display.backdrop import Backdrop
 
         self.root = root
+        self._remask = Clock.create_trigger(lambda _dt: self._mask_decoration(), -1)  # after the layouts
         self._loader = concurrent.futures.ThreadPoolExecutor(max_workers=1,
                                                              thread_name_prefix="display-loader")
         self.create_layers()
         self.backdrop = Backdrop(list(self.preferences.theme.background), size_hint=(None, None))
         self._backdrop_theme = self.preferences.theme
         root.add_widget(self.backdrop)
+        for entry in self.live():  # decoration: over the backdrop, under every layer's content
+            try:
+                decoration = getattr(entry.layer, "decoration", None)
+                if decoration is not None:
+                    decoration.size_hint = (None, None)
+                    root.add_widget(decoration)
+                    entry.decorated = True
+            except Exception as exc:  # noqa: BLE001
+                self.fail(entry, "create", exc)
         for entry in self.live():
             try:
                 widget = entry.layer.widget
@@ -260,13 +285,49 @@ class Compositor:
         self.layout = layout.with_occupied(occupied)
         self.backdrop.pos, self.backdrop.size = (0, 0), (width, height)
         for entry in self.live():
+            rect = self.layout.area(entry.spec.area) or self.layout.content
+            if entry.decorated:
+                decoration = entry.layer.decoration
+                decoration.pos, decoration.size = rect.pos, rect.size
+                decoration.opacity = 1.0 if rect.area > 0 else 0.0
             if not entry.mounted:
                 continue
-            rect = self.layout.area(entry.spec.area) or self.layout.content
             widget = entry.layer.widget
             widget.pos, widget.size = rect.pos, rect.size
+            if entry.spec.area in ("content", "free"):  # they wait (hidden) while a full-screen alert is up
+                widget.opacity = 1.0 if rect.area > 0 else 0.0
         self._restyle_backdrop()
         self._cover_backdrop()
+        self._lay_ground()
+        self.content_changed()
+
+    def content_changed(self) -> None:
+        """What the layers show moved or changed (a slide, a panel, a card): the boxes decoration
+        must leave alone are measured again before the next frame is drawn and on the two frames
+        after it (a nested layout settles a frame late) (``Stage.content_changed``)."""
+        self._unmasked = 2
+        if self._remask is not None:
+            self._remask()
+
+    def content_boxes(self) -> list[Rect]:
+        """The window rectangles decoration never draws in: every text, image, drawing, QR code and
+        marked panel (``reserve``) of every mounted layer's widget (see :func:`content_boxes`)."""
+        boxes: list[Rect] = []
+        for entry in self.live():
+            if entry.mounted:
+                boxes.extend(content_boxes(entry.layer.widget))
+        return boxes
+
+    def _mask_decoration(self) -> None:
+        decorated = [entry for entry in self.live() if entry.decorated and entry.layer.decoration.children]
+        if not decorated:  # nothing decorates: no boxes to measure (an empty decoration draws nothing)
+            return
+        boxes = self.content_boxes()
+        for entry in decorated:
+            mask = self._masks.get(entry.spec.id)
+            if mask is None:
+                mask = self._masks[entry.spec.id] = DecorationMask(entry.layer.decoration)
+            mask.update(boxes)
 
     def _restyle_backdrop(self) -> None:
         from svc_host.display.backdrop import Backdrop
@@ -281,6 +342,32 @@ class Compositor:
             self._backdrop_theme = theme
             if index is not None:
                 self.root.add_widget(self.backdrop, index=index)
+
+    def _lay_ground(self) -> None:
+        """Paint the background a layer's content is drawn on (``Layer.background``: the slide's)
+        in its area, over the theme backdrop and under the decoration. The theme's own gradient is
+        the backdrop already: one gradient across the screen, no seam where the slide area ends."""
+        from svc_host.display.backdrop import Backdrop
+
+        colors, rect = None, None
+        for entry in self.live():
+            background = getattr(entry.layer, "background", None)
+            if background:
+                colors = tuple(tuple(c) for c in background)
+                rect = self.layout.area(entry.spec.area) or self.layout.content
+                break
+        if colors == self.backdrop.colors and self.backdrop.parent is not None:
+            colors = None
+        if self.ground is not None and (colors is None or colors != self.ground.colors):
+            self.root.remove_widget(self.ground)
+            self.ground = None
+        if colors is None or rect is None:
+            return
+        if self.ground is None:
+            self.ground = Backdrop(list(colors), size_hint=(None, None))
+            bottom = len(self.root.children) - (1 if self.backdrop.parent is not None else 0)
+            self.root.add_widget(self.ground, index=bottom)
+        self.ground.pos, self.ground.size = rect.pos, rect.size
 
     def _cover_backdrop(self) -> None:
         layout = self.layout
@@ -444,6 +531,10 @@ class Compositor:
                 self.fail(entry, "tick", exc)
         if self.backdrop is not None:
             self._cover_backdrop()
+            self._lay_ground()
+        if self._unmasked > 0:
+            self._unmasked -= 1
+            self._mask_decoration()
 
     def navigate(self, surface: str, direction: str) -> None:
         for entry in self.live():
@@ -471,6 +562,11 @@ class Compositor:
             self._dispose(entry)
 
     def _dispose(self, entry: LayerEntry) -> None:
+        if entry.decorated:
+            decoration = entry.layer.decoration
+            if decoration.parent is not None:
+                decoration.parent.remove_widget(decoration)
+            entry.decorated = False
         if entry.mounted:
             widget = entry.layer.widget
             if widget.parent is not None:
@@ -511,3 +607,94 @@ class Compositor:
         log.error("display: %s renderer %r of plugin %r failed (%s, row %r): %s: %s; skipped%s",
                   kind, type_id, owner, step, row_id, type(exc).__name__, exc, " (again)" if again else "",
                   exc_info=None if again else (type(exc), exc, exc.__traceback__))
+
+
+# ---------------------------------------------------------------------- decoration behind content
+CONTENT_WIDGETS = ("Label", "Image", "ImageFill", "Drawing")
+"""The widget classes (by name, any subclass) whose box is content decoration never draws in."""
+
+
+def content_boxes(root: Any) -> list[Rect]:
+    """The window rectangles of ``root``'s content: labels with text, images (a QR code is one),
+    drawings, widgets with a ``role`` (a slide's title, primary text, a celebration message) and
+    widgets marked ``reserve`` (an overlay panel: the whole box). Invisible widgets are left out."""
+    boxes: list[Rect] = []
+
+    def visit(widget: Any) -> None:
+        if widget.opacity <= 0 or widget.width <= 0 or widget.height <= 0 or getattr(widget, "moves", False):
+            return  # a message that moves itself (the bouncing one) is over the decoration anyway
+        kinds = {kind.__name__ for kind in type(widget).__mro__}
+        reserved = getattr(widget, "reserve", False)
+        if reserved or getattr(widget, "role", None) or (
+                kinds.intersection(CONTENT_WIDGETS) and (getattr(widget, "text", None) != "" or "Label" not in kinds)):
+            x, y = widget.to_window(widget.x, widget.y)
+            boxes.append(Rect(float(x), float(y), float(widget.width), float(widget.height)))
+            if reserved:
+                return
+        for child in widget.children:
+            visit(child)
+
+    for child in root.children:
+        visit(child)
+    return boxes
+
+
+class DecorationMask:
+    """A stencil around a decoration widget's drawing: nothing of it lands inside the boxes given
+    (:meth:`update`). The stencil is Kivy's own (push, mask, use, unuse, mask again, pop), so a
+    decoration that draws through a stencil itself (a wide translucent ``Line``) nests in it; its
+    mask is the widget's area less the boxes, as rectangles that do not overlap (Kivy's rule)."""
+
+    def __init__(self, widget: Any):
+        from kivy.graphics import InstructionGroup, StencilPop, StencilPush, StencilUnUse, StencilUse
+
+        self.widget = widget
+        self.push, self.pop = InstructionGroup(), InstructionGroup()
+        self.before_rects, self.after_rects = InstructionGroup(), InstructionGroup()
+        self.push.add(StencilPush())
+        self.push.add(self.before_rects)
+        self.push.add(StencilUse())
+        self.pop.add(StencilUnUse())
+        self.pop.add(self.after_rects)
+        self.pop.add(StencilPop())
+        widget.canvas.before.add(self.push)
+        widget.canvas.after.add(self.pop)
+        self.drawn: list[tuple[float, float, float, float]] | None = None
+
+    def update(self, boxes: list[Rect]) -> None:
+        from kivy.graphics import Rectangle
+
+        x, y = self.widget.to_window(self.widget.x, self.widget.y)
+        area = Rect(float(x), float(y), float(self.widget.width), float(self.widget.height))
+        rects = uncovered(area, boxes)
+        if rects == self.drawn:
+            return
+        self.drawn = rects
+        for group in (self.before_rects, self.after_rects):
+            group.clear()
+            for left, bottom, width, height in rects:
+                group.add(Rectangle(pos=(left, bottom), size=(width, height)))
+
+
+def uncovered(area: Rect, boxes: list[Rect]) -> list[tuple[float, float, float, float]]:
+    """``area`` less ``boxes`` (each widened to whole pixels: a pixel a box touches is the content's)
+    as rectangles ``(x, y, width, height)`` that do not overlap: vertical slabs between the boxes'
+    edges, each less the boxes across it. Written here because Kivy's stencil only adds shapes."""
+    whole = [(math.floor(b.x), math.floor(b.y), math.ceil(b.right), math.ceil(b.top)) for b in boxes]
+    whole = [(max(area.x, x0), max(area.y, y0), min(area.right, x1), min(area.top, y1)) for x0, y0, x1, y1 in whole]
+    whole = [b for b in whole if b[2] > b[0] and b[3] > b[1]]
+    edges = sorted({area.x, area.right, *(b[0] for b in whole), *(b[2] for b in whole)})
+    slabs: list[tuple[float, float, list[tuple[float, float]]]] = []  # (left, right, free y intervals)
+    for left, right in zip(edges, edges[1:]):
+        bottom, gaps = area.y, []
+        for y0, y1 in sorted((b[1], b[3]) for b in whole if b[0] <= left and b[2] >= right):
+            if y0 > bottom:
+                gaps.append((bottom, y0))
+            bottom = max(bottom, y1)
+        if area.top > bottom:
+            gaps.append((bottom, area.top))
+        if slabs and slabs[-1][2] == gaps and slabs[-1][1] == left:  # the same gaps: one wider slab
+            slabs[-1] = (slabs[-1][0], right, gaps)
+        else:
+            slabs.append((left, right, gaps))
+    return [(left, y0, right - left, y1 - y0) for left, right, gaps in slabs for y0, y1 in gaps]

@@ -51,23 +51,28 @@ class Picture:
     error: str = ""
 
 
-def _environment(data_dir: Path) -> dict[str, str]:
-    """The gallery host's settings: a data dir of its own, SQLite, nothing else from the caller's
-    environment but the plugins it disables and its log level."""
+def environment(data_dir: Path, plugins_dir: Path | None = None) -> dict[str, str]:
+    """The gallery host's settings: a data dir of its own, SQLite, the folder plugins of
+    ``plugins_dir`` (else the caller's ``SVC_DISPLAY_PLUGINS_DIR``), nothing else from the
+    caller's environment but the plugins it disables and its log level."""
     env = {"SVC_DISPLAY_DATA_DIR": str(data_dir), "SVC_DISPLAY_HEADLESS": "",
            "SVC_DISPLAY_CONTROLLER_PUBLIC_URL": SAMPLE_CONTROLLER_URL}
     for key in ("SVC_DISPLAY_DISABLE_PLUGINS", "SVC_DISPLAY_PLUGINS_DIR", "SVC_DISPLAY_LOG_LEVEL"):
         if os.environ.get(key):
             env[key] = os.environ[key]
+    if plugins_dir is not None:
+        env["SVC_DISPLAY_PLUGINS_DIR"] = str(plugins_dir)
     return env
 
 
-def build_sample_host(data_dir: Path, extra_plugins: tuple = ()) -> Any:
-    """A host on ``data_dir`` (with ``extra_plugins``) filled with every plugin's ``display_samples``."""
+def build_sample_host(data_dir: Path, extra_plugins: tuple = (), plugins_dir: Path | None = None) -> Any:
+    """A host on ``data_dir`` (with ``extra_plugins`` and the folder plugins of ``plugins_dir``)
+    filled with every plugin's ``display_samples``."""
     from svc_host.config import load_settings
     from svc_host.host import build_host
 
-    host = build_host(load_settings(_environment(data_dir)), extra_plugins=extra_plugins, with_routes=False)
+    host = build_host(load_settings(environment(data_dir, plugins_dir)), extra_plugins=extra_plugins,
+                      with_routes=False)
     write_samples(host)
     return host
 
@@ -297,14 +302,15 @@ content, in every builtin theme, at {size[0]}x{size[1]}. Click a picture for ful
 
 
 def run(out_dir: Path, size: tuple[int, int] = DEFAULT_SIZE, themes: list[str] | None = None,
-        types: set[str] | None = None, kinds: tuple[str, ...] = ("screen", "overlay")) -> list[Picture]:
-    """Draw the gallery into ``out_dir`` (created); returns the pictures. Runs Kivy on this thread
-    (the main thread), offscreen, once per process."""
+        types: set[str] | None = None, kinds: tuple[str, ...] = ("screen", "overlay"),
+        plugins_dir: Path | None = None) -> list[Picture]:
+    """Draw the gallery into ``out_dir`` (created), with the folder plugins of ``plugins_dir``;
+    returns the pictures. Runs Kivy on this thread (the main thread), offscreen, once per process."""
     from svc_host.display.runtime import MODE_OFFSCREEN, start_kivy
 
     out_dir.mkdir(parents=True, exist_ok=True)
     data_dir = Path(tempfile.mkdtemp(prefix="svc-display-gallery-"))
-    host = build_sample_host(data_dir)
+    host = build_sample_host(data_dir, plugins_dir=plugins_dir)
     try:
         from hookspecs.services import THEMES, service
         from svc_host.plugins import resolve_renderers

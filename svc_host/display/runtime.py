@@ -6,8 +6,8 @@
   where fullscreen is not honoured, still shows the whole canvas)
   or ``offscreen`` (``SDL_VIDEODRIVER=offscreen``; each frame is waited for, :func:`finish_frames`);
 - :func:`run`: the HTTP server on a background thread while Kivy owns the main thread;
-  when the canvas cannot start it logs why in one line and keeps serving headless; with a
-  canvas, glibc's malloc gets at most two arenas (:func:`limit_malloc_arenas`) and gives its
+  when the canvas cannot start it logs why in one line and keeps serving headless; in every
+  mode glibc's malloc gets at most two arenas (:func:`limit_malloc_arenas`) and gives its
   free memory back every 30 s (:func:`release_freed_memory`);
 - :class:`DisplayRuntime` (``host.services["display"]``): the Kivy app whose root the
   :class:`~svc_host.display.compositor.Compositor` fills with the plugins' layers.
@@ -396,6 +396,11 @@ def run(host: Any, serve: Callable[[], Any]) -> None:
     # What the screen shows: only a real window has people in front of it (the adoption
     # code goes to the console otherwise).
     host.services["display_mode"] = mode
+    # In every mode: the server's own churn (TLS connections refused or closed by the hundred,
+    # each leaving OpenSSL's and the loop's buffers free in glibc's heap) otherwise keeps the
+    # freed memory, +140 MB for 10,000 refused WebSocket upgrades (docs/reliability.md).
+    limit_malloc_arenas()
+    threading.Thread(target=release_freed_memory, name="malloc-trim", daemon=True).start()
     if mode == MODE_HEADLESS:
         log.info("display: headless (SVC_DISPLAY_HEADLESS=1): no canvas, no navigation bus")
         host.display_bus = None
@@ -403,7 +408,6 @@ def run(host: Any, serve: Callable[[], Any]) -> None:
         return
 
     host.display_bus = DisplayBus()
-    limit_malloc_arenas()
     try:
         window = start_kivy(host, mode)
     except CanvasUnavailable as exc:
@@ -437,7 +441,6 @@ def run(host: Any, serve: Callable[[], Any]) -> None:
             runtime.stop()
 
     server = threading.Thread(target=serve_thread, name="http-server", daemon=True)
-    threading.Thread(target=release_freed_memory, name="malloc-trim", daemon=True).start()
 
     def on_signal(signum: int, _frame: Any) -> None:
         log.info("signal %d: stopping the display and the server", signum)

@@ -26,6 +26,7 @@ Imported only on the UI side (a display module reaches it through
 """
 from __future__ import annotations
 
+import functools
 import io
 import math
 import random
@@ -87,12 +88,15 @@ def texture_from_pil(image: Any, flipped: bool = False) -> Texture:
 
 
 class ImageFill(Widget):
-    """A texture drawn to fit (``contain``) or to fill (``cover``) its box."""
+    """A texture drawn to fit (``contain``) or to fill (``cover``) its box, magnified ``zoom`` times
+    about its centre (a slow zoom: :meth:`set_zoom`) and never drawn outside its box: what grows past
+    it is cropped through the texture coordinates."""
 
     def __init__(self, texture: Texture | None, mode: str = "contain", **kwargs: Any):
         super().__init__(**kwargs)
         self.texture = texture
         self.mode = mode
+        self.zoom = 1.0
         with self.canvas:
             Color(1, 1, 1, 1)
             self._rect = Rectangle(texture=texture)
@@ -104,6 +108,11 @@ class ImageFill(Widget):
             self.texture = self._rect.texture = texture
             self._sync()
 
+    def set_zoom(self, zoom: float) -> None:
+        if zoom != self.zoom:
+            self.zoom = zoom
+            self._sync()
+
     def _sync(self, *_args: Any) -> None:
         if self.texture is None:
             return
@@ -111,17 +120,21 @@ class ImageFill(Widget):
         w, h = self.size
         if tw <= 0 or th <= 0 or w <= 0 or h <= 0:
             return
-        scale = (max if self.mode == "cover" else min)(w / tw, h / th)
+        scale = (max if self.mode == "cover" else min)(w / tw, h / th) * self.zoom
         dw, dh = tw * scale, th * scale
-        if self.mode == "cover":
-            # crop through texture coordinates so nothing spills outside the box
-            u, v = w / dw, h / dh
-            u0, v0 = (1 - u) / 2, (1 - v) / 2
-            self._rect.tex_coords = (u0, v0, u0 + u, v0, u0 + u, v0 + v, u0, v0 + v)
-            self._rect.pos, self._rect.size = self.pos, self.size
-        else:
-            self._rect.pos = (self.x + (w - dw) / 2, self.y + (h - dh) / 2)
-            self._rect.size = (dw, dh)
+        x0, y0 = self.x + (w - dw) / 2, self.y + (h - dh) / 2
+        # the part inside the box, cropped through texture coordinates so nothing spills outside it
+        left, right = max(x0, self.x), min(x0 + dw, self.x + w)
+        bottom, top = max(y0, self.y), min(y0 + dh, self.y + h)
+        tc = self.texture.tex_coords  # the texture's own corners (a flipped or atlas texture's too)
+
+        def uv(a: float, b: float) -> tuple[float, float]:
+            return tc[0] + a * (tc[4] - tc[0]), tc[1] + b * (tc[5] - tc[1])
+
+        a0, a1 = (left - x0) / dw, (right - x0) / dw
+        b0, b1 = (bottom - y0) / dh, (top - y0) / dh
+        self._rect.tex_coords = (*uv(a0, b0), *uv(a1, b0), *uv(a1, b1), *uv(a0, b1))
+        self._rect.pos, self._rect.size = (left, bottom), (right - left, top - bottom)
 
 
 def video_playback_available() -> bool:
@@ -170,88 +183,236 @@ class VideoFill(ImageFill):
             player.unload()
 
 
+# -- the text rule ------------------------------------------------------------------------------
+# Kivy's Label wraps at spaces but breaks a word longer than its width inside the word, and with
+# ``shorten`` or ``max_lines`` it cuts a text where it stops fitting: no library fits a text to a box
+# by font size, so the rule is written here, measured with Kivy's own text layout.
+FONT_OPTIONS = ("font_name", "bold", "italic", "padding", "outline_width", "line_height", "font_hinting",
+                "font_kerning")
+"""The options of a label that change how large its text is drawn."""
+
+
+def tidy(text: str) -> str:
+    """``text`` with runs of spaces and tabs made one space and each line stripped (a double space
+    copied from a form is never drawn), its line breaks kept."""
+    return "\n".join(" ".join(line.split()) for line in str(text).splitlines()).strip("\n")
+
+
+def text_extent(options: dict, text: str, font_size: float, width: float | None = None) -> tuple[float, float, int]:
+    """``text`` laid out by Kivy at ``font_size`` px (wrapped ``width`` wide when given, else on its
+    own lines): its width, height and number of lines. Remembered (a column fits its items by
+    trying sizes, the same texts many times)."""
+    key = tuple(sorted((name, tuple(value) if isinstance(value, (list, tuple)) else value)
+                       for name, value in options.items()))  # Kivy's padding is an ObservableList
+    return _extent(key, text, float(font_size), None if width is None else float(width))
+
+
+@functools.lru_cache(maxsize=4096)
+def _extent(options: tuple, text: str, font_size: float, width: float | None) -> tuple[float, float, int]:
+    from kivy.core.text import Label as CoreLabel
+
+    core = CoreLabel(text=text, font_size=font_size, text_size=(width, None), **dict(options))
+    w, h = core.render()
+    return w, h, len(core._cached_lines)  # noqa: SLF001  Kivy keeps the laid-out lines there only
+
+
+def fit_text(text: str, width: float, height: float | None, nominal: float, minimum: float, options: dict,
+             max_lines: int | None = None) -> tuple[float, bool]:
+    """The text rule: the largest whole font size from ``nominal`` down to ``minimum`` at which
+    ``text`` wraps at word boundaries only (its longest word fits ``width``) into at most
+    ``max_lines`` lines (any number when None; 1: never wrapped) within ``height`` (unbounded when
+    None). Returns ``(size, True)``, or ``(minimum, False)`` when even the minimum does not fit: the
+    caller then shows fewer items or scrolls, never cuts the text."""
+    words = {word for word in text.split() if word}
+    minimum = min(nominal, minimum)
+    if not words or width <= 1:
+        return nominal, True
+    # the widest words at the nominal size stand for all: glyph widths scale with the size (three,
+    # as hinting rounds each size a little differently)
+    widest = sorted(words, key=lambda word: -text_extent(options, word, nominal)[0])[:3]
+
+    def fits(size: float) -> bool:
+        if max_lines == 1:
+            w, h, _lines = text_extent(options, text, size)
+            return w <= width and (height is None or h <= height)
+        if any(text_extent(options, word, size)[0] > width for word in widest):
+            return False
+        _w, h, lines = text_extent(options, text, size, width)
+        return (height is None or h <= height) and (max_lines is None or lines <= max_lines)
+
+    top, bottom = int(math.floor(nominal)), int(math.ceil(minimum))
+    if fits(nominal):
+        return nominal, True
+    if bottom > top or not fits(bottom):
+        return minimum, False
+    while top - bottom > 1:  # bottom fits, top does not
+        middle = (top + bottom) // 2
+        top, bottom = (top, middle) if fits(middle) else (middle, bottom)
+    return float(bottom), True
+
+
+def screen_short_side() -> float | None:
+    """The short side of the window the canvas draws in (the screen), None before one exists."""
+    from kivy.core.window import Window
+
+    return float(min(Window.size)) if Window is not None and min(Window.size) > 1 else None
+
+
+def minimum_px(context: RenderContext, step: str) -> float:
+    """The least a label of the type scale's ``step`` may shrink to on this screen
+    (:data:`hookspecs.render.TYPE_MIN`, scaled with the screen's short side)."""
+    return context.min_px(step, screen_short_side())
+
+
+class TextBox(Label):
+    """A text that follows the text rule in its box: wrapped at word boundaries only, at its nominal
+    ``font_size`` when that fits the box, else at the largest size down to ``minimum`` px that does
+    (:func:`fit_text`); ``max_lines`` 1 keeps it on one line. ``fits`` says whether it fits at all
+    (false: even the minimum overflows, the renderer shows fewer items or scrolls). It is never cut,
+    shortened or broken inside a word, and its spaces are tidied (:func:`tidy`).
+
+    ``grow`` (the default) fits the height of the box; with ``grow=False`` the label is as tall as
+    its wrapped text (its ``height`` follows) and only the longest word limits its size: a line of a
+    :class:`Column`, which leaves out what does not fit."""
+
+    def __init__(self, minimum: float | None = None, max_lines: int | None = None, fit_height: bool = True,
+                 **kwargs: Any):
+        kwargs.setdefault("markup", False)
+        kwargs["shorten"] = False
+        kwargs["text"] = tidy(kwargs.get("text", ""))
+        self.max_lines_fit, self.fit_height = max_lines, fit_height
+        self.fits = True
+        self._fitting = False
+        super().__init__(**kwargs)
+        self.nominal = float(self.font_size)
+        self.minimum = float(minimum) if minimum is not None else min(self.nominal, default_minimum())
+        self.bind(size=self.fit, text=self._retext)
+        if not fit_height:
+            self.bind(texture_size=lambda w, size: setattr(w, "height", size[1]))
+        self.fit()
+
+    def _retext(self, *_args: Any) -> None:
+        tidied = tidy(self.text)
+        if tidied != self.text:
+            self.text = tidied  # fires again
+            return
+        self.fit()
+
+    def options(self) -> dict:
+        return {name: getattr(self, name) for name in FONT_OPTIONS}
+
+    def fitted(self, width: float, height: float | None) -> tuple[float, bool]:
+        return fit_text(self.text, width, height, self.nominal, self.minimum, self.options(), self.max_lines_fit)
+
+    def fit(self, *_args: Any) -> None:
+        if self._fitting or getattr(self, "managed", False) or self.width <= 1 or \
+                (self.fit_height and self.height <= 1):
+            return
+        self._fitting = True
+        try:
+            size, self.fits = self.fitted(self.width, self.height if self.fit_height else None)
+            self.text_size = (self.width, None)
+            self.font_size = size
+        finally:
+            self._fitting = False
+
+    def restyle(self, nominal: float, minimum: float | None = None) -> None:
+        """A new nominal size (and minimum), fitted again."""
+        self.nominal = float(nominal)
+        if minimum is not None:
+            self.minimum = float(minimum)
+        self.fit()
+
+
+def default_minimum() -> float:
+    """The minimum of a label made without one: the type scale's caption on this screen."""
+    from hookspecs.render import TYPE_MIN
+
+    short = screen_short_side() or 1080.0
+    return TYPE_MIN["caption"] * short / 1080.0
+
+
 def label(text: str, font_size: float, color: RGBA, bold: bool = False, halign: str = "left",
-          valign: str = "middle", **kwargs: Any) -> Label:
-    """A label that wraps inside its box.
+          valign: str = "middle", minimum: float | None = None, **kwargs: Any) -> TextBox:
+    """A :class:`TextBox`: ``text`` wrapped at words in its box, at ``font_size`` px or as large as
+    fits down to ``minimum`` (the caption's minimum by default).
 
     The texture is only as tall as the text (``text_size=(width, None)``): a box-sized,
     mostly transparent texture would cost a full blend of the box on llvmpipe every
-    frame. ``valign="top"`` keeps the text at the top of its box; otherwise it is centred.
+    frame. ``valign="top"`` keeps the text at the top of its box (as tall as its text, it then
+    follows only its width); otherwise it is centred and fitted to the box's height too.
     """
-    widget = Label(text=text, font_size=font_size, color=color, bold=bold, halign=halign, valign="middle",
-                   markup=False, shorten=False, **kwargs)
-    widget.bind(width=lambda w, width: setattr(w, "text_size", (width, None)))
-    if valign == "top":
-        # as tall as its text, anchored by its pos_hint "top": the text starts at the top
+    top = valign == "top"
+    widget = TextBox(minimum=minimum, fit_height=not top, text=text, font_size=font_size, color=color, bold=bold,
+                     halign=halign, valign="middle", **kwargs)
+    if top:  # as tall as its text, anchored by its pos_hint "top": the text starts at the top
         widget.size_hint_y = None
-        widget.bind(texture_size=lambda w, size: setattr(w, "height", size[1]))
     return widget
 
 
-class FitLabel(Label):
+class FitLabel(TextBox):
     """One line of text at its nominal ``font_size`` when it fits its box, else at the largest size
-    at which it fits the box's width and height (never wrapped, cut or shortened): a headline in a
-    box that can be narrow (a slide laid out in the free area beside corner overlays, a portrait
-    screen), where a fixed size would wrap onto what lies below. :func:`fit_label` makes one.
+    at which it fits the box's width and height (never wrapped, cut or shortened), down to its
+    ``minimum``: a headline in a box that can be narrow (a slide laid out in the free area beside
+    corner overlays, a portrait screen), where a fixed size would wrap onto what lies below.
+    :func:`fit_label` makes one.
 
     No jitter for text that changes while shown (a clock's, every second): when the box changes
     size the font is fitted to the widest of the text and ``samples`` (the texts it is going to
     show, e.g. a time format's widest times), and while the box keeps its size it only ever shrinks
-    (a text wider than every sample), never grows back, so a narrower text never resizes it.
-    Measured with Kivy's core text provider and the label's own font options, as its texture is
-    drawn."""
+    (a text wider than every sample), never grows back, so a narrower text never resizes it."""
 
     def __init__(self, samples: Sequence[str] = (), **kwargs: Any):
         self.samples = [text for text in samples if text]
         self.fitted_for: tuple[float, float] | None = None  # the box size the font was fitted to
-        super().__init__(**kwargs)
-        self.nominal = self.font_size
-        self.bind(size=self.fit, text=self.fit)
-        self.fit()
+        super().__init__(max_lines=1, **kwargs)
 
     def extent(self, text: str, font_size: float) -> tuple[float, float]:
         """``text`` on one line at ``font_size`` px: its width and height, padding included."""
-        from kivy.core.text import Label as CoreLabel
+        return text_extent(self.options(), text, font_size)[:2]
 
-        names = ("font_name", "bold", "italic", "padding", "outline_width", "line_height", "font_hinting",
-                 "font_kerning")
-        options = {name: getattr(self, name) for name in names}
-        return CoreLabel(text=text, font_size=font_size, **options).render()
-
-    def fits(self, texts: Sequence[str], font_size: float) -> bool:
-        return all(w <= self.width and h <= self.height
-                   for w, h in (self.extent(text, font_size) for text in texts))
-
-    def fitted(self, texts: Sequence[str], font_size: float) -> float:
-        """The largest size up to ``font_size`` at which every one of ``texts`` fits the box."""
-        texts = [text for text in texts if text]
-        if not texts or self.fits(texts, font_size):
-            return font_size
-        extents = [self.extent(text, font_size) for text in texts]
-        scale = min(min(self.width / max(1, w), self.height / max(1, h)) for w, h in extents)
-        size = max(6.0, float(math.floor(font_size * scale)))  # glyphs are drawn at whole pixel sizes
-        while size > 6 and not self.fits(texts, size):  # hinting and kerning do not scale exactly
-            size -= 1
-        return size
+    def fitted_all(self, texts: Sequence[str], font_size: float) -> tuple[float, bool]:
+        """The largest size up to ``font_size`` (down to the minimum) at which every one of ``texts``
+        fits the box on one line; whether they fit at all."""
+        sizes = [fit_text(text, self.width, self.height, font_size, self.minimum, self.options(), 1)
+                 for text in texts if text]
+        return (min(size for size, _ok in sizes), all(ok for _size, ok in sizes)) if sizes else (font_size, True)
 
     def fit(self, *_args: Any) -> None:
         box = (self.width, self.height)
-        if box[0] <= 1 or box[1] <= 1:
+        if box[0] <= 1 or box[1] <= 1 or self._fitting:
             return
-        if box != self.fitted_for:  # a new box: from the nominal size, for every text it is going to show
-            self.fitted_for = box
-            self.text_size = (box[0], None)  # one line (it fits), aligned by halign
-            self.font_size = self.fitted([self.text, *self.samples], self.nominal)
-        elif self.text:  # the same box, a new text: shrink only if it does not fit
-            self.font_size = self.fitted([self.text], self.font_size)
+        self._fitting = True
+        try:
+            if box != self.fitted_for:  # a new box: from the nominal size, for every text it is going to show
+                self.fitted_for = box
+                self.font_size, self.fits = self.fitted_all([self.text, *self.samples], self.nominal)
+            elif self.text:  # the same box, a new text: shrink only if it does not fit
+                self.font_size, self.fits = self.fitted_all([self.text], self.font_size)
+            # one line: aligned by halign in its box when it fits, else wider than its box (never wrapped)
+            self.text_size = (box[0], None) if self.fits else (None, None)
+        finally:
+            self._fitting = False
 
 
 def fit_label(text: str, font_size: float, color: RGBA, bold: bool = False, halign: str = "center",
-              samples: Sequence[str] = (), **kwargs: Any) -> FitLabel:
+              samples: Sequence[str] = (), minimum: float | None = None, **kwargs: Any) -> FitLabel:
     """A :class:`FitLabel`: ``text`` on one line in its box, at ``font_size`` px (its nominal size)
-    unless that does not fit, sized for ``samples`` too (the texts it will show after this one)."""
-    return FitLabel(samples, text=text, font_size=font_size, color=color, bold=bold, halign=halign,
-                    valign="middle", markup=False, shorten=False, **kwargs)
+    unless that does not fit, down to ``minimum``, sized for ``samples`` too (the texts it will show
+    after this one)."""
+    return FitLabel(samples, minimum=minimum, text=text, font_size=font_size, color=color, bold=bold,
+                    halign=halign, valign="middle", **kwargs)
+
+
+def text_box(context: RenderContext, text: str, step: str, color: RGBA, bold: bool = False,
+             halign: str = "center", max_lines: int | None = None, **kwargs: Any) -> TextBox:
+    """The text rule for a label of the type scale's ``step``: a :class:`TextBox` at the step's
+    size that shrinks down to the step's minimum on this screen (:func:`minimum_px`)."""
+    if max_lines == 1:
+        return fit_label(text, context.type_px(step), color, bold=bold, halign=halign,
+                         minimum=minimum_px(context, step), **kwargs)
+    return TextBox(minimum=minimum_px(context, step), max_lines=max_lines, text=text, font_size=context.type_px(step),
+                   color=color, bold=bold, halign=halign, valign="middle", **kwargs)
 
 
 class Slide(RelativeLayout):
@@ -284,9 +445,17 @@ class Slide(RelativeLayout):
 
 
 def themed_slide(context: RenderContext, background: Sequence[RGBA] | None = None) -> Slide:
+    """A slide root on its background (the theme's gradient, or ``background``). The backdrop it
+    adds is ``slide.background`` (its colours ``slide.background.colors``): the slides layer lifts it
+    out and hands it to the compositor, which paints it beneath the decoration layer, so effects fall
+    behind the slide's content (docs/display.md, "Composition: the rule"). The theme's gradient is
+    the part of the compositor's own behind the slide (:class:`Backdrop` ``screen``): no seam where
+    they meet."""
     slide = Slide()
-    slide.add_widget(Backdrop(list(background or context.theme.background), size_hint=(1, 1),
-                              pos_hint={"x": 0, "y": 0}))
+    backdrop = Backdrop(list(background or context.theme.background), screen=background is None,
+                        size_hint=(1, 1), pos_hint={"x": 0, "y": 0})
+    slide.add_widget(backdrop)
+    slide.background = backdrop
     return slide
 
 
@@ -321,11 +490,15 @@ def add_title(context: RenderContext, slide: Widget, title: str, accent: RGBA | 
               size: float | None = None) -> Label:
     """The title of the builtin slides: a bold label (``role = "title"``, the type scale's ``title``
     unless ``size`` px) in ``box`` with an accent bar at its left. Returns the label."""
-    x, y, _width, height = box
-    slide.add_widget(Backdrop([accent or context.theme.accents[0]], size_hint=(0.012, height),
-                              pos_hint={"x": max(0.0, x - 0.03), "top": 1 - y}))
+    x, y, width, height = box
+    if halign == "center":  # a centred title: its accent a short bar centred under it
+        slide.add_widget(Backdrop([accent or context.theme.accents[0]], size_hint=(0.12, 0.008),
+                                  pos_hint={"center_x": x + width / 2, "top": 1 - y - height - 0.006}))
+    else:  # beside its first letter
+        slide.add_widget(Backdrop([accent or context.theme.accents[0]], size_hint=(0.012, height),
+                                  pos_hint={"x": max(0.0, x - 0.03), "top": 1 - y}))
     widget = label(title, context.font(size) if size else context.type_px("title"), color or context.theme.text,
-                   bold=True, halign=halign, **box_hints(box))
+                   bold=True, halign=halign, minimum=minimum_px(context, "title"), **box_hints(box))
     widget.role = ROLE_TITLE
     slide.add_widget(widget)
     return widget
@@ -351,7 +524,9 @@ def icon(name: str, font_size: float, color: RGBA, **kwargs: Any) -> Label:
 
 class Entry(Widget):
     """One item of a :class:`Column`: ``lines`` (labels, stacked as tall as their text), an optional
-    ``marker`` (an icon) at their left and an optional ``highlight`` colour filled behind it."""
+    ``marker`` (an icon) at their left and an optional ``highlight`` colour filled behind it. Its
+    lines follow the text rule at the column's ``scale`` of their nominal sizes: wrapped at words,
+    each as large as its longest word allows, never below its minimum (:class:`TextBox`)."""
 
     def __init__(self, lines: Sequence[Label], marker: Label | None = None, highlight: RGBA | None = None,
                  **kwargs: Any):
@@ -359,6 +534,13 @@ class Entry(Widget):
         self.lines, self.marker = list(lines), marker
         self.main = self.lines[0] if self.lines else None  # the line the marker stands beside
         self.fill = self.frame = self.frame_color = None
+        self.scale = 1.0
+        for line in self.lines:
+            line.managed = True  # sized by its column (:meth:`measure`), not by its own box
+            line.nominal = float(getattr(line, "nominal", line.font_size))
+            line.minimum = float(getattr(line, "minimum", min(line.nominal, default_minimum())))
+        if marker is not None:
+            marker.nominal = float(marker.font_size)
         if highlight is not None:
             with self.canvas.before:
                 Color(*highlight)
@@ -366,17 +548,53 @@ class Entry(Widget):
         for widget in ([marker] if marker is not None else []) + self.lines:
             self.add_widget(widget)
 
+    def least_scale(self) -> float:
+        """The scale at which every line is at its minimum."""
+        return max((line.minimum / line.nominal for line in self.lines if line.nominal), default=1.0)
+
+    def _sizes(self, width: float, scale: float, texts: Sequence[str] | None = None
+               ) -> tuple[float, float, list[tuple[float, bool]]]:
+        """Its indent, padding and each line's ``(font size, fits)`` at ``scale``, ``width`` wide
+        (with ``texts`` instead of its lines' texts when given)."""
+        texts = texts or [line.text for line in self.lines]
+        indent = self.marker.nominal * scale * 1.35 if self.marker is not None else 0.0
+        pad = max((line.nominal * scale for line in self.lines), default=0.0) * (0.3 if self.fill is not None else 0.0)
+        room = max(1.0, width - indent - 2 * pad)
+        sizes = [fit_text(text, room, None, max(line.minimum, line.nominal * scale), line.minimum,
+                          {name: getattr(line, name) for name in FONT_OPTIONS}) for line, text in zip(self.lines, texts)]
+        return indent, pad, sizes
+
+    def height_at(self, width: float, scale: float, texts: Sequence[str] | None = None) -> float:
+        """How tall it is ``width`` wide at ``scale`` (laid out, not drawn), with ``texts`` instead of
+        its lines' texts when given."""
+        texts = texts or [line.text for line in self.lines]
+        _indent, pad, sizes = self._sizes(width, scale, texts)
+        room = max(1.0, width - _indent - 2 * pad)
+        height = 0.0
+        for i, (line, text, (size, _ok)) in enumerate(zip(self.lines, texts, sizes)):
+            options = {name: getattr(line, name) for name in FONT_OPTIONS}
+            height += text_extent(options, text, size, room)[1] + (size * 0.12 if i else 0.0)
+        return height + 2 * pad
+
+    def fits(self) -> bool:
+        """Whether every line's longest word fits at its size (false: at its minimum it does not)."""
+        return all(getattr(line, "fits", True) for line in self.lines)
+
     def pad(self) -> float:
         return max((line.font_size for line in self.lines), default=0.0) * (0.3 if self.fill is not None else 0.0)
 
-    def measure(self, width: float) -> float:
-        """Lays its lines out ``width`` wide; returns its height."""
-        indent = self.marker.font_size * 1.35 if self.marker is not None else 0.0
-        pad = self.pad()
+    def measure(self, width: float, scale: float | None = None) -> float:
+        """Lays its lines out ``width`` wide at ``scale`` (the last one when None); returns its height."""
+        self.scale = self.scale if scale is None else scale
+        indent, pad, sizes = self._sizes(width, self.scale)
+        if self.marker is not None:
+            self.marker.font_size = self.marker.nominal * self.scale
         height = 0.0
-        for i, line in enumerate(self.lines):
+        for i, (line, (size, ok)) in enumerate(zip(self.lines, sizes)):
             line.size_hint = (None, None)
+            line.font_size, line.fits = size, ok
             line.width = max(1.0, width - indent - 2 * pad)
+            line.text_size = (line.width, None)
             line.texture_update()
             line.height = line.texture_size[1]
             height += line.height + (line.font_size * 0.12 if i else 0.0)
@@ -413,15 +631,39 @@ class Entry(Widget):
         self.place(self.x, self.y + self.height, self.width, self.height)
 
 
-class Column(Widget):
-    """:class:`Entry` items laid out top down over the whole box: the space left is shared between
-    them (at most two gaps more a gap), the block centred in what remains; an item that does not fit
-    below the others is cut to the lines that fit (its last paragraph, at least two lines) or left out
-    (``shown`` counts those drawn), never the text shrunk."""
+def shortened(text: str, fits: Callable[[str], bool]) -> str:
+    """``text`` ended early, at the end of a sentence (else of a word) followed by an ellipsis, so that
+    ``fits`` holds: its start is always shown, never a cut inside a word. ``text`` when it fits."""
+    if fits(text):
+        return text
+    import re
 
-    def __init__(self, entries: Sequence[Entry], gap: float, **kwargs: Any):
+    sentences = [m.end() for m in re.finditer(r"[.!?](?=\s)", text)]
+    for end in reversed(sentences):
+        if fits(text[:end] + " \u2026"):
+            return text[:end] + " \u2026"
+    words = text.split(" ")
+    for count in range(len(words) - 1, 0, -1):
+        candidate = " ".join(words[:count]).rstrip(",;:") + "\u2026"
+        if fits(candidate):
+            return candidate
+    return words[0] + "\u2026"
+
+
+class Column(Widget):
+    """:class:`Entry` items laid out top down over the whole box, following the text rule: the
+    items at their nominal sizes when the first fits, else all shrunk together (down to their
+    minimums, :data:`hookspecs.render.TYPE_MIN`) until the first one fits; the items that do not fit
+    below it at that size are left out (``shown`` counts those drawn: fewer headlines, fewer days).
+    A first item that does not fit even at the minimum ends early at a sentence (else a word) with
+    an ellipsis, its start always shown. The space left is shared between the items (at most two
+    gaps more a gap), the block centred in what remains."""
+
+    def __init__(self, entries: Sequence[Entry], gap: float, keep: int = 1, **kwargs: Any):
         super().__init__(**kwargs)
         self.entries, self.gap, self.shown = list(entries), gap, 0
+        self.keep = max(1, min(keep, len(self.entries)))  # the items shrunk until they fit together
+        self.scale = 1.0
         for item in self.entries:
             self.add_widget(item)
             for line in item.lines:
@@ -432,40 +674,65 @@ class Column(Widget):
     def _later(self, *_args: Any) -> None:
         from kivy.clock import Clock
 
-        Clock.schedule_once(self.arrange, 0)
+        if not self._busy:  # not a text the column ended early itself
+            Clock.schedule_once(self.arrange, 0)
+
+    def kept_height(self, scale: float, texts: Sequence[str] | None = None) -> float:
+        """How tall the first ``keep`` items are together at ``scale`` (the last one's last line
+        ``texts`` instead of its own when given)."""
+        items = self.entries[:self.keep]
+        heights = [item.height_at(self.width, scale) for item in items[:-1]]
+        heights.append(items[-1].height_at(self.width, scale, texts))
+        return sum(heights) + self.gap * scale * (len(items) - 1)
+
+    def first_scale(self) -> float:
+        """The largest scale (1 at most) at which the first ``keep`` items fit the column, else the least."""
+        least = max(item.least_scale() for item in self.entries[:self.keep])
+        if self.kept_height(1.0) <= self.height:
+            return 1.0
+        if self.kept_height(least) > self.height:
+            return least
+        low, high = least, 1.0
+        for _ in range(7):  # to within 1 % of the nominal size
+            middle = (low + high) / 2
+            low, high = (middle, high) if self.kept_height(middle) <= self.height else (low, middle)
+        return low
 
     def arrange(self, *_args: Any) -> None:
-        if self._busy or self.width <= 1 or self.height <= 1:
+        if self._busy or self.width <= 1 or self.height <= 1 or not self.entries:
             return
         self._busy = True
         try:
-            heights = [item.measure(self.width) for item in self.entries]
+            first = self.entries[self.keep - 1]  # the item that ends early when even the minimum does not fit
+            last = first.lines[-1]
+            if getattr(last, "ended", None) not in (None, last.text):  # a new text since it was ended early
+                last.whole = None
+            if getattr(last, "whole", None):  # ended early for another box: whole again, measured anew
+                last.text = last.whole
+            scale = self.first_scale()
+            if self.kept_height(scale) > self.height:  # even at its minimum: end it early
+                texts = [line.text for line in first.lines]
+                last.whole = last.text
+                last.text = last.ended = shortened(last.text, lambda text: self.kept_height(
+                    scale, texts[:-1] + [text]) <= self.height)
+            self.scale = scale
+            heights = [item.measure(self.width, scale) for item in self.entries]
             kept, used = 0, 0.0
             for height in heights:
-                step = height + (self.gap if kept else 0.0)
+                step = height + (self.gap * scale if kept else 0.0)
                 if used + step > self.height and kept:
                     break
                 used, kept = used + step, kept + 1
-            if kept < len(self.entries):  # the first left out: its last paragraph cut to the lines that fit
-                room = self.height - used - (self.gap if kept else 0.0)
-                item = self.entries[kept]
-                last = item.lines[-1]
-                lines = int((room - (heights[kept] - last.height)) // (last.font_size * 1.25))
-                if lines >= 2:
-                    last.max_lines = lines
-                    heights[kept] = item.measure(self.width)
-                    if heights[kept] <= room:
-                        used, kept = used + heights[kept] + (self.gap if kept else 0.0), kept + 1
+            gap = self.gap * scale
             free = self.height - used
-            spread = min(free / (kept + 1), self.gap * 2) if kept else 0.0
+            spread = min(free / (kept + 1), gap * 2) if kept else 0.0
             top = self.y + self.height  # not self.top: read in a pos event, Kivy's alias can be stale
             top -= (free - spread * (kept - 1)) / 2 if kept else 0.0
             for i, (item, height) in enumerate(zip(self.entries, heights)):
                 item.opacity = 1.0 if i < kept else 0.0
                 item.place(self.x, top, self.width, height)
-                top -= height + self.gap + spread
+                top -= height + gap + spread
             self.shown = kept
-
         finally:
             self._busy = False
 
@@ -479,11 +746,12 @@ def entry(context: RenderContext, text: str, color: RGBA | None = None, step: st
     place), the icon ``marker`` at its left, ``highlight`` filled behind it; ``role`` ``""`` for an
     item that is not the slide's primary text (a note under it)."""
     fg = color or context.theme.text
-    main = label(text, context.type_px(step), fg, bold=bold, halign=halign)
+    main = label(text, context.type_px(step), fg, bold=bold, halign=halign, minimum=minimum_px(context, step))
     main.role = role
     lines = [main]
     if meta:
-        note = label(meta, context.type_px("secondary"), meta_color or context.theme.accents[0], halign=halign)
+        note = label(meta, context.type_px("secondary"), meta_color or context.theme.accents[0], halign=halign,
+                     minimum=minimum_px(context, "secondary"))
         lines.insert(0 if meta_above else 1, note)
     mark = icon(marker, context.type_px(step), marker_color or fg) if marker else None
     made = Entry(lines, mark, highlight)
@@ -492,10 +760,10 @@ def entry(context: RenderContext, text: str, color: RGBA | None = None, step: st
 
 
 def body_column(context: RenderContext, slide: Widget, entries: Sequence[Entry],
-                box: Sequence[float] = (0.08, 0.27, 0.84, 0.67)) -> Column:
+                box: Sequence[float] = (0.08, 0.27, 0.84, 0.67), keep: int = 1) -> Column:
     """``entries`` in a :class:`Column` over ``box`` (fractions from the top left: by default all the
-    slide below the title band) of ``slide``."""
-    column = Column(entries, gap=context.type_px("body") * 0.45, **box_hints(box))
+    slide below the title band) of ``slide``; the first ``keep`` shrink until they fit together."""
+    column = Column(entries, gap=context.type_px("body") * 0.45, keep=keep, **box_hints(box))
     slide.add_widget(column)
     return column
 
@@ -524,7 +792,7 @@ def text_slide(context: RenderContext, title: str, lines: Sequence[str], subtitl
     for line in lines:
         if line:
             item = entry(context, line, fg, halign=halign)
-            item.main.font_size = context.font(size)
+            item.main.font_size = item.main.nominal = context.font(size)
             entries.append(item)
     body_column(context, slide, entries, (0.08, top, 0.84, 0.94 - top))
     return slide
@@ -715,12 +983,15 @@ class Messages:
 
 def message_label(context: RenderContext, color: RGBA, size: float = 110) -> Label:
     """A large outlined caption in the celebration band (:data:`hookspecs.render.BAND` high at the
-    bottom of a full-screen overlay), one line at most as tall as the band allows."""
+    bottom of a full-screen overlay) by the text rule: whole, on one line or two (wrapped at words),
+    as large as the band holds down to the body's minimum; never shortened (a long name in a
+    birthday message was cut in its middle, ``Happy birthday,... of us at Aurora``)."""
     font = min(context.font(size), context.size[1] * BAND * 0.62)
-    caption = label("", font, color, bold=True, halign="center", size_hint=(0.96, BAND),
-                    pos_hint={"center_x": 0.5, "y": 0}, outline_width=max(1, int(context.font(4))),
-                    outline_color=(0, 0, 0, 1))
-    caption.shorten, caption.role = True, ROLE_CELEBRATION
+    caption = TextBox(minimum=min(font, minimum_px(context, "body")), max_lines=2, text="", font_size=font,
+                      color=color, bold=True, halign="center", valign="middle", size_hint=(0.96, BAND),
+                      pos_hint={"center_x": 0.5, "y": 0}, outline_width=max(1, int(context.font(4))),
+                      outline_color=(0, 0, 0, 1))
+    caption.role = ROLE_CELEBRATION
     return caption
 
 

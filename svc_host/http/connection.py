@@ -177,6 +177,9 @@ def _tls_protocol_class(loop: asyncio.AbstractEventLoop) -> Any:
     return _CountedAsyncioTls
 
 
+TLS_HANDSHAKE_RECORD = b"\x16"  # the content type of a TLS handshake record (RFC 8446 5.1)
+
+
 class TlsGate(asyncio.Protocol):
     """What uvicorn's server makes per accepted TLS connection: counts it for its address, then
     hands the socket to the loop's TLS protocol (:meth:`transport.set_protocol`), whose
@@ -187,7 +190,9 @@ class TlsGate(asyncio.Protocol):
     nothing of the application sees a connection before its handshake has completed, so
     a client could hold any number of silent TLS sockets for asyncio's default 60 s. Handing the
     socket over (instead of relaying every read through this class) keeps uvloop's fast path
-    for its own TLS protocol: reads go from libuv to OpenSSL without a Python call."""
+    for its own TLS protocol: reads go from libuv to OpenSSL without a Python call. The socket
+    is handed over on its first read, which is passed on; a first byte that cannot start a TLS
+    handshake is plain HTTP to this port, answered with a plain 400 saying to use https."""
 
     def __init__(self, app_protocol: Any, context: ssl.SSLContext, limits: ConnectionLimits,
                  handshake_timeout: float, loop: asyncio.AbstractEventLoop):
@@ -202,17 +207,46 @@ class TlsGate(asyncio.Protocol):
         if self.limits.admit(address) is not None:
             transport.abort()  # no TLS yet: nothing can be said to this client
             return
-        slot = _Slot(self.limits, address)
-        self.app_protocol.slot = slot  # counted here: the HTTP protocol does not count again
+        self.transport = transport
+        self.slot = _Slot(self.limits, address)
+        # The first byte tells a TLS record (a ClientHello) from plain HTTP sent to this port;
+        # until it arrives the head deadline runs, as the handshake's would.
+        self.timer = self.loop.call_later(self.handshake_timeout, self._silent)
+
+    def data_received(self, data: bytes) -> None:
+        self.timer.cancel()
+        if data[:1] != TLS_HANDSHAKE_RECORD:
+            self._plain_http(data)
+            return
+        self.app_protocol.slot = self.slot  # counted here: the HTTP protocol does not count again
         self.app_protocol.gated = True
         tls = _tls_protocol_class(self.loop)(self.loop, self.app_protocol, self.context, None, server_side=True,
                                              ssl_handshake_timeout=self.handshake_timeout)
-        tls.slot = slot
-        transport.set_protocol(tls)  # reading starts after this returns, into the TLS protocol
-        tls.connection_made(transport)
+        tls.slot = self.slot
+        self.transport.set_protocol(tls)  # later reads go straight to the TLS protocol
+        tls.connection_made(self.transport)
+        buffer = tls.get_buffer(len(data))  # both loops' TLS protocols are buffered protocols
+        buffer[:len(data)] = data
+        tls.buffer_updated(len(data))
 
-    def data_received(self, data: bytes) -> None:  # pragma: no cover - the socket went to the TLS protocol
-        raise RuntimeError("TlsGate handed its socket to the TLS protocol")
+    def _plain_http(self, data: bytes) -> None:
+        """Plain HTTP to the HTTPS port: a short plain-HTTP 400 saying to use https, and a log
+        line (a TLS alert would reach the client as an empty reply, curl's error 52)."""
+        line = data.split(b"\r\n", 1)[0][:80].decode("ascii", "replace")
+        log.warning("plain HTTP from %s to the HTTPS port (%r): answered 400, use https://",
+                    self.slot.address, line)
+        body = b"This port serves HTTPS only: use https:// instead of http://.\n"
+        self.transport.write(b"HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=utf-8\r\n"
+                             b"content-length: %d\r\nconnection: close\r\n\r\n" % len(body) + body)
+        self.transport.close()
+
+    def _silent(self) -> None:
+        self.transport.abort()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        # closed before the socket went to the TLS protocol (after, the TLS protocol has it)
+        self.timer.cancel()
+        self.slot.release()
 
 
 class CorkedTransport:
@@ -359,8 +393,16 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def handle_websocket_upgrade(self) -> None:
         """The WebSocket protocol takes the transport over and this one never hears of its
-        close: a plain connection's count goes with it (HTTPS: the TLS protocol keeps its own)."""
+        close: a plain connection's count goes with it (HTTPS: the TLS protocol keeps its own).
+
+        This protocol is done with the connection then, but its httptools parser holds it
+        through bound callbacks, a reference cycle that kept it, the transport, the TLS
+        protocol and OpenSSL's buffers of every upgraded connection until a full garbage
+        collection, which allocations on the Python heap alone set off: +140 MB for 10,000
+        refused upgrades (docs/reliability.md). The parser goes, the cycle with it."""
         super().handle_websocket_upgrade()
+        self.parser = None  # type: ignore[assignment]
+        self._cancel_head_timer()
         if self.slot is None or self.gated:
             return
         slot, self.slot = self.slot, None

@@ -32,7 +32,8 @@ class HealthSchema(Schema):
     uptime_seconds = fields.Integer(required=True)
     plugins_dir_configured = fields.Boolean(required=True)
     display_power = fields.String(metadata={"enum": ["on", "off"], "description": "with the power plugin"})
-    saas = fields.Dict(metadata={"description": "SVC_SAAS_MODE=1 only: {connected, last_event_at_ms}"})
+    saas = fields.Dict(metadata={
+        "description": "SVC_SAAS_MODE=1 only: {connected, last_event_at_ms, media_cached, media_failed}"})
 
 
 def _build_id() -> str:

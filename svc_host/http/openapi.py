@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
@@ -19,10 +19,23 @@ class ErrorSchema(Schema):
     details = fields.Dict(metadata={"description": "per-field messages or extra facts"})
 
 
-def _resolver(schema: Any) -> str | None:
-    cls = schema if isinstance(schema, type) else type(schema)
-    name = cls.__name__
-    return name[:-6] if name.endswith("Schema") and len(name) > 6 else name
+def _name_resolver() -> Callable[[Any], str]:
+    """apispec's schema-name resolver for one document: a schema class's name without its
+    ``Schema`` suffix, qualified by its module when another class (another plugin's
+    ``TickerItem``, a second ``EmptySchema``) already has that name, so every component name is
+    one class and apispec never warns "Multiple schemas resolved to the name ..."."""
+    owners: dict[str, type] = {}
+
+    def resolve(schema: Any) -> str:
+        cls = schema if isinstance(schema, type) else type(schema)
+        name = cls.__name__
+        name = name[:-6] if name.endswith("Schema") and len(name) > 6 else name
+        if owners.setdefault(name, cls) is not cls:
+            name = f"{cls.__module__.replace('.', '_')}_{name}"
+            owners.setdefault(name, cls)
+        return name
+
+    return resolve
 
 
 BEARER_SCHEME = ("bearerAuth", {"type": "http", "scheme": "bearer"})
@@ -37,7 +50,7 @@ def build_openapi(routes: list[tuple[str, Route]], host: Any, title: str = "svc-
         title=title,
         version=__version__,
         openapi_version="3.1.0",
-        plugins=[MarshmallowPlugin(schema_name_resolver=_resolver)],
+        plugins=[MarshmallowPlugin(schema_name_resolver=_name_resolver())],
         info={"description": description},
     )
     scheme_name, scheme = security_scheme

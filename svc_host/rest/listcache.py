@@ -220,18 +220,29 @@ def ensure_table_version(reader: Reader, table: str) -> None:
             f"ON CONFLICT (table_name) DO UPDATE SET version = {_PG_RANDOM}",
         ]
     else:
-        literal = f"'{table}'"  # a table name of the app's own entities: no quote in it
-        bump = f"BEGIN UPDATE {VERSIONS_TABLE} SET version = random() WHERE {_bumped(literal)}; END"
         statements = [
             *create,
             # the triggers before groups (they bumped the table's own row only)
             *(f'DROP TRIGGER IF EXISTS "{table}_version_{event[0].lower()}"' for event in _EVENTS),
-            *(f'CREATE TRIGGER IF NOT EXISTS "{table}_versions_{event[0].lower()}" AFTER {event} ON "{table}" '
-              f"{bump}" for event in _EVENTS),
+            *sqlite_version_triggers(table),
             f"INSERT INTO {VERSIONS_TABLE} (table_name, version) VALUES (?, random()) "
             f"ON CONFLICT (table_name) DO UPDATE SET version = random()",
         ]
     reader.transaction([(sql, (table,) if "?" in sql else ()) for sql in statements])
+
+
+def sqlite_version_tables() -> list[str]:
+    """The statements creating the version and group tables on SQLite (the restore's schema
+    check takes them for the app's own, ``svc_host/backup_archive.py``)."""
+    return [sql.format(int="INTEGER") for sql in _CREATE_TABLES]
+
+
+def sqlite_version_triggers(table: str) -> list[str]:
+    """The statements creating the triggers that keep ``table``'s versions on SQLite."""
+    literal = f"'{table}'"  # a table name of the app's own entities: no quote in it
+    bump = f"BEGIN UPDATE {VERSIONS_TABLE} SET version = random() WHERE {_bumped(literal)}; END"
+    return [f'CREATE TRIGGER IF NOT EXISTS "{table}_versions_{event[0].lower()}" AFTER {event} ON "{table}" '
+            f"{bump}" for event in _EVENTS]
 
 
 def ensure_group_version(reader: Reader, row: str, names: Sequence[str]) -> None:

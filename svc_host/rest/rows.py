@@ -18,6 +18,7 @@ from marshmallow import Schema, fields, validate, validates_schema
 from hookspecs import Operation, Route
 from hookspecs.services import category_exists
 from svc_host.http.errors import ApiError, conflict, not_found
+from svc_host.rest.configurable import EmptySchema
 from svc_host.rest.schemas import CLIENT_ID, require_some
 from svc_host.rest.text import Text
 
@@ -55,10 +56,6 @@ class ListQuery(Schema):
 
     limit = fields.Integer(validate=validate.Range(min=1, max=100))
     offset = fields.Integer(validate=validate.Range(min=0, max=10_000_000))
-
-
-class EmptySchema(Schema):
-    pass
 
 
 @dataclass(frozen=True)

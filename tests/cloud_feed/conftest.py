@@ -18,8 +18,9 @@ KEY = "feed-key-123"
 class FeedServer:
     """The reference server as a process that can be stopped and started again on its port."""
 
-    def __init__(self, script: Path):
+    def __init__(self, script: Path, media_dir: Path | None = None):
         self.script = script
+        self.media_dir = media_dir
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen | None = None
@@ -27,6 +28,8 @@ class FeedServer:
     def start(self) -> "FeedServer":
         command = [sys.executable, str(SERVER), "--script", str(self.script), "--port", str(self.port),
                    "--display-id", "lobby", "--api-key", KEY, "--heartbeat", "1"]
+        if self.media_dir is not None:
+            command += ["--media-dir", str(self.media_dir)]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         banner = self.process.stdout.readline().decode()  # listening (or why not)
         assert banner.startswith("feed server on"), banner

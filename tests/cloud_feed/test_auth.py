@@ -23,7 +23,8 @@ def test_a_rejected_key_is_logged_without_the_key_and_health_says_disconnected(f
     lines = telemetry.lines()
     assert any("HTTP 401" in line["message"] and line["integration_type"] == "saas_feed" for line in lines)
     assert wrong not in json.dumps(lines)
-    assert host.services["cloud_feed"].health() == {"connected": False, "last_event_at_ms": None}
+    assert host.services["cloud_feed"].health() == {"connected": False, "last_event_at_ms": None,
+                                                    "media_cached": 0, "media_failed": 0}
     # retried with backoff (50 ms floor here), never with an id it did not get
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and len(requests.get(base + "/requests", timeout=5).json()) < 2:

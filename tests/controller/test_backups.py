@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import os
 import threading
 import time
 import uuid
@@ -15,10 +16,22 @@ import pytest
 import requests
 
 from svc_display.testing import ServerProcess, free_port
+from svc_display.testing.memory import MIB, peak_rss, reset_peak, rss
 from tests.conftest import throwaway_pg_database
-from tests.controller.archives import make_archive
+from tests.controller.archives import make_archive, svc_database
 from tests.controller.conftest import ControllerProcess, display_env, running, start_display
 from tests.controller.upstream import Upstream
+from tests.maintenance.archives import (
+    HUGE_MANIFEST,
+    backup,
+    build_tgz,
+    build_zip,
+    future_database,
+    hostile_cases,
+    manifest_for,
+    members_of,
+    with_files,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.storage]
 
@@ -213,7 +226,7 @@ def test_uploads_verify_retention_keeps_the_newest_and_downloads_stream_the_file
     made = put(ctl, displayId=f"up-{uuid.uuid4().hex[:6]}", baseUrl="https://127.0.0.5:9", retentionCount=2,
                enabled=False).json()
     tid = made["id"]
-    archives = [make_archive({"db/svc_display.sqlite3": f"db {i}".encode() * 500}, kind=kind)
+    archives = [make_archive({"db/svc_display.sqlite3": svc_database(f"db {i}")}, kind=kind, schema_version=3)
                 for i, kind in enumerate(("tgz", "zip", "tgz"))]
     stored = []
     for archive in archives:
@@ -223,7 +236,7 @@ def test_uploads_verify_retention_keeps_the_newest_and_downloads_stream_the_file
         stored.append(r.json())
         time.sleep(0.01)
     assert stored[0]["bytes"] == len(archives[0]) and stored[0]["sha256"] == hashlib.sha256(archives[0]).hexdigest()
-    assert stored[0]["source"] == "upload" and stored[0]["schemaVersion"] == 52 and stored[0]["targetId"] == tid
+    assert stored[0]["source"] == "upload" and stored[0]["schemaVersion"] == 3 and stored[0]["targetId"] == tid
     kept = snapshots(ctl, tid)
     assert [s["id"] for s in kept] == [stored[1]["id"], stored[2]["id"]]  # the oldest is gone
     folder = ctl.data_dir / "backups" / tid
@@ -262,6 +275,43 @@ def test_uploads_verify_retention_keeps_the_newest_and_downloads_stream_the_file
         assert ctl.get(path).json()["code"] == "not_found"
     assert ctl.request("DELETE", f"/bff/v1/backup-targets/{tid}").status_code == 404
     assert ctl.request("POST", f"/bff/v1/backup-targets/{tid}/upload", data=archives[0]).status_code == 404
+
+
+def test_uploads_run_the_displays_restore_checks_in_bounded_memory(setup, tmp_path):
+    """Every hostile archive the display's restore refuses, the controller's upload refuses too, with
+    the same ``details.reason`` (one checker, svc_host/backup_archive.py), and keeps nothing; a
+    manifest of 62 MiB or nesting 200,000 deep costs the controller under 64 MiB of peak RSS
+    and leaves under 16 MiB behind."""
+    ctl, display, key = setup["ctl"], setup["display"], setup["key"]
+    tid = put(ctl, displayId=f"hostile-{uuid.uuid4().hex[:6]}", baseUrl="https://127.0.0.5:9",
+              enabled=False).json()["id"]
+    good = members_of(backup(display, key, "zip"))
+    good.pop("manifest.json")
+    cases = hostile_cases(good, tmp_path)
+    schema = display.get("/v1/health").json()["schema_version"]
+    future = with_files(good, **{"db/svc_display.sqlite3": future_database(good["db/svc_display.sqlite3"], tmp_path)})
+    cases["newer_migration"] = (build_zip(future, manifest=manifest_for(future, schema_version=schema)),
+                                "backup_too_new")
+    cases["newer_schema_version"] = (build_tgz(good, manifest=manifest_for(good, schema_version=schema + 1)),
+                                     "backup_too_new")
+    padded = with_files(good, **{"media/pad.bin": os.urandom(1536 * 1024)})
+    cases["huge_manifest"] = (build_zip(padded, manifest=HUGE_MANIFEST), "manifest_invalid")
+    folder = ctl.data_dir / "backups" / tid
+    # the first check loads the installed build's migrations once (about 11 MiB): not the archives' cost
+    warm = ctl.request("POST", f"/bff/v1/backup-targets/{tid}/upload", data=b"not an archive")
+    assert warm.json()["details"]["reason"] == "not_an_archive", warm.text
+    start = reset_peak(ctl.process.pid)
+    for name, (body, reason) in cases.items():
+        r = ctl.request("POST", f"/bff/v1/backup-targets/{tid}/upload", data=body,
+                        headers={"Content-Type": "application/octet-stream"})
+        assert r.status_code == 400 and r.json()["code"] == "invalid_backup_archive", (name, r.text)
+        assert r.json()["details"]["reason"] == reason, (name, r.text)
+        assert snapshots(ctl, tid) == [] and list(folder.iterdir()) == [], name
+    grown, kept = peak_rss(ctl.process.pid) - start, rss(ctl.process.pid) - start
+    assert grown < 64 * MIB and kept < 16 * MIB, (grown / MIB, kept / MIB)
+    # the display's own backup is kept
+    r = ctl.request("POST", f"/bff/v1/backup-targets/{tid}/upload", data=build_tgz(good))
+    assert r.status_code == 201 and r.json()["schemaVersion"] == 1, r.text
 
 
 def test_pull_now_stores_a_verified_snapshot_and_a_restore_brings_the_data_back(setup):

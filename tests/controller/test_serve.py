@@ -73,8 +73,9 @@ def test_serves_https_with_its_own_certificate_health_and_migrations(controller)
     key = controller.data_dir / "tls" / "controller-key.pem"
     assert key.stat().st_mode & 0o777 == 0o600
     assert controller.data_dir.stat().st_mode & 0o777 == 0o700
-    with pytest.raises(requests.ConnectionError):
-        requests.get(f"http://127.0.0.1:{controller.port}/bff/v1/health", timeout=5)
+    # plain HTTP to the HTTPS port: told to use https (svc_host/http/connection.py's TlsGate)
+    plain = requests.get(f"http://127.0.0.1:{controller.port}/bff/v1/health", timeout=5)
+    assert plain.status_code == 400 and "use https://" in plain.text
     with sqlite3.connect(controller.data_dir / "svc_controller.sqlite3") as db:
         applied = {row[0] for row in db.execute("SELECT migration_id FROM svc_applied_migration")}
     assert "0001_baseline" in applied and len(applied) == body["schema_version"]

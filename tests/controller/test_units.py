@@ -76,17 +76,19 @@ def test_archives_with_links_unsafe_paths_or_cut_short_are_refused(tmp_path):
         archive.writestr(link, "/etc/passwd")
     path = tmp_path / "link.zip"
     path.write_bytes(buffer.getvalue())
-    with pytest.raises(ArchiveError, match="not a regular file"):
+    with pytest.raises(ArchiveError) as refused:
         verify_archive(path)
+    assert refused.value.reason == "link_member"
     for name, data in {"truncated.tgz": make_archive(files={"a": b"1"})[:-20],
                        "absolute.tgz": make_archive({"/etc/x": b"1"})}.items():
         (tmp_path / name).write_bytes(data)
         with pytest.raises(ArchiveError):
             verify_archive(tmp_path / name)
     good = tmp_path / "good.zip"
-    good.write_bytes(make_archive(kind="zip", schema_version=7))
+    good.write_bytes(make_archive(kind="zip", schema_version=4))
     info = verify_archive(good)
-    assert (info.kind, info.schema_version, info.files) == ("zip", 7, 2)
+    assert (info.kind, info.schema_version, info.files) == ("zip", 4, 2)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".check-")] == []  # the scratch folder is gone
 
 
 def test_cloud_metadata_addresses_are_refused_unless_listed_by_address():

@@ -40,6 +40,7 @@ def gallery(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     env = {**os.environ, "SDL_VIDEODRIVER": "offscreen", "TMPDIR": str(tmp_path_factory.mktemp("gallery-tmp")),
            "PYTHONPATH": str(REPO), "SVC_DISPLAY_LOG_LEVEL": "WARNING"}
     env.pop("SVC_DISPLAY_DATABASE_URL", None)
+    env.pop("SVC_DISPLAY_PLUGINS_DIR", None)  # as documented: the checkout's plugins/ by default
     done = subprocess.run([sys.executable, "-m", "svc_host", "gallery", str(out)],
                           env=env, capture_output=True, text=True, timeout=900, cwd=str(out))
     assert done.returncode == 0, done.stderr[-4000:]
@@ -142,9 +143,25 @@ def test_every_qr_code_decodes_to_its_payload(gallery):
     assert len(checked) == len(QR_PAYLOADS) * len(BUILTIN_THEMES)
 
 
-def test_a_bad_size_is_refused_before_anything_is_drawn(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "svc_host", "gallery", str(tmp_path / "out"), "--size", "huge"],
+@pytest.mark.parametrize("arguments, message", [
+    (["--size", "huge"], "--size must be WIDTHxHEIGHT"),
+    (["--scenes", "--size", "1920x1080", "--size", "0x0"], "--size must be WIDTHxHEIGHT"),
+    (["--scenes", "--plugins-dir", "no-such-folder"], "is not a folder"),
+])
+def test_bad_arguments_are_refused_before_anything_is_drawn(tmp_path, arguments, message):
+    done = subprocess.run([sys.executable, "-m", "svc_host", "gallery", str(tmp_path / "out"), *arguments],
                           env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=120,
                           cwd=str(tmp_path))
-    assert done.returncode == 2 and "--size must be WIDTHxHEIGHT" in done.stderr
+    assert done.returncode == 2 and message in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_run_as_documented_the_gallery_installs_the_checkouts_folder_plugins(gallery):
+    """``svc-display gallery DIR`` from anywhere (no SVC_DISPLAY_PLUGINS_DIR) draws the sample
+    folder plugins' templates (``plugins/python-trivia``), not the "Template not available" panel."""
+    _out, manifest = gallery
+    templates = [p for p in pictures(manifest) if p["type_id"] == "plugin_template"]
+    assert templates
+    for picture in templates:
+        texts = " ".join(box["text"] for box in picture["texts"])
+        assert "Template not available" not in texts, (picture["kind"], picture["theme"], texts)

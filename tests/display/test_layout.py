@@ -4,11 +4,12 @@ sample content): with each corner overlay active, no overlay rectangle intersect
 title or primary text, and a celebration message stays in its band."""
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
 
-from hookspecs.render import BAND, CORNERS, MARGIN, ZONES, Layout, Rect
+from hookspecs.render import BAND, CORNERS, MARGIN, MIN_FREE_SHARE, PANEL_MAX_SHARE, TYPE_MIN, ZONES, Layout, Rect
 from tests.display.driven import run
 
 SIZE = (1920, 1080)
@@ -46,6 +47,46 @@ def test_free_is_the_largest_area_every_combination_of_cuts_leaves():
     # panel (which clears the top right one too) and a column beside the bottom right one leave most
     assert free == Rect(0, 0, rects[2].x - 20, rects[0].y - 18)
     assert free.area == pytest.approx(860 * 324)
+
+
+def test_a_band_wider_than_a_column_wins_when_their_areas_are_close():
+    """A corner panel that leaves a column of 54 % of the width or a full-width band of 49 % of the
+    height: the band (the slide's lines wrap less); the column was taken for its larger area."""
+    layout = Layout.of(1000, 1000)
+    rects, occupied, _messages = layout.arrange([("top_right", (0.42, 0.45), False)])
+    free = layout.with_occupied(occupied).free
+    assert free == Rect(0, 0, 1000, rects[0].y - 1000 * MARGIN[1])
+
+
+def test_no_free_column_narrower_than_half_the_width_while_a_roomy_band_is_left():
+    layout = Layout.of(1920, 1000)
+    # a column between the two panels (47 % of the width, the largest area) was taken
+    rects, occupied, _messages = layout.arrange([("top_left", (0.15, 0.3), False), ("bottom_right", (0.3, 0.5), False)])
+    free = layout.with_occupied(occupied).free
+    assert free.width >= 1920 * MIN_FREE_SHARE[0] and free.height >= 1000 * MIN_FREE_SHARE[1], free
+    assert all(not rect.intersects(free) for rect in rects)
+
+
+def test_a_portrait_screen_stacks_its_bands_and_keeps_its_panels_landscape_sized():
+    """1080x1920: the alert band on top, the slides under it at the full width, the celebration band
+    and the ticker at the bottom; a corner panel and the bands the size they have on a 1920x1080
+    screen (type too), at most PANEL_MAX_SHARE of the width."""
+    landscape = Layout.of(1920, 1080, {"ticker": 81, "alert": 202})
+    portrait = Layout.of(1080, 1920, {"ticker": 81, "alert": 202})
+    assert portrait.alert == Rect(0, 1920 - 202, 1080, 202) and portrait.ticker == Rect(0, 0, 1080, 81)
+    assert portrait.content == Rect(0, 81, 1080, 1920 - 81 - 202)
+    assert portrait.type_height == pytest.approx((1920 - 81) * 1080 / 1920)
+    wanted = [("top_right", (0.22, 0.2), False), ("bottom_right", (0.17, 0.37), False), ("fullscreen", (1, 1), True)]
+    rects, occupied, messages = portrait.arrange(wanted)
+    flat, _occupied, flat_messages = Layout.of(1920, 1080, {"ticker": 81}).arrange(wanted)
+    clock, qr = rects[0], rects[1]
+    assert clock.size == pytest.approx(flat[0].size, rel=0.2) and clock.width <= 1080 * PANEL_MAX_SHARE + 0.5
+    assert messages[2].height == pytest.approx(flat_messages[2].height, rel=0.2)
+    free = portrait.with_occupied(occupied).free
+    assert free.width == 1080 and free.top <= clock.y and free.y >= qr.top  # a band between the panels
+    assert free.height > 0.45 * portrait.content.height, free
+    assert messages[2].top <= free.y and messages[2].y >= portrait.ticker.top
+    assert not landscape.content.intersects(landscape.alert)
 
 
 def test_center_and_a_second_overlay_in_a_taken_corner_move_to_free_corners():
@@ -176,8 +217,10 @@ def test_no_overlay_covers_the_slide_title_or_primary_text(env, host, tmp_path):
                 if drawn["zone"] == "fullscreen":  # the message lies in the band at the bottom, by the panels
                     assert rect.top <= free.y + 1, (drawn, free)
                     assert not any(rect.intersects(panel) for panel in panels), (drawn, panels)
-    # the slide's type keeps its size whatever room the overlays leave it
-    assert len({(m["role"], m["font_px"]) for group in seen for m in group["marked"]}) == 2, seen
+    # the slide's text keeps its size whatever room the overlays leave it; a title that no longer fits
+    # its band on one line shrinks (the text rule), never below its minimum
+    assert len({m["font_px"] for group in seen for m in group["marked"] if m["role"] == "primary"}) == 1, seen
+    assert min(m["font_px"] for group in seen for m in group["marked"]) >= TYPE_MIN["title"], seen
     # the centre overlay moved to a free corner; the four corner panels shared the screen
     centre = next(g for g in seen if g["overlays"][0]["id"] == "o_qr_code_center")["overlays"][0]
     assert centre["zone"] == "center" and Rect(*centre["rect"]).x > SIZE[0] / 2
@@ -227,3 +270,114 @@ def test_an_overlay_type_in_an_unknown_zone_is_refused_naming_its_plugin(caplog)
         registries = build_registries(plugins)
     assert "corner_badge" not in registries.overlay_types
     assert any("'badge'" in r.getMessage() and "zone must be one of" in r.getMessage() for r in caplog.records)
+
+
+# -- the composition rule (docs/display.md, "Composition: the rule") ------------------------------
+
+COMPOSITION = "tests.display.composition:"
+QR_SLIDE = {"id": "menu", "screen_type": "qr_code", "dwell_seconds": 600, "frequency_weight": 1,
+            "config_json": {"payload": "https://example.org/menu", "caption": "Today's menu"}}
+CAFE_PANELS = [overlay("qr_code", {"payload": "https://example.org/feedback", "caption": "Tell us",
+                                   "position": "bottom_right"}),
+               overlay("digital_clock", {"position": "top_right", "show_date": True})]
+EFFECTS = [overlay("birthday_confetti", {"density": 5, "opacity": 1, "shapes": ["mix"]}),
+           overlay("shape_rain", {"density": 5, "opacity": 1, "shapes": ["star", "heart"]})]
+
+
+@pytest.mark.slow
+def test_decoration_falls_behind_the_slides_text_images_qr_codes_and_the_panels(env, tmp_path):
+    """Confetti and shape rain drawn under the slide's content: every text, image and QR code box of
+    the slide, and the QR overlay's panel, has the very same pixels with the effect as without it,
+    while the effect does change the window around them."""
+    result = run(env, {"scenario": COMPOSITION + "decoration", "size": SIZE, "slides": [SLIDE, QR_SLIDE],
+                       "overlays": CAFE_PANELS, "judged": ["o_qr_code"], "effects": EFFECTS,
+                       "png": os.environ.get("COMPOSITION_PNG", "")}, tmp_path)
+    seen = result["seen"]
+    assert len(seen) == 4
+    for step in seen:
+        assert step["changed"] > 10, step  # the effect is drawn
+        assert not step["moved"], step
+        kinds = {box["what"] for box in step["boxes"]}
+        assert kinds == {"slide", "o_qr_code"}, step
+        covered = [box for box in step["boxes"] if not box["same"]]
+        assert not covered, (step["slide"], step["effect"], covered)
+    assert "Traceback" not in result["log"], result["log"][-3000:]
+
+
+def _bounds(rects: list[Rect]) -> Rect:
+    x, y = min(r.x for r in rects), min(r.y for r in rects)
+    return Rect(x, y, max(r.right for r in rects) - x, max(r.top for r in rects) - y)
+
+
+@pytest.mark.slow
+def test_an_alert_takes_a_band_at_the_top_and_a_critical_one_the_whole_screen(env, tmp_path):
+    """A warning's card takes a band across the top: the slide's text and the corner panels are laid
+    out below it, and its pixels are the same with the clock overlay removed (nothing under it shows
+    through). A critical alert takes the whole screen: the slides and overlays wait."""
+    alerts = [{"title": "Fire drill at 15:00", "body": "Please leave by the nearest exit when the bell rings.",
+               "severity": "warning"},
+              {"title": "Evacuate the building now", "body": "Leave by the nearest exit.", "severity": "critical"}]
+    result = run(env, {"scenario": COMPOSITION + "alert_band", "size": SIZE, "slide": SLIDE, "overlays": CAFE_PANELS[::-1],
+                       "alerts": alerts, "png": os.environ.get("COMPOSITION_PNG", "")}, tmp_path)
+    warning, critical = result["seen"]
+    band = _bounds([Rect(*r) for r in warning["cards"]])
+    assert band.top >= SIZE[1] * 0.95 and band.height < SIZE[1] * 0.3, band  # a band at the top
+    assert warning["slides_shown"] and warning["overlays_shown"]
+    assert warning["slide_texts"] and len(warning["panels"]) == 2, warning
+    for rect in [Rect(*r) for r in warning["slide_texts"] + warning["panels"]]:
+        assert not rect.intersects(band), (rect, band)
+    assert warning["same_without_clock"], warning  # nothing under the card shows through it
+    whole = _bounds([Rect(*r) for r in critical["cards"]])
+    assert whole.height > SIZE[1] * 0.8 and whole.width > SIZE[0] * 0.9, whole
+    assert not critical["slides_shown"] and not critical["overlays_shown"], critical
+    assert critical["same_without_clock"], critical
+    assert "Traceback" not in result["log"], result["log"][-3000:]
+
+
+LONG_NAME = "Maria-Alexandra Konstantinopoulou-Vanderbilt"
+BIRTHDAY = f"Happy birthday, {LONG_NAME}! Cake in the kitchen at three, from all of us at Aurora"
+
+
+@pytest.mark.slow
+def test_a_long_celebration_message_is_shown_whole_on_at_most_two_lines(env, tmp_path):
+    """The birthday message with a long name: wrapped at word boundaries in its band (at most two
+    lines, at least 28 px at 1080 lines), every word of it drawn, no ellipsis."""
+    confetti = overlay("birthday_confetti", {"messages": [BIRTHDAY], "density": 2})
+    result = run(env, {"scenario": COMPOSITION + "composed", "size": SIZE, "slide": SLIDE,
+                       "overlays": [confetti] + CAFE_PANELS, "png": os.environ.get("COMPOSITION_PNG", "")}, tmp_path)
+    (message,) = result["messages"]
+    assert not message["shorten"], message
+    assert " ".join(line.strip() for line in message["lines"]) == BIRTHDAY, message
+    assert 1 <= len(message["lines"]) <= 2 and message["font_px"] >= 28 * (SIZE[1] - result["ticker"][3]) / 1080 - 0.5
+    box = Rect(*message["rect"])
+    assert message["texture"][1] <= box.height + 1 and message["texture"][0] <= box.width + 1, message
+
+
+@pytest.mark.slow
+def test_portrait_is_a_layout_of_its_own_bands_stacked_panels_landscape_sized(env, tmp_path):
+    """1080x1920 with the café's clock and QR panels and a birthday: the slide takes the full width
+    between the panels, its type the size it has on a landscape screen, the panels fit their corners
+    (at most PANEL_MAX_SHARE of the width), the message is whole in its band above the slide's bottom."""
+    size = (1080, 1920)
+    confetti = overlay("birthday_confetti", {"messages": [BIRTHDAY], "density": 2})
+    result = run(env, {"scenario": COMPOSITION + "composed", "size": size, "slide": SLIDE,
+                       "overlays": [confetti] + CAFE_PANELS, "png": os.environ.get("COMPOSITION_PNG", "")}, tmp_path)
+    free, content = Rect(*result["free"]), Rect(*result["content"])
+    assert free.width == size[0] and free.height > 0.45 * content.height, free
+    panels = [Rect(*p["rect"]) for p in result["panels"]]
+    assert len(panels) == 2
+    for panel in panels:
+        assert panel.width <= size[0] * PANEL_MAX_SHARE + 1 and panel.x >= 0 and panel.right <= size[0], panel
+        assert not panel.intersects(free), (panel, free)
+    (message,) = result["messages"]
+    assert " ".join(line.strip() for line in message["lines"]) == BIRTHDAY and not message["shorten"], message
+    assert Rect(*message["rect"]).top <= free.y + 1
+    marked = result["marked"]
+    assert {m["role"] for m in marked} == {"title", "primary"}, marked
+    for mark in marked:
+        rect = Rect(*mark["rect"])
+        assert all(not rect.intersects(panel) for panel in panels) and not rect.intersects(Rect(*message["rect"]))
+        assert rect.x >= 0 and rect.right <= size[0] + 1 and rect.top <= size[1] + 1, mark
+        # the landscape type scale (TYPE_SCALE: title 80, body 56 and up), not 1920/1080 times it
+        expected = 80 if mark["role"] == "title" else 56 * 1.5
+        assert mark["font_px"] <= expected * (size[1] - result["ticker"][3]) * size[0] / size[1] / 1080 + 0.5, mark

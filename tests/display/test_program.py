@@ -48,6 +48,33 @@ def test_the_smooth_round_robin_shows_each_key_its_weight_in_every_cycle(weights
         assert Counter(picks[start:start + sum(weights)]) == dict(enumerate(weights))
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=10), min_size=2, max_size=10))
+def test_no_slide_shows_twice_in_a_row_unless_it_has_more_than_half_the_cycle(weights):
+    """Across the end of one cycle and the start of the next too (a weight-2 slide among seven others
+    was shown at the end of a cycle and again first in the next)."""
+    robin, last = SmoothRoundRobin(), None
+    picks = []
+    for _ in range(3 * sum(weights)):
+        last = robin.pick(list(enumerate(weights)), last)
+        picks.append(last)
+    repeats = sum(1 for a, b in zip(picks, picks[1:]) if a == b)
+    forced = max(0, 2 * max(weights) - sum(weights))  # a row of more than half the slots must repeat
+    assert repeats <= 3 * forced, (weights, picks)
+
+
+def test_a_weight_two_slide_among_seven_is_spread_out(display_host):
+    slides = layer(display_host, "slides")
+    slides.rows = [screen("special", frequency_weight=2), *(screen(f"s{i}") for i in range(7))]
+    picks = []
+    for _ in range(3 * 9):
+        row = slides._choose(set())
+        slides.current = {"row": row, "widget": None}
+        picks.append(row["id"])
+    at = [i for i, picked in enumerate(picks) if picked == "special"]
+    assert len(at) == 6 and min(b - a for a, b in zip(at, at[1:])) >= 4, picks
+
+
 def test_the_slides_layer_picks_by_smooth_weighted_round_robin(display_host):
     slides = layer(display_host, "slides")
     slides.rows = [

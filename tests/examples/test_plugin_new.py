@@ -20,6 +20,10 @@ def test_a_new_plugin_is_the_example_renamed_and_its_own_tests_pass(tmp_path):
     assert files == ["lunchmenu_plugin/__init__.py", "lunchmenu_plugin/display.py", "pyproject.toml",
                      "tests/test_lunchmenu.py"]
     assert out.stdout.split() == [str(target.relative_to(tmp_path) / name) for name in files]
+    # was `pip install -e .`, which fails outside svc-display's environment (it is on no index)
+    assert f"  {sys.executable} -m pip install -e svc-display-lunchmenu\n" in out.stderr
+    assert f"  cd svc-display-lunchmenu && {sys.executable} -m pytest\n" in out.stderr
+    assert "pip install /path/to/svc-display-checkout" in out.stderr
     code = (target / "lunchmenu_plugin" / "__init__.py").read_text()
     assert "hello" not in code.lower() and "class LunchmenuGreeting" in code and '"/v1/lunchmenu"' in code
     assert 'lunchmenu = "lunchmenu_plugin"' in (target / "pyproject.toml").read_text()
@@ -47,5 +51,5 @@ def test_a_bad_or_taken_name_or_a_used_folder_is_refused_with_a_reason(tmp_path)
 
 def test_the_template_is_the_example_itself():
     # one copy of the skeleton: what `plugin new` copies is what `make test` runs
-    template = REPO / "svc_display" / "plugin_template"
+    template = REPO / "svc_display" / "plugin-template"
     assert template.is_symlink() and template.resolve() == (REPO / "examples" / "hello-plugin").resolve()

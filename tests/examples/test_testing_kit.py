@@ -121,3 +121,17 @@ def test_a_frame_of_an_unknown_type_or_a_local_plugin_is_refused_before_drawing(
     with pytest.raises(ValueError, match="plugin 'local' provides screen type 'kit_local' but the renderer "
                                          "process cannot import it"):
         svc_display_frame(host, "screen", "kit_local")
+
+
+def test_an_overlay_panel_is_drawn_in_its_zone_and_its_place_is_told(svc_display_frame):
+    """svc_display_frame stretched every overlay to the whole frame, so a test could not check
+    where a panel sits: a panel is now placed as the overlays layer places it."""
+    frame = svc_display_frame(None, "overlay", "digital_clock", {"position": "bottom_left"}, size=(640, 360))
+    assert frame.zone == "bottom_left"
+    x, y, width, height = frame.panel
+    assert 0 < x < 320 - width and 180 < y < y + height < 360  # in the bottom-left quarter
+    inside = [frame.pixel(px, py) for px in range(x + 2, x + width - 2, 7) for py in range(y + 2, y + height - 2, 7)]
+    assert sum(1 for rgb in inside if rgb != (0, 0, 0)) > 0.9 * len(inside)  # the panel's backdrop
+    assert frame.pixel(600, 20) == frame.pixel(320, 180) == (0, 0, 0)  # nothing drawn elsewhere
+    fullscreen = svc_display_frame(None, "overlay", "edge_glow", size=(640, 360))
+    assert fullscreen.zone == "fullscreen" and fullscreen.panel is None

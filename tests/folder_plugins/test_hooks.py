@@ -60,4 +60,5 @@ def test_hook_describe_plugins(tmp_path, env):
                             "version": "2.0", "state": "stopped", "reason": None}
     assert rows["lamps"]["kind"] == "entry_point" and rows["lamps"]["state"] == "stopped"
     text = run_cli(env, site, "plugins", "list").stdout
+    assert text.splitlines()[0].split() == ["PLUGIN", "VERSION", "ORIGIN", "STATE", "HOOKS", "/", "SIDECAR"]
     assert [line for line in text.splitlines() if line.startswith("lamp ") and "stopped" in line]

@@ -63,3 +63,17 @@ def test_plugin_http_sidecar_contract(host, upstream):
     with orm.db_session:
         assert [q.text for q in host.db.Quote.select()] == ["Be kinder."]
         assert host.db.Joke.select().count() == 0 and host.db.RssArticle.select().count() == 0
+
+
+def test_a_plugin_http_row_needs_no_token_to_count_as_configured(api):
+    """The token is optional (a sidecar may need none): its rows said secrets_configured false
+    while they collected fine."""
+    from builtin_plugins.folder_plugins import plugin_http
+    from hookspecs.services import INTEGRATIONS, require
+
+    row_id = plugin_http.row_id("lamps")
+    with orm.db_session:
+        require(api.host, INTEGRATIONS).ensure_row(row_id, plugin_http.TYPE_ID, {"pluginId": "lamps"}, enabled=True)
+    row = api.get(f"/v1/integrations/{row_id}").json
+    assert row["secrets_configured"] is True
+    assert row["secret_fields"] == [{"name": "token", "configured": False}]

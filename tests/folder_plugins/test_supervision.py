@@ -213,3 +213,22 @@ def test_a_folder_with_a_template_outside_it_or_an_invalid_template_is_refused(t
     assert len(lines) == 1 and f"({root / 'invalid'}): {reason}" in lines[0], lines
     assert rows["shows"]["state"] == "running" and rows["shows"]["templates"] == {"card": "card.json"}
     assert rows["shows"]["sidecar"] is None
+
+
+def test_a_sidecar_printing_as_fast_as_it_can_gets_a_bounded_log_and_a_count_of_the_rest(tmp_path, start_server):
+    """200,000 lines at once: at most the burst and the rate's share of them reach the display's
+    log, each of the others is counted in a "not logged" line (docs/folder-plugins.md)."""
+    root = tmp_path / "plugins"
+    lines = 200_000
+    write_plugin(root, "chatty", sidecar("chatty", [
+        "sh", "-c", f"yes spam | head -n {lines}; exec sleep 600 >/dev/null 2>&1"]))
+    server = start_server({"SVC_DISPLAY_PLUGINS_DIR": str(root), "SVC_DISPLAY_PLUGIN_START_TIMEOUT_SECONDS": "600"})
+    pattern = re.compile(r"plugin chatty: (\d+) lines of sidecar output not logged \(more than 20 a second\)")
+
+    def accounted() -> int | None:
+        log = server.log
+        logged = len(re.findall(r"plugin chatty: spam$", log, flags=re.M))
+        return logged if logged + sum(int(n) for n in pattern.findall(log)) == lines else None
+
+    logged = wait_for(accounted, timeout=60, what="every line logged or counted")
+    assert 0 < logged <= 1000, logged

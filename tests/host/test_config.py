@@ -129,6 +129,18 @@ def test_deprecated_provider_keys_are_ignored_with_one_warning_each(tmp_path, ca
     assert all("secret-value" not in w for w in warnings)
 
 
+def test_the_window_xid_is_said_to_be_ignored(tmp_path, caplog):
+    """It was read and never used, its help said it embedded the canvas: now help and a warning
+    say it is ignored (the live preview reads the canvas's own pixels)."""
+    from svc_host.config import environment_help
+
+    with caplog.at_level(logging.WARNING):
+        warn_deprecated(load_settings({"SVC_DISPLAY_DATA_DIR": str(tmp_path), "SVC_DISPLAY_WINDOW_XID": "0x3a00007"}))
+    assert [r.getMessage() for r in caplog.records] == [
+        "SVC_DISPLAY_WINDOW_XID is ignored: the live preview is read from the canvas itself, no X window is captured"]
+    assert "SVC_DISPLAY_WINDOW_XID [unset]\n      ignored" in environment_help()
+
+
 def test_cli_stops_with_one_line_on_a_bad_value(tmp_path):
     out = subprocess.run([sys.executable, "-m", "svc_host", "serve"], capture_output=True, text=True,
                          env={"PATH": "/usr/bin:/bin", "SVC_DISPLAY_DATA_DIR": str(tmp_path),
@@ -143,3 +155,38 @@ def test_cli_saas_mode_without_variables_is_fatal(tmp_path):
                          env={"PATH": "/usr/bin:/bin", "SVC_DISPLAY_DATA_DIR": str(tmp_path), "SVC_SAAS_MODE": "1"},
                          timeout=60)
     assert out.returncode == 2 and "SVC_SAAS_" in out.stderr
+
+
+def test_an_empty_data_dir_variable_is_refused_not_the_default_dir(tmp_path):
+    with pytest.raises(ConfigError, match=r"^SVC_DISPLAY_DATA_DIR: expected a folder path \(unset the variable"):
+        load_settings({"SVC_DISPLAY_DATA_DIR": " "})
+
+
+def _serve(env):
+    return subprocess.run([sys.executable, "-m", "svc_host", "serve"], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "SVC_DISPLAY_HEADLESS": "1", **env}, timeout=120)
+
+
+def test_a_data_dir_under_a_file_is_blamed_on_the_variable_not_a_plugin(tmp_path):
+    (tmp_path / "file").write_text("not a folder")
+    out = _serve({"SVC_DISPLAY_DATA_DIR": str(tmp_path / "file" / "data")})
+    assert out.returncode == 2, out.stderr
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith("svc-display: configuration error: SVC_DISPLAY_DATA_DIR: expected a folder this "
+                           "user can create (Not a directory: "), last
+    assert "plugin" not in out.stderr
+
+
+def test_a_misspelled_plugin_to_disable_is_refused_naming_the_plugins(tmp_path, make_host):
+    out = _serve({"SVC_DISPLAY_DATA_DIR": str(tmp_path / "data"), "SVC_DISPLAY_DISABLE_PLUGINS": "weather,wether"})
+    assert out.returncode == 2, out.stderr
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith("svc-display: configuration error: SVC_DISPLAY_DISABLE_PLUGINS: expected names of "
+                           "installed plugins (one of "), last
+    assert "weather" in last and last.endswith("(got 'wether')")
+    # with a plugins dir, a name may be a folder plugin's id; one that is neither is still refused
+    (tmp_path / "plugins").mkdir()
+    from svc_host.plugins import PluginError
+
+    with pytest.raises(PluginError, match="SVC_DISPLAY_DISABLE_PLUGINS: .*got 'wether'"):
+        make_host({"SVC_DISPLAY_PLUGINS_DIR": str(tmp_path / "plugins"), "SVC_DISPLAY_DISABLE_PLUGINS": "wether"})

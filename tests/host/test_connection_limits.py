@@ -130,3 +130,28 @@ def test_an_address_holds_at_most_its_limit_of_websockets(served):
             ws.send("again")
             assert ws.recv(timeout=5) == "again"
     _wait_for_no_connections(limits)
+
+
+def test_plain_http_to_the_https_port_is_told_to_use_https_and_logged(served, caplog):
+    """Was an empty reply (curl's error 52) and no log line: the TLS protocol took the bytes."""
+    url, context, limits = served
+    if context is None:
+        pytest.skip("the HTTPS server only")
+    _wait_for_no_connections(limits)
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    with caplog.at_level("WARNING", logger="svc_host.http"):
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as plain:
+            plain.sendall(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            answer = b""
+            while chunk := plain.recv(4096):
+                answer += chunk
+    head, body = answer.split(b"\r\n\r\n", 1)
+    assert head.startswith(b"HTTP/1.1 400 ") and b"content-type: text/plain" in head.lower()
+    assert body == b"This port serves HTTPS only: use https:// instead of http://.\n"
+    assert any("plain HTTP from 127.0.0.1 to the HTTPS port ('GET /v1/health HTTP/1.1')" in r.getMessage()
+               for r in caplog.records)
+    _wait_for_no_connections(limits)
+    with _open(url, context) as ws:  # HTTPS as before
+        ws.send("still TLS")
+        assert ws.recv(timeout=5) == "still TLS"
+    _wait_for_no_connections(limits)

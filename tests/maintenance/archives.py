@@ -53,17 +53,25 @@ def manifest_for(files: dict[str, bytes], **overrides: Any) -> dict:
     return manifest
 
 
-def build_zip(files: dict[str, bytes], manifest: dict | None = None, extra: list[tuple[zipfile.ZipInfo, bytes]] = (),
+def build_zip(files: dict[str, bytes], manifest: dict | bytes | None = None, extra: list[tuple[zipfile.ZipInfo, bytes]] = (),
               compression: int = zipfile.ZIP_DEFLATED) -> bytes:
-    """``files`` listed in the manifest (unless ``manifest`` is given), plus ``extra`` raw members."""
+    """``files`` listed in the manifest (unless ``manifest`` is given: a dict, or raw bytes), plus ``extra``
+    raw members."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=compression) as zf:
         for name, data in files.items():
             zf.writestr(name, data)
         for info, data in extra:
             zf.writestr(info, data)
-        zf.writestr("manifest.json", json.dumps(manifest if manifest is not None else manifest_for(files)))
+        zf.writestr("manifest.json", _manifest_bytes(files, manifest))
     return buffer.getvalue()
+
+
+def _manifest_bytes(files: dict[str, bytes], manifest: dict | bytes | None) -> bytes:
+    """``manifest`` as written: raw bytes as they are, a dict as JSON, None: the right one for ``files``."""
+    if isinstance(manifest, bytes):
+        return manifest
+    return json.dumps(manifest if manifest is not None else manifest_for(files)).encode()
 
 
 def zip_info(name: str, mode: int) -> zipfile.ZipInfo:
@@ -72,7 +80,7 @@ def zip_info(name: str, mode: int) -> zipfile.ZipInfo:
     return info
 
 
-def build_tgz(files: dict[str, bytes], manifest: dict | None = None, extra: list[tarfile.TarInfo] = ()) -> bytes:
+def build_tgz(files: dict[str, bytes], manifest: dict | bytes | None = None, extra: list[tarfile.TarInfo] = ()) -> bytes:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tf:
         for name, data in files.items():
@@ -81,7 +89,7 @@ def build_tgz(files: dict[str, bytes], manifest: dict | None = None, extra: list
             tf.addfile(info, io.BytesIO(data))
         for info in extra:
             tf.addfile(info, io.BytesIO(b"\0" * info.size) if info.isreg() else None)
-        raw = json.dumps(manifest if manifest is not None else manifest_for(files)).encode()
+        raw = _manifest_bytes(files, manifest)
         info = tarfile.TarInfo("manifest.json")
         info.size = len(raw)
         tf.addfile(info, io.BytesIO(raw))
@@ -141,3 +149,87 @@ def future_database(db: bytes, tmp: Path) -> bytes:
 
 SYMLINK = stat.S_IFLNK | 0o777
 CHAR_DEVICE = stat.S_IFCHR | 0o600
+
+
+# A manifest nesting 200,000 lists deep: Python's json recurses once per level.
+NESTED_MANIFEST = b"[" * 200_000 + b"]" * 200_000
+# 62 MiB of ``0,``: under the old 64 MiB cap, about 32 million values (a list of 256 MB once
+# parsed), compressed to some 60 KB.
+HUGE_MANIFEST = b"[" + b"0," * (31 * 1024 * 1024) + b"0]"
+
+
+def with_files(files: dict, **changes: bytes) -> dict:
+    return {**files, **changes}
+
+
+def hostile_cases(good: dict, tmp: Path) -> dict[str, tuple[bytes, str]]:
+    """Hostile archives made from the files of a good backup, each with the ``details.reason`` it is refused with
+    (the display's restore and the controller's upload run the same checks)."""
+    zeros = b"\0" * (40 * 1024 * 1024)
+    truncated_zip = build_zip(good)
+    truncated_tgz = build_tgz(good)
+    listed = with_files(good, **{"media/extra.bin": b"x"})
+    tampered = manifest_for(good)
+    tampered["files"][-1]["sha256"] = "0" * 64
+    other_app = sqlite_bytes(tmp, lambda c: c.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)"))
+    return {
+        "zip_slip_dotdot": (build_zip(good, extra=[(zipfile.ZipInfo("../evil.txt"), b"x")]), "unsafe_path"),
+        "zip_slip_media_dotdot": (build_zip(good, extra=[(zipfile.ZipInfo("media/../../evil"), b"x")]),
+                                  "unsafe_path"),
+        "zip_absolute": (build_zip(good, extra=[(zipfile.ZipInfo("/tmp/evil.txt"), b"x")]), "unsafe_path"),
+        "tgz_slip_dotdot": (build_tgz(good, extra=[tar_info("../evil.txt", tarfile.REGTYPE, size=1)]),
+                            "unsafe_path"),
+        "tgz_absolute": (build_tgz(good, extra=[tar_info("/tmp/evil.txt", tarfile.REGTYPE, size=1)]), "unsafe_path"),
+        "zip_symlink": (build_zip(good, extra=[(zip_info("media/link", SYMLINK), b"/etc/passwd")]), "link_member"),
+        "tgz_symlink": (build_tgz(good, extra=[tar_info("media/link", tarfile.SYMTYPE, "/etc/passwd")]),
+                        "link_member"),
+        "tgz_hardlink": (build_tgz(good, extra=[tar_info("media/hard", tarfile.LNKTYPE, "/etc/passwd")]),
+                         "link_member"),
+        "tgz_device": (build_tgz(good, extra=[tar_info("media/dev", tarfile.CHRTYPE)]), "device_member"),
+        "zip_device": (build_zip(good, extra=[(zip_info("media/dev", CHAR_DEVICE), b"")]), "device_member"),
+        "zip_unlisted": (build_zip(listed, manifest=manifest_for(good)), "unlisted_member"),
+        "tgz_unlisted": (build_tgz(listed, manifest=manifest_for(good)), "unlisted_member"),
+        "zip_missing": (build_zip(good, manifest=manifest_for(listed)), "missing_member"),
+        "zip_checksum": (build_zip(good, manifest=tampered), "checksum_mismatch"),
+        "tgz_checksum": (build_tgz(good, manifest=tampered), "checksum_mismatch"),
+        "zip_bomb": (build_zip(with_files(good, **{"media/bomb.bin": zeros})), "expansion_limit"),
+        "tgz_bomb": (build_tgz(with_files(good, **{"media/bomb.bin": zeros})), "expansion_limit"),
+        "zip_truncated": (truncated_zip[: len(truncated_zip) // 2], "corrupt_archive"),
+        "tgz_truncated": (truncated_tgz[: len(truncated_tgz) // 2], "corrupt_archive"),
+        "not_an_archive": (b"this is not an archive at all", "not_an_archive"),
+        "empty_body": (b"", "not_an_archive"),
+        "no_manifest": (_zip_without_manifest(good), "manifest_missing"),
+        "database_fails_integrity_check": (build_zip(with_files(good, **{"db/svc_display.sqlite3": corrupt_database(tmp)})),
+                                           "database_integrity"),
+        "database_not_sqlite": (build_zip(with_files(good, **{"db/svc_display.sqlite3": b"SQLite format 2\0" * 64})),
+                                "database_integrity"),
+        "database_of_another_application": (build_zip(with_files(good, **{"db/svc_display.sqlite3": other_app})),
+                                             "not_svc_display_database"),
+        "unknown_manifest_version": (build_zip(good, manifest=manifest_for(good, format_version=2)),
+                                     "unknown_manifest_version"),
+        "foreign_manifest": (build_zip(good, manifest=manifest_for(good, format="other-backup")),
+                             "manifest_invalid"),
+        "unexpected_name": (build_zip(with_files(good, **{"etc/passwd": b"root"})), "unsafe_path"),
+        "zip_file_then_folder": (build_zip(with_files(good, **{"media/a": b"x", "media/a/b": b"y"})),
+                                 "path_conflict"),
+        "tgz_folder_then_file": (build_tgz(with_files(good, **{"media/a/b": b"y", "media/a": b"x"})),
+                                 "path_conflict"),
+        "zip_nested_manifest": (build_zip(good, manifest=NESTED_MANIFEST), "manifest_invalid"),
+        "tgz_nested_manifest": (build_tgz(good, manifest=NESTED_MANIFEST), "manifest_invalid"),
+    }
+
+
+def _zip_without_manifest(files: dict) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    return buffer.getvalue()
+
+
+HOSTILE = ["zip_slip_dotdot", "zip_slip_media_dotdot", "zip_absolute", "tgz_slip_dotdot", "tgz_absolute",
+         "zip_symlink", "tgz_symlink", "tgz_hardlink", "tgz_device", "zip_device", "zip_unlisted", "tgz_unlisted",
+         "zip_missing", "zip_checksum", "tgz_checksum", "zip_bomb", "tgz_bomb", "zip_truncated", "tgz_truncated",
+         "not_an_archive", "empty_body", "no_manifest", "database_fails_integrity_check", "database_not_sqlite",
+         "database_of_another_application", "unknown_manifest_version", "foreign_manifest", "unexpected_name",
+         "zip_file_then_folder", "tgz_folder_then_file", "zip_nested_manifest", "tgz_nested_manifest"]

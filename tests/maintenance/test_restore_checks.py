@@ -4,26 +4,26 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import tarfile
 import zipfile
 
 import pytest
 
 from tests.maintenance.archives import (
-    CHAR_DEVICE,
-    SYMLINK,
+    HOSTILE,
+    HUGE_MANIFEST,
     backup,
     build_tgz,
     build_zip,
-    corrupt_database,
     future_database,
+    hostile_cases,
     manifest_for,
     members_of,
-    sqlite_bytes,
-    tar_info,
-    zip_info,
+    with_files,
 )
 from svc_display.testing import ServerProcess
+from svc_display.testing.memory import MIB, peak_rss, reset_peak, rss
 from tests.maintenance.conftest import database_rows, server_env, tree_digest
 
 pytestmark = pytest.mark.slow
@@ -47,90 +47,15 @@ def _state(server) -> tuple:
             sorted(p.name for p in data_dir.iterdir() if p.name not in ("backup-jobs",)))
 
 
-def _with(files: dict, **changes: bytes) -> dict:
-    return {**files, **changes}
-
-
-def _cases(good: dict, tmp) -> dict:
-    zeros = b"\0" * (40 * 1024 * 1024)
-    truncated_zip = build_zip(good)
-    truncated_tgz = build_tgz(good)
-    listed = _with(good, **{"media/extra.bin": b"x"})
-    tampered = manifest_for(good)
-    tampered["files"][-1]["sha256"] = "0" * 64
-    other_app = sqlite_bytes(tmp, lambda c: c.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)"))
-    return {
-        "zip_slip_dotdot": (build_zip(good, extra=[(zipfile.ZipInfo("../evil.txt"), b"x")]), "unsafe_path"),
-        "zip_slip_media_dotdot": (build_zip(good, extra=[(zipfile.ZipInfo("media/../../evil"), b"x")]),
-                                  "unsafe_path"),
-        "zip_absolute": (build_zip(good, extra=[(zipfile.ZipInfo("/tmp/evil.txt"), b"x")]), "unsafe_path"),
-        "tgz_slip_dotdot": (build_tgz(good, extra=[tar_info("../evil.txt", tarfile.REGTYPE, size=1)]),
-                            "unsafe_path"),
-        "tgz_absolute": (build_tgz(good, extra=[tar_info("/tmp/evil.txt", tarfile.REGTYPE, size=1)]), "unsafe_path"),
-        "zip_symlink": (build_zip(good, extra=[(zip_info("media/link", SYMLINK), b"/etc/passwd")]), "link_member"),
-        "tgz_symlink": (build_tgz(good, extra=[tar_info("media/link", tarfile.SYMTYPE, "/etc/passwd")]),
-                        "link_member"),
-        "tgz_hardlink": (build_tgz(good, extra=[tar_info("media/hard", tarfile.LNKTYPE, "/etc/passwd")]),
-                         "link_member"),
-        "tgz_device": (build_tgz(good, extra=[tar_info("media/dev", tarfile.CHRTYPE)]), "device_member"),
-        "zip_device": (build_zip(good, extra=[(zip_info("media/dev", CHAR_DEVICE), b"")]), "device_member"),
-        "zip_unlisted": (build_zip(listed, manifest=manifest_for(good)), "unlisted_member"),
-        "tgz_unlisted": (build_tgz(listed, manifest=manifest_for(good)), "unlisted_member"),
-        "zip_missing": (build_zip(good, manifest=manifest_for(listed)), "missing_member"),
-        "zip_checksum": (build_zip(good, manifest=tampered), "checksum_mismatch"),
-        "tgz_checksum": (build_tgz(good, manifest=tampered), "checksum_mismatch"),
-        "zip_bomb": (build_zip(_with(good, **{"media/bomb.bin": zeros})), "expansion_limit"),
-        "tgz_bomb": (build_tgz(_with(good, **{"media/bomb.bin": zeros})), "expansion_limit"),
-        "zip_truncated": (truncated_zip[: len(truncated_zip) // 2], "corrupt_archive"),
-        "tgz_truncated": (truncated_tgz[: len(truncated_tgz) // 2], "corrupt_archive"),
-        "not_an_archive": (b"this is not an archive at all", "not_an_archive"),
-        "empty_body": (b"", "not_an_archive"),
-        "no_manifest": (_zip_without_manifest(good), "manifest_missing"),
-        "database_fails_integrity_check": (build_zip(_with(good, **{"db/svc_display.sqlite3": corrupt_database(tmp)})),
-                                           "database_integrity"),
-        "database_not_sqlite": (build_zip(_with(good, **{"db/svc_display.sqlite3": b"SQLite format 2\0" * 64})),
-                                "database_integrity"),
-        "database_of_another_application": (build_zip(_with(good, **{"db/svc_display.sqlite3": other_app})),
-                                             "not_svc_display_database"),
-        "unknown_manifest_version": (build_zip(good, manifest=manifest_for(good, format_version=2)),
-                                     "unknown_manifest_version"),
-        "foreign_manifest": (build_zip(good, manifest=manifest_for(good, format="other-backup")),
-                             "manifest_invalid"),
-        "unexpected_name": (build_zip(_with(good, **{"etc/passwd": b"root"})), "unsafe_path"),
-        "zip_file_then_folder": (build_zip(_with(good, **{"media/a": b"x", "media/a/b": b"y"})),
-                                 "path_conflict"),
-        "tgz_folder_then_file": (build_tgz(_with(good, **{"media/a/b": b"y", "media/a": b"x"})),
-                                 "path_conflict"),
-    }
-
-
-def _zip_without_manifest(files: dict) -> bytes:
-    import io
-
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as zf:
-        for name, data in files.items():
-            zf.writestr(name, data)
-    return buffer.getvalue()
-
-
-CASES = ["zip_slip_dotdot", "zip_slip_media_dotdot", "zip_absolute", "tgz_slip_dotdot", "tgz_absolute",
-         "zip_symlink", "tgz_symlink", "tgz_hardlink", "tgz_device", "zip_device", "zip_unlisted", "tgz_unlisted",
-         "zip_missing", "zip_checksum", "tgz_checksum", "zip_bomb", "tgz_bomb", "zip_truncated", "tgz_truncated",
-         "not_an_archive", "empty_body", "no_manifest", "database_fails_integrity_check", "database_not_sqlite",
-         "database_of_another_application", "unknown_manifest_version", "foreign_manifest", "unexpected_name",
-         "zip_file_then_folder", "tgz_folder_then_file"]
-
-
 @pytest.fixture(scope="module")
 def cases(good, tmp_path_factory):
-    return _cases(good, tmp_path_factory.mktemp("hostile"))
+    return hostile_cases(good, tmp_path_factory.mktemp("hostile"))
 
 
 def test_hostile_archives_are_refused_and_change_nothing(shared_server, cases):
     server, key = shared_server, shared_server.admin
     before = _state(server)
-    for name in CASES:
+    for name in HOSTILE:
         body, reason = cases[name]
         answer = server.request("POST", "/v1/display/backup/restore?confirm=yes", key=key, data=body,
                                 headers={"Content-Type": "application/octet-stream"})
@@ -146,12 +71,61 @@ def test_newer_schema_is_409_backup_too_new(shared_server, good, tmp_path):
     server, key = shared_server, shared_server.admin
     before = _state(server)
     schema = server.get("/v1/health").json()["schema_version"]
-    future_row = _with(good, **{"db/svc_display.sqlite3": future_database(good["db/svc_display.sqlite3"], tmp_path)})
+    future_row = with_files(good, **{"db/svc_display.sqlite3": future_database(good["db/svc_display.sqlite3"], tmp_path)})
     for body in (build_zip(future_row, manifest=manifest_for(future_row, schema_version=schema)),
                  build_tgz(good, manifest=manifest_for(good, schema_version=schema + 1))):
         answer = server.request("POST", "/v1/display/backup/restore?confirm=yes", key=key, data=body)
         assert answer.status_code == 409 and answer.json()["code"] == "backup_too_new", answer.text
         assert _state(server) == before
+
+
+def test_a_database_with_objects_the_schema_does_not_have_is_refused(shared_server, good, tmp_path):
+    """A real backup plus a view, plus a trigger of the schema's name doing something else, plus an
+    index on a table of its own: each 400 unexpected_schema_object, nothing changed."""
+    server, key = shared_server, shared_server.admin
+    db = good["db/svc_display.sqlite3"]
+    assert server.get("/v1/screens", key=key).status_code == 200  # the list cache's triggers, made at run time
+    before = _state(server)
+    triggers = sqlite3.connect(server.data_dir / "svc_display.sqlite3").execute(
+        "SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger' ORDER BY name").fetchall()
+    assert triggers
+    name, table = triggers[0]
+    changes = {
+        "view": "CREATE VIEW extra_view AS SELECT 1 AS one",
+        "trigger": f'DROP TRIGGER IF EXISTS "{name}"; CREATE TRIGGER "{name}" AFTER INSERT ON "{table}" '
+                   f'BEGIN DELETE FROM "{table}"; END',
+        "index": "CREATE TABLE extra_table (a TEXT); CREATE INDEX extra_index ON extra_table (a)",
+    }
+    for kind, script in changes.items():
+        path = tmp_path / f"{kind}.sqlite3"
+        path.write_bytes(db)
+        conn = sqlite3.connect(path)
+        conn.executescript(script)
+        conn.close()
+        files = with_files(good, **{"db/svc_display.sqlite3": path.read_bytes()})
+        answer = server.request("POST", "/v1/display/backup/restore?confirm=yes", key=key, data=build_zip(files))
+        assert answer.status_code == 400, (kind, answer.text)
+        assert answer.json()["details"]["reason"] == "unexpected_schema_object", (kind, answer.text)
+        assert _state(server) == before, kind
+
+
+def test_a_huge_manifest_costs_bounded_memory(shared_server, good):
+    """A 62 MiB manifest in a small archive (under the old 64 MiB cap) is refused by its size for
+    the files the archive has, before it is read whole or parsed: the server's peak resident
+    memory grows by less than 64 MiB and less than 16 MiB stays behind (docs/reliability.md)."""
+    server = shared_server
+    before = _state(server)
+    padded = with_files(good, **{"media/pad.bin": os.urandom(1536 * 1024)})  # 200 times 1.5 MB: above 62 MiB
+    bodies = {"zip": build_zip(padded, manifest=HUGE_MANIFEST), "tgz": build_tgz(padded, manifest=HUGE_MANIFEST)}
+    start = reset_peak(server.process.pid)
+    for name, body in bodies.items():
+        for _ in range(2):
+            answer = server.request("POST", "/v1/display/backup/restore?confirm=yes", key=server.admin, data=body)
+            assert answer.status_code == 400, (name, answer.text)
+            assert answer.json()["details"]["reason"] == "manifest_invalid", (name, answer.text)
+    grown, kept = peak_rss(server.process.pid) - start, rss(server.process.pid) - start
+    assert grown < 64 * MIB and kept < 16 * MIB, (grown / MIB, kept / MIB)
+    assert _state(server) == before
 
 
 def test_confirmation_is_required(shared_server, good):
@@ -239,8 +213,8 @@ def test_a_disk_that_fails_while_staging_is_507_and_changes_nothing(small_disk, 
     before = _state(server)
     # 10 MiB once expanded (past the file limit), far under the 200x expansion ratio
     big = bytes(9 * 1024 * 1024) + os.urandom(1024 * 1024)
-    bodies = {"zip member": build_zip(_with(good, **{"media/big.bin": big})),
-              "tgz member": build_tgz(_with(good, **{"media/big.bin": big}))}
+    bodies = {"zip member": build_zip(with_files(good, **{"media/big.bin": big})),
+              "tgz member": build_tgz(with_files(good, **{"media/big.bin": big}))}
     for what, body in bodies.items():
         answer = server.request("POST", "/v1/display/backup/restore?confirm=yes", key=key, data=body)
         assert answer.status_code == 507, (what, answer.text)
@@ -272,7 +246,7 @@ def test_the_4_gib_expansion_cap_holds_on_its_own(shared_server, good):
     padding = os.urandom(26 * 1024 * 1024)  # 200 x 26 MiB > 4 GiB: the ratio allows what follows
     declared = 1536 * 1024 * 1024  # three members of 1.5 GiB: 4.5 GiB declared
     small = b"tiny"
-    files = _with(good, **{"media/pad.bin": padding}, **{f"media/big-{n}.bin": small for n in range(3)})
+    files = with_files(good, **{"media/pad.bin": padding}, **{f"media/big-{n}.bin": small for n in range(3)})
     zipped = bytearray(build_zip(files, compression=zipfile.ZIP_STORED))
     # the central directory's uncompressed sizes of the three members say 1.5 GiB each
     for n in range(3):

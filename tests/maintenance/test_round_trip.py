@@ -140,6 +140,7 @@ def test_backup_while_writing_restores_on_a_fresh_display(tmp_path, fmt):
     try:
         key = source.key("admin")
         populated = _populate(source, key)
+        assert source.get("/v1/screens", key=key).status_code == 200  # the list cache's run-time triggers
         writer = Writer(source, key)
         writer.start()
         _wait(lambda: len(writer.writes) >= 6 or writer.errors, "the writer's first writes")
@@ -176,6 +177,13 @@ def test_backup_while_writing_restores_on_a_fresh_display(tmp_path, fmt):
         assert f"media/{blob_key}.meta.json" in members, blob_key
     assert sum(name.startswith("media/a-large/") for name in members) == PADDING_FILES
     assert not any(".tmp-" in name for name in members)
+    # objects made at run time, not by migrations, are the schema's own: the restore takes them
+    snapshot = tmp_path / "snapshot.sqlite3"
+    snapshot.write_bytes(members["db/svc_display.sqlite3"])
+    conn = sqlite3.connect(snapshot)
+    assert conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'svc_screen_versions_i'"
+                        ).fetchone() == (1,)
+    conn.close()
 
     target = ServerProcess(server_env(tmp_path / "target")).start(timeout=60)
     target_key = target.key("admin")

@@ -170,3 +170,22 @@ def test_real_server_moderation(start_server):
     assert server.request("GET", "/v1/catalog/jokes", key=power).json()["total"] == 0
     assert server.request("GET", "/v1/catalog/jokes", key=power, params={"suppressed": "true"}).status_code == 403
     assert server.request("GET", f"/v1/media/jokes/{joke['id']}", key=admin).status_code == 404
+
+
+def test_a_suppressed_photos_blob_is_refused_like_the_row(api, host):
+    """``/v1/media/blob-by-key`` served a suppressed photo's bytes; now 404 until it is restored (a
+    blob a shown row shares stays served)."""
+    created = api.post("/v1/curator/manual/photos", json={
+        "category": "photos", "bytes_base64": b64(image_bytes("PNG")), "content_type": "image/png"}).json
+    blob = {"key": created["blob_key"]}
+    assert api.patch(f"/v1/content/photos/{created['id']}", json={"suppressed": True}).status_code == 200
+    refused = api.get("/v1/media/blob-by-key", params=blob)
+    assert refused.status_code == 404 and refused.json["code"] == "not_found"
+    with orm.db_session:
+        add_photo(host.db, "shares-it", blob_key=created["blob_key"])
+    assert api.get("/v1/media/blob-by-key", params=blob).status_code == 200
+    with orm.db_session:
+        host.db.Photo["shares-it"].delete()
+    assert api.get("/v1/media/blob-by-key", params=blob).status_code == 404
+    assert api.patch(f"/v1/content/photos/{created['id']}", json={"suppressed": False}).status_code == 200
+    assert api.get("/v1/media/blob-by-key", params=blob).status_code == 200

@@ -310,3 +310,23 @@ def test_collector_failures_reach_the_console_log(host, upstream, caplog):
     with caplog.at_level("WARNING", logger="builtin_plugins.integrations.engine"):
         assert host.services["integrations"].run_now("news_rss").status == "failed"
     assert any("news_rss" in r.getMessage() and "HTTP 500" in r.getMessage() for r in caplog.records), caplog.text
+
+
+def test_images_of_a_server_that_writes_content_type_in_another_case_are_stored(host, upstream):
+    """Python's http.server writes ``Content-type``: the image fetch looked the header up by its
+    exact case and stored no picture, logging nothing. A skipped image is logged with its reason."""
+    image = png_bytes()
+    for name in ("0", "1"):
+        upstream.handle(f"/img/{name}.png", lambda _request: Reply(200, {"Content-type": "image/png"}, image))
+    upstream.handle("/img/2.png", lambda _request: Reply(200, {"content-TYPE": "text/html"}, b"<html></html>"))
+    upstream.reply("/feed.xml", rss(upstream.url), "application/rss+xml")
+    add_feed(host, "loop", upstream.url + "/feed.xml", max_articles=10)
+    assert host.services["integrations"].run_now("news_rss").status == "ok"
+    rows = articles(host, "loop")
+    stored = [host.blobs.get(row["image_blob_key"]) for row in rows[:2]]
+    assert all(blob is not None and blob.path.read_bytes() == image for blob in stored)
+    assert rows[2]["image_blob_key"] is None
+    warnings = [line["message"] for line in host.services["integration_telemetry"].lines()
+                if line["channel"] == "warning"]
+    assert f"media {upstream.url}/img/2.png skipped: content type text/html is not one of image/jpeg, " \
+        "image/png, image/webp, image/gif" in warnings, warnings

@@ -197,3 +197,13 @@ def test_a_stored_custom_theme_that_does_not_read_is_refused_when_selected(api):
     fixed = api.patch("/v1/display/themes/old_one", json={"preview": PREVIEW})
     assert fixed.status_code == 200, fixed.text
     assert api.put("/v1/display/settings", json={"display_theme_id": "old_one"}).status_code == 200
+
+
+def test_one_theme_by_id_builtin_or_custom(api):
+    """CONTRACT: a single-row GET wherever the collection is (was 405)."""
+    listed = {theme["id"]: theme for theme in api.get("/v1/display/themes").json["items"]}
+    assert api.get("/v1/display/themes/navy_coral").json == listed["navy_coral"]
+    created = api.post("/v1/display/themes", json={"label": "Mine", "preview": PREVIEW}).json
+    assert api.get(f"/v1/display/themes/{created['id']}").json == created
+    missing = api.get("/v1/display/themes/custom_nope")
+    assert missing.status_code == 404 and missing.json["code"] == "display_theme_not_found"

@@ -50,7 +50,7 @@ def test_disabled_tapes_and_weights(ticker):
     _tape(ticker, "b", "text", {"text": "B"}, sort_order=2)
     _tape(ticker, "c", "text", {"text": "C"}, frequency_weight=0, sort_order=3)
     _tape(ticker, "d", "text", {"text": "D"}, enabled=False)
-    assert [i["body"] for i in _items(ticker)] == ["A", "A", "B", "A"]
+    assert [i["body"] for i in _items(ticker)] == ["A", "B", "A", "A"]  # spread around the cycle's circle
     ticker.patch("/v1/ticker/tapes/b", json={"frequency_weight": 2})
     assert [i["body"] for i in _items(ticker)] == ["A", "B", "A", "B", "A"]
 

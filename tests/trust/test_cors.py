@@ -277,3 +277,26 @@ def test_the_system_resolver_answers_localhost_with_loopback_only():
 
     answers = system_resolver("localhost")
     assert answers and all(is_private_address(a) for a in answers)
+
+
+def test_stored_origins_are_listed_and_removed_by_an_adoption_admin(cors_api):
+    """There was no HTTP route for the stored list: a stale origin could not be seen or removed."""
+    listed = cors_api.get("/v1/adoption/origins").json["items"]
+    assert [(o["origin"], o["source"]) for o in listed] == [
+        ("http://panel.example.org", "env"), ("https://controller.example.com:8443", "env")]
+    operator = issue_key(cors_api.host, "operator")
+    assert cors_api.get("/v1/adoption/origins", key=operator).status_code == 403
+    refused = cors_api.delete("/v1/adoption/origins", key=operator, params={"origin": "http://panel.example.org"})
+    assert refused.status_code == 403
+    bad = cors_api.delete("/v1/adoption/origins", params={"origin": "ftp://panel.example.org"})
+    assert bad.status_code == 400 and bad.json["code"] == "validation_failed"
+    assert len(cors_api.get("/v1/adoption/origins").json["items"]) == 2  # refused requests removed nothing
+    origin = "http://panel.example.org"
+    assert_allowed(cors_api.get("/v1/adoption/clients", headers={"Origin": origin}), origin)
+    # given as sent by a browser or as typed: normalised like a stored one
+    assert cors_api.delete("/v1/adoption/origins", params={"origin": "HTTP://Panel.Example.org:80/"}).json == {}
+    assert [o["origin"] for o in cors_api.get("/v1/adoption/origins").json["items"]] == [
+        "https://controller.example.com:8443"]
+    assert_denied(cors_api.get("/v1/adoption/clients", headers={"Origin": origin}))
+    gone = cors_api.delete("/v1/adoption/origins", params={"origin": origin})
+    assert gone.status_code == 404 and gone.json["code"] == "not_found"

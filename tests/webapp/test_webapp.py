@@ -221,6 +221,26 @@ def test_overlay_window_and_nth_weekday_edited(app, fleet):
     assert not app.errors, app.errors
 
 
+def test_a_new_overlay_shows_all_year_by_default(app, fleet):
+    """It defaulted to a one-day window (1 January): created without touching the dates, it never showed."""
+    p = app.page
+    p.goto("/#/program")
+    p.locator("section", has=p.get_by_role("heading", name="Overlays")).get_by_role(
+        "button", name="New overlay").click()
+    form = p.get_by_role("form", name="New overlay")
+    assert [form.get_by_label(name).input_value() for name in
+            ("Start month", "Start day", "End month", "End day")] == ["1", "1", "12", "31"]
+    assert form.get_by_label("Repeat every year").input_value() == "true"
+    overlay = form.get_by_label("Id", exact=True).input_value()
+    form.get_by_role("button", name="Create overlay").click()
+    p.locator(f"#program-overlays tr[data-id='{overlay}']", has_text="Jan 1 – Dec 31, every year").wait_for()
+    row = fleet["display"].get(f"/v1/display/overlays/{overlay}", key=fleet["admin"]).json()
+    assert (row["start_month"], row["start_day"], row["end_month"], row["end_day"], row["repeat_annually"]) == \
+        (1, 1, 12, 31, True)
+    assert fleet["display"].request("DELETE", f"/v1/display/overlays/{overlay}", key=fleet["admin"]).ok
+    assert not app.errors, app.errors
+
+
 def test_photo_upload_and_moderation(app, fleet, tmp_path):
     from PIL import Image
 
@@ -273,7 +293,7 @@ def test_integration_secret_entered_and_never_shown_back(app, fleet):
     p.get_by_label("enabled only").uncheck()
     p.get_by_label("Find").fill("home_assistant")  # the display strips "_" from q: the page searches "home"
     p.get_by_role("search").filter(has=p.get_by_label("Find")).get_by_role("button", name="Search").click()
-    card = p.locator("li.integration", has=p.get_by_role("heading", name=re.compile("^home_assistant")))
+    card = p.locator("li.integration", has=p.get_by_role("heading", name=re.compile(r"^Home Assistant home_assistant\b")))
     card.get_by_text("secrets missing").wait_for()
     card.get_by_text("Secrets", exact=True).click()
     card.get_by_label("token").fill(secret)
@@ -281,7 +301,7 @@ def test_integration_secret_entered_and_never_shown_back(app, fleet):
     card.get_by_label("Base Url").fill("http://192.168.1.50:8123")  # disabled: never contacted
     card.get_by_role("button", name="Save home_assistant").click()
     p.get_by_text("home_assistant saved.").wait_for()
-    card = p.locator("li.integration", has=p.get_by_role("heading", name=re.compile("^home_assistant")))
+    card = p.locator("li.integration", has=p.get_by_role("heading", name=re.compile(r"^Home Assistant home_assistant\b")))
     card.get_by_text("secrets set").wait_for()
     assert secret not in p.content()
     assert all(secret not in v for v in p.evaluate("Object.values(localStorage)"))
@@ -382,8 +402,12 @@ def test_an_integrations_poll_interval_changed(app, fleet):
     p.get_by_label("enabled only").uncheck()
     p.get_by_label("Find").fill("weather")
     p.get_by_role("search").filter(has=p.get_by_label("Find")).get_by_role("button", name="Search").click()
-    card = p.locator("li.integration", has=p.get_by_role("heading", name=re.compile("^weather_openmeteo ")))
+    # titled with its type's label, its id beside it; no secrets badge for a type without secrets
+    # (it showed the raw id as title and "secrets set")
+    card = p.locator("li.integration", has=p.get_by_role("heading", name="Open-Meteo current weather weather_openmeteo",
+                                                           exact=True))
     card.get_by_label("weather_openmeteo poll interval in seconds").fill("1800")
+    assert card.locator(".badge").count() == 0
     card.get_by_role("button", name="Save weather_openmeteo").click()
     p.get_by_text("weather_openmeteo saved.").wait_for()
     row = fleet["display"].get("/v1/integrations/weather_openmeteo", key=fleet["admin"]).json()
@@ -523,4 +547,52 @@ def test_backup_target_pull_and_restore(app, fleet):
     p.get_by_text("lobby restored.").wait_for(timeout=60_000)
     restoring.get_by_text("Restored; the display is back").wait_for()
     assert display.get(f"/v1/screens/{keep}", key=admin).status_code == 200
+    assert not app.errors, app.errors
+
+
+def test_on_a_phone_every_page_link_shows_whole(app):
+    """The navigation was one scrolling row, cut at "Live previe…" on a 390 px phone: it wraps."""
+    from tests.webapp.conftest import DESKTOP, PHONE
+
+    p = app.page
+    p.set_viewport_size(PHONE)
+    try:
+        p.goto("/#/displays")
+        nav = p.get_by_role("navigation", name="Pages")
+        nav.get_by_role("link", name="Backups").wait_for()
+        assert nav.evaluate("el => el.scrollWidth <= el.clientWidth")
+        for link in nav.get_by_role("link").all():
+            box = link.bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], (link.inner_text(), box)
+    finally:
+        p.set_viewport_size(DESKTOP)
+    assert not app.errors, app.errors
+
+
+def test_the_backup_target_forms_inputs_sit_on_one_line(app):
+    """Schedule, time zone and backups kept sat at three heights (bottom-aligned over hints of
+    different lengths)."""
+    p = app.page
+    p.goto("/#/backups")
+    form = p.get_by_role("form", name="New backup target")
+    boxes = [form.get_by_label(name).bounding_box() for name in ("Schedule (cron)", "Time zone", "Backups kept")]
+    assert len({round(box["y"]) for box in boxes}) == 1 and len({round(box["height"]) for box in boxes}) == 1, boxes
+    assert not app.errors, app.errors
+
+
+def test_a_type_without_base_url_in_its_schema_gets_a_base_url_field(app, fleet):
+    """Every integration takes a base URL (config_json.baseUrl); a type whose schema does not list
+    it had no field for it."""
+    p = app.page
+    p.goto("/#/content")
+    p.get_by_label("enabled only").uncheck()
+    p.get_by_label("Find").fill("calendar")
+    p.get_by_role("search").filter(has=p.get_by_label("Find")).get_by_role("button", name="Search").click()
+    card = p.locator("li.integration", has=p.get_by_role("heading", name=re.compile(r" calendar_ical$")))
+    card.get_by_text("Settings", exact=True).click()
+    card.get_by_label("calendar_ical base URL").fill("http://127.0.0.1:9/never-fetched")  # disabled: not contacted
+    card.get_by_role("button", name="Save calendar_ical").click()
+    p.get_by_text("calendar_ical saved.").wait_for()
+    row = fleet["display"].get("/v1/integrations/calendar_ical", key=fleet["admin"]).json()
+    assert row["config_json"]["baseUrl"] == "http://127.0.0.1:9/never-fetched" and row["enabled"] is False
     assert not app.errors, app.errors

@@ -175,7 +175,7 @@ function targetForm(reloadAll) {
     { hint: "Five fields: minute hour day month weekday. Empty: Sundays 02:00, 5 minutes apart per display." });
   const zone = field("Time zone", h("input", { type: "text", name: "timezone", placeholder: "Europe/Paris", list: "zones-b" }), { hint: "Empty: the controller's." });
   const keep = field("Backups kept", h("input", { type: "number", name: "retentionCount", min: "1", max: "365", value: "7" }));
-  const form = h("form", { class: "stack", novalidate: true, "aria-label": "New backup target" }, which.wrap, h("div", { class: "row" }, cron.wrap, zone.wrap, keep.wrap),
+  const form = h("form", { class: "stack", novalidate: true, "aria-label": "New backup target" }, which.wrap, h("div", { class: "row fields" }, cron.wrap, zone.wrap, keep.wrap),
     h("datalist", { id: "zones-b" }, (Intl.supportedValuesOf ? Intl.supportedValuesOf("timeZone") : []).map((z) => h("option", { value: z }))),
     h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Save target")));
   const fields = { cronExpr: cron, timezone: zone, retentionCount: keep, baseUrl: which, apiKey: which, displayId: which };

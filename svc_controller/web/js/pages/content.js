@@ -137,6 +137,12 @@ function integrationRow(api, row, reload) {
   const schema = row.config_json_schema;
   const config = schema && Object.keys(schema.properties || {}).length
     ? schemaFields(schema, row.config_json || {}, { legend: `${row.label || row.integration_type} settings` }) : null;
+  // every integration takes a base URL (spec: PATCH base_url, read back as config_json.baseUrl);
+  // a type whose schema lists baseUrl shows it in its settings, any other gets this field
+  const ownBaseUrl = !(schema && schema.properties && schema.properties.baseUrl);
+  const baseUrl = ownBaseUrl ? field("Base URL", h("input", { type: "text", inputmode: "url", spellcheck: "false",
+    value: (row.config_json || {}).baseUrl || "", "aria-label": `${row.id} base URL`, placeholder: "the provider's default" }),
+    { hint: "Empty: the provider's default address." }) : null;
   const save = async () => {
     const body = {};
     if (Number(poll.value) !== row.poll_seconds) body.poll_seconds = Number(poll.value);
@@ -145,6 +151,7 @@ function integrationRow(api, row, reload) {
       if (!ok) { config.focusFirstError(); return; }
       if (JSON.stringify(value) !== JSON.stringify(row.config_json || {})) body.config_json = value;
     }
+    if (baseUrl && baseUrl.input.value.trim() !== ((row.config_json || {}).baseUrl || "")) body.base_url = baseUrl.input.value.trim();
     const secrets = Object.fromEntries(secretInputs.filter((s) => s.f.input.value).map((s) => [s.name, s.f.input.value]));
     if (Object.keys(secrets).length) body.secrets = secrets;
     if (!Object.keys(body).length) { notify("Nothing changed."); return; }
@@ -161,11 +168,13 @@ function integrationRow(api, row, reload) {
     }
   };
   return h("li", { class: "card integration" },
-    h("h3", {}, row.id, " ", h("span", { class: `badge ${row.secrets_configured ? "ok" : "warn"}` }, row.secrets_configured ? "secrets set" : "secrets missing")),
+    // the type's label as the title, the row's id beside it; a badge only for a type with secrets
+    h("h3", {}, row.label || row.integration_type, " ", h("code", { class: "id" }, row.id),
+      (row.secret_fields || []).length ? [" ", h("span", { class: `badge ${row.secrets_configured ? "ok" : "warn"}` }, row.secrets_configured ? "secrets set" : "secrets missing")] : null),
     h("div", { class: "row" }, h("label", { class: "check" }, toggle(`${row.id} enabled`, row.enabled,
       (on) => api.patch(`/v1/integrations/${encodeURIComponent(row.id)}`, { enabled: on })), " Enabled"),
       h("label", {}, "Poll every ", poll, " s")),
-    config ? h("details", {}, h("summary", {}, "Settings"), config.element) : null,
+    config || baseUrl ? h("details", {}, h("summary", {}, "Settings"), config ? config.element : null, baseUrl ? baseUrl.wrap : null) : null,
     secretInputs.length ? h("details", {}, h("summary", {}, "Secrets"), secretInputs.map((s) => s.f.wrap)) : null,
     h("div", { class: "actions" }, button("Save", save, { "aria-label": `Save ${row.id}` })));
 }

@@ -67,7 +67,10 @@ function editor(kind, api, types, row, done) {
   const typeField = field("Type", typeSelect);
   const idField = field("Id", h("input", { type: "text", name: "id", autocomplete: "off", spellcheck: "false" }),
     { hint: "Letters, digits, dots, dashes; kept for good." });
-  const common = schemaFields(spec.fields, creating ? { enabled: true, ...(kind === "overlays" ? { start_month: 1, start_day: 1 } : {}) } : row,
+  // a new overlay shows all year, every year, until its window is narrowed (1 January alone was a
+  // one-day window: an overlay created without touching the dates never showed)
+  const whole = { start_month: 1, start_day: 1, end_month: 12, end_day: 31, repeat_annually: true };
+  const common = schemaFields(spec.fields, creating ? { enabled: true, ...(kind === "overlays" ? whole : {}) } : row,
     { legend: `About this ${spec.one}`, keepUnknown: false });
   const configHolder = h("div", {});
   let config = null;

@@ -1,4 +1,8 @@
-"""Reading an uploaded archive into a staging folder, checking every byte on the way.
+"""Reading a backup archive into a staging folder, checking every byte on the way.
+
+The one checker of backup archives: the display's restore (``builtin_plugins/maintenance``)
+and the controller's upload and pull (``svc_controller/backups.py``) both run it, so the
+controller never keeps an archive the display would refuse.
 
 Nothing outside the staging folder is touched here: the archive is refused (and the
 staging folder removed by the caller) at the first failed check. Checks, each with the
@@ -13,11 +17,17 @@ staging folder removed by the caller) at the first failed check. Checks, each wi
 - ``path_conflict``: a member named like the folder of another (``media/a`` and ``media/a/b``);
 - ``duplicate_member``, ``unlisted_member``, ``missing_member``, ``size_mismatch``,
   ``checksum_mismatch``: every member is listed in the manifest with its size and sha256;
-- ``manifest_missing``, ``manifest_invalid``, ``unknown_manifest_version``;
+- ``manifest_missing``, ``manifest_invalid``, ``unknown_manifest_version``; ``manifest_invalid``
+  too for a manifest that nests too deeply, is larger than 64 KiB + 2 KiB a file (16 MiB at
+  most) or holds more than 256 + 16 JSON values a file: bounds that keep its parsing within a
+  few times its size in memory;
 - ``expansion_limit``: more than 4 GiB, or more than 200 times the archive, once expanded
   (for a zip the sum of its members; for a tgz the whole decompressed tar stream);
 - ``database_integrity``: the database is not SQLite or fails ``PRAGMA integrity_check``;
-- ``not_svc_display_database``: it has no svc-display migration table.
+- ``not_svc_display_database``: it has no svc-display migration table;
+- ``unexpected_schema_object``: a table, index, trigger or view that the live database (this
+  build's entities, migrations and start-up) does not have, except the list cache's version
+  tables and triggers, made at run time; a trigger, view or virtual table whose SQL differs.
 
 A database whose applied migrations this build does not know, or a manifest whose
 ``schema_version`` is above this build's, is :class:`BackupTooNew` (409 ``backup_too_new``).
@@ -28,9 +38,11 @@ on the archive.
 from __future__ import annotations
 
 import errno
+import functools
 import gzip
 import hashlib
 import json
+import os
 import re
 import sqlite3
 import stat
@@ -41,14 +53,30 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterator
 
-from builtin_plugins.maintenance.archive import APP, CHUNK, DB_MEMBER, FORMAT, FORMAT_VERSION, MANIFEST, MEDIA_PREFIX, \
-    create_private
+FORMAT = "svc-display-backup"
+FORMAT_VERSION = 1
+APP = "svc-display"
+MANIFEST = "manifest.json"
+DB_MEMBER = "db/svc_display.sqlite3"
+MEDIA_PREFIX = "media/"
+CHUNK = 1024 * 1024
 
 MAX_EXPANDED = 4 * 1024 ** 3
 MAX_RATIO = 200
-MAX_MANIFEST = 64 * 1024 * 1024
+MAX_MANIFEST = 16 * 1024 * 1024
+MANIFEST_BASE = 64 * 1024
+MANIFEST_PER_FILE = 2 * 1024
+MANIFEST_BASE_VALUES = 256
+MANIFEST_VALUES_PER_FILE = 16
 _SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")  # the app's table names: quoted safely
+
+
+def create_private(path: Path) -> BinaryIO:
+    """A new file with mode 0600 (job files, uploads and snapshots are user data)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    return os.fdopen(fd, "wb")
 
 
 class InvalidArchive(Exception):
@@ -111,9 +139,29 @@ def check_name(name: str) -> None:
     raise InvalidArchive("unsafe_path", f"member {name[:200]!r} is not manifest.json, {DB_MEMBER} or media/<key>")
 
 
-def parse_manifest(raw: bytes) -> dict:
+def manifest_cap(members: int) -> int:
+    """The largest ``manifest.json`` an archive of ``members`` other members may have: a written
+    manifest takes about 150 bytes a file (its path, size and sha256), a path at most 1 KiB."""
+    return min(MAX_MANIFEST, MANIFEST_BASE + MANIFEST_PER_FILE * members)
+
+
+def parse_manifest(raw: bytes, members: int | None = None) -> dict:
+    """The checked manifest; ``members`` (the count of the archive's other members, when known)
+    bounds its size and its count of JSON values before it is parsed, so that no manifest costs
+    more memory than a real one of that many files (json builds every value as an object)."""
+    if members is not None:
+        cap = manifest_cap(members)
+        if len(raw) > cap:
+            raise InvalidArchive("manifest_invalid", f"manifest.json has {len(raw)} bytes, more than the {cap} "
+                                                     f"allowed for {members} files", manifest_bytes=len(raw))
+        # every JSON value but the first follows a ',', ':' or '[' (counted in strings too: an upper bound)
+        values = raw.count(b",") + raw.count(b":") + raw.count(b"[") + 1
+        if values > MANIFEST_BASE_VALUES + MANIFEST_VALUES_PER_FILE * members:
+            raise InvalidArchive("manifest_invalid", f"manifest.json has too many values for {members} files")
     try:
         manifest = json.loads(raw)
+    except RecursionError:
+        raise InvalidArchive("manifest_invalid", "manifest.json nests too deeply") from None
     except (UnicodeDecodeError, ValueError):
         raise InvalidArchive("manifest_invalid", "manifest.json is not JSON") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
@@ -259,10 +307,13 @@ def _unzip(path: Path, staging: Path, archive_bytes: int) -> dict:
             raise InvalidArchive("manifest_missing", "the archive has no manifest.json")
         try:
             info = archive.getinfo(MANIFEST)
-            if info.file_size > MAX_MANIFEST:
-                raise InvalidArchive("manifest_invalid", "manifest.json is too large")
+            cap = manifest_cap(len(infos) - 1)
+            if info.file_size > cap:
+                raise InvalidArchive("manifest_invalid", f"manifest.json has {info.file_size} bytes, more than "
+                                                         f"the {cap} allowed for {len(infos) - 1} files",
+                                     manifest_bytes=info.file_size)
             with archive.open(info) as handle:
-                manifest = parse_manifest(handle.read(MAX_MANIFEST + 1))
+                manifest = parse_manifest(handle.read(cap + 1), len(infos) - 1)
             for info in infos:
                 if info.filename != MANIFEST and info.filename not in manifest["_by_path"]:
                     raise InvalidArchive("unlisted_member", f"member {info.filename[:200]!r} is not listed "
@@ -321,9 +372,10 @@ def _untar(path: Path, staging: Path, archive_bytes: int) -> dict:
                         raise InvalidArchive("duplicate_member", f"member {member.name[:200]!r} appears twice")
                     layout.add(member.name)
                     handle = tar.extractfile(member)
-                    if member.name == MANIFEST:
+                    if member.name == MANIFEST:  # parsed once the count of files is known
                         if member.size > MAX_MANIFEST:
-                            raise InvalidArchive("manifest_invalid", "manifest.json is too large")
+                            raise InvalidArchive("manifest_invalid", "manifest.json is too large",
+                                                 manifest_bytes=member.size)
                         raw_manifest = handle.read()
                     else:
                         found[member.name] = _copy_member(handle, staging / member.name, None)
@@ -331,7 +383,7 @@ def _untar(path: Path, staging: Path, archive_bytes: int) -> dict:
         raise InvalidArchive("corrupt_archive", f"the tar.gz archive cannot be read: {exc}") from None
     if raw_manifest is None:
         raise InvalidArchive("manifest_missing", "the archive has no manifest.json")
-    manifest = parse_manifest(raw_manifest)
+    manifest = parse_manifest(raw_manifest, len(found))
     _compare(manifest, found)
     return manifest
 
@@ -366,6 +418,68 @@ def check_database(path: Path) -> set[tuple[str, str]]:
     return applied
 
 
+Schema = dict[tuple[str, str], tuple[str, str]]  # (type, name) -> (table, sql) of sqlite_master
+
+
+def schema_objects(uri: str) -> Schema:
+    """The tables, indexes, triggers and views of the SQLite database at ``uri`` (opened
+    read-only), SQLite's own (``sqlite_*``) left out."""
+    conn = sqlite3.connect(uri, uri=True)
+    try:
+        conn.execute("PRAGMA trusted_schema = OFF")
+        return {(kind, name): (table, sql or "") for kind, name, table, sql in conn.execute(
+            "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")}
+    finally:
+        conn.close()
+
+
+def live_schema(path: Path) -> Schema | None:
+    """The schema of the display's live database (what this build's entities, migrations and
+    start-up create), or None when there is none yet."""
+    if not path.is_file():
+        return None
+    return schema_objects(f"file:{path}?mode=ro")
+
+
+@functools.lru_cache(maxsize=8)
+def _version_objects(tables: frozenset[str]) -> Schema:
+    """The list cache's version tables and triggers (``svc_host/rest/listcache.py``) for
+    ``tables``: created at run time, on the first cached list of a table, not by migrations."""
+    from svc_host.rest.listcache import sqlite_version_tables, sqlite_version_triggers
+
+    conn = sqlite3.connect(":memory:")
+    try:
+        for table in sorted(tables):
+            conn.execute(f'CREATE TABLE "{table}" (id INTEGER)')
+        for statement in sqlite_version_tables():
+            conn.execute(statement)
+        for table in sorted(tables):
+            for statement in sqlite_version_triggers(table):
+                conn.execute(statement)
+        made = {(kind, name): (table, sql or "") for kind, name, table, sql in conn.execute(
+            "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")}
+    finally:
+        conn.close()
+    return {key: value for key, value in made.items() if key[0] == "trigger" or key[1] not in tables}
+
+
+def check_schema(path: Path, reference: Schema) -> None:
+    """Refuse a staged database with a table, index, trigger or view that the display's schema
+    (``reference``, with the list cache's run-time objects) does not have, or has on another
+    table; triggers, views and virtual tables must match its SQL too (they run code). A table
+    or index is judged by name: an older database's tables differ in their columns."""
+    tables = frozenset(name for (kind, name) in reference if kind == "table" and _IDENTIFIER.match(name))
+    allowed = {**_version_objects(tables), **reference}
+    for (kind, name), (table, sql) in sorted(schema_objects(f"file:{path}?mode=ro&immutable=1").items()):
+        expected = allowed.get((kind, name))
+        runs_code = kind in ("trigger", "view") or sql.upper().startswith("CREATE VIRTUAL")
+        if expected is None or expected[0] != table or (runs_code and expected[1] != sql):
+            raise InvalidArchive("unexpected_schema_object",
+                                 f"the database has a {kind} {name[:200]!r} that this display's schema "
+                                 f"{'does not have' if expected is None else 'defines otherwise'}",
+                                 object={"type": kind, "name": name[:200]})
+
+
 def check_not_newer(manifest: dict, applied: set[tuple[str, str]], known_migrations: set[tuple[str, str]],
                     schema_version: int) -> None:
     if manifest["schema_version"] > schema_version:
@@ -378,8 +492,11 @@ def check_not_newer(manifest: dict, applied: set[tuple[str, str]], known_migrati
                            "build", unknown_migrations=[f"{p}:{m}"[:200] for p, m in unknown[:20]])
 
 
-def read_archive(path: Path, staging: Path, known_migrations: set[tuple[str, str]], schema_version: int) -> dict:
+def read_archive(path: Path, staging: Path, known_migrations: set[tuple[str, str]], schema_version: int,
+                 reference: Schema | None = None) -> dict:
     """Check the archive at ``path`` member by member into ``staging``; return its manifest.
+    With ``reference`` (the live database's :func:`live_schema`), the database's schema is
+    compared with it (:func:`check_schema`).
 
     Raises :class:`InvalidArchive` or :class:`BackupTooNew`; the caller removes ``staging``.
     """
@@ -391,6 +508,8 @@ def read_archive(path: Path, staging: Path, known_migrations: set[tuple[str, str
     if manifest["includes"]["database"]:
         applied = check_database(staging / DB_MEMBER)
         check_not_newer(manifest, applied, known_migrations, schema_version)
+        if reference is not None:
+            check_schema(staging / DB_MEMBER, reference)
     if manifest["includes"]["blobs"]:
         with disk_writes():
             (staging / "media").mkdir(exist_ok=True, mode=0o700)  # an empty media folder is restored as empty

@@ -1,0 +1,62 @@
+"""``/v1/adoption/origins``: the stored allowed origins, listed and removed (``adoption.admin``).
+
+An origin is added by adoption or the environment only; removing one takes effect at the next
+request (the middleware reads the stored list). One still in ``SVC_DISPLAY_HTTP_CORS_ORIGINS``
+is stored again at the next start.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, fields, validate
+
+from hookspecs import Operation, Route
+from hookspecs.permissions import ADOPTION_ADMIN
+from svc_host.http.errors import ApiError, not_found
+from svc_host.rest.configurable import EmptySchema
+from svc_host.rest.origins import ORIGIN_MAX, normalize_origin
+
+from builtin_plugins.cors.store import SOURCES
+
+
+class OriginSchema(Schema):
+    origin = fields.String(required=True)
+    source = fields.String(required=True, validate=validate.OneOf(SOURCES))
+    created_at_ms = fields.Integer(required=True)
+
+
+class OriginList(Schema):
+    items = fields.List(fields.Nested(OriginSchema), required=True)
+
+
+class OriginQuery(Schema):
+    origin = fields.String(required=True, validate=validate.Length(min=1, max=ORIGIN_MAX),
+                           metadata={"description": "the origin to remove (normalised as when stored)"})
+
+
+class OriginsResource:
+    def __init__(self, host: Any):
+        self.host = host
+
+    def on_get(self, req: Any, resp: Any) -> None:
+        resp.media = {"items": self.host.services["cors"].list()}
+
+    def on_delete(self, req: Any, resp: Any) -> None:
+        given = req.context.query["origin"]
+        origin = normalize_origin(given)
+        if origin is None:
+            raise ApiError(400, "validation_failed", "origin: expected an http(s) origin such as "
+                           "https://controller.local:8443", {"origin": ["not an http(s) origin"]})
+        if not self.host.services["cors"].forget(origin):
+            raise not_found("stored origin")
+        resp.media = {}
+
+
+def routes(host: Any) -> list[Route]:
+    tags = ["adoption"]
+    return [Route("/v1/adoption/origins", OriginsResource(host), {
+        "GET": Operation(ADOPTION_ADMIN, "the stored allowed CORS origins (adoption and environment)",
+                         response=OriginList, tags=tags),
+        "DELETE": Operation(ADOPTION_ADMIN, "remove a stored allowed origin", query=OriginQuery,
+                            response=EmptySchema, tags=tags),
+    })]

@@ -1,0 +1,167 @@
+"""The text rule on the real canvas (offscreen, :mod:`tests.display.text_rule` in a driven child):
+a label wraps at word boundaries only, then shrinks down to its role's minimum
+(:data:`hookspecs.render.TYPE_MIN`, scaled with the screen's short side), and what still does not
+fit is shown in fewer items; never cut mid-text, never broken inside a word.
+
+Judged on what Kivy laid out: the words of each drawn line (a word broken across two lines, or a
+text cut, shows as words that are not the text's), the texture's size against the label's box and
+the slide's, the font size against the minimum. First the kit's widgets alone, then every builtin
+text slide type with realistic long texts (a long headline, a 200-character summary, a long
+welcome) in the narrow free area corner overlays leave on a landscape screen and on a portrait
+screen (half-size screens: the type scale and the minimums scale with them)."""
+from __future__ import annotations
+
+import pytest
+
+from hookspecs.render import TYPE_MIN
+from tests.display.driven import run
+from tests.display.text_rule import LONG
+
+WORD = "Tomorrow"
+
+
+def judge(label: dict, box: list[int], min_px: dict[str, float]) -> list[str]:
+    """What a person would not read whole in ``label``: a word broken or lost, text outside its box or
+    the slide's, a size below its role's minimum."""
+    name = f"{label['text'][:40]!r}"
+    x, y, width, height = label["rect"]
+    tw, th = label["texture"]
+    problems = []
+    left, bottom = x + (width - tw) / 2, y + (height - th) / 2  # Kivy draws the texture centred in the label
+    if left < -1 or bottom < -1 or left + tw > box[0] + 1 or bottom + th > box[1] + 1:
+        problems.append(f"{name}: drawn at {[round(left), round(bottom), tw, th]}, outside the slide {box}")
+    if label["icon"]:
+        return problems
+    drawn = " ".join(label["lines"]).split()
+    if drawn != label["text"].split():
+        problems.append(f"{name}: drawn as lines {label['lines']}")
+    if tw > width + 1 or (not label["sized_by_text"] and th > height + 1):
+        problems.append(f"{name}: its text ({tw} x {th}) is larger than its box ({width} x {height})")
+    floor = min_px["title" if label["role"] == "title" else "body" if label["role"] == "primary" else "caption"]
+    if label["font_px"] < floor - 0.5:
+        problems.append(f"{name}: {label['font_px']} px, below the minimum {floor:.1f} px of its role")
+    return problems
+
+
+# -- the kit -------------------------------------------------------------------------------------
+
+def test_the_kit_wraps_at_words_shrinks_to_its_minimum_and_says_what_does_not_fit(env, tmp_path):
+    minimum = 28
+    cases = [
+        # a word wider than the box at the nominal size: shrunk until it fits, never broken
+        {"kind": "text", "box": [150, 200], "font": 56, "minimum": minimum, "text": f"{WORD}  is   sunny"},
+        # a long text in a short box: as large as fits, down to the minimum
+        {"kind": "text", "box": [480, 240], "font": 56, "minimum": minimum, "text": LONG["summary"]},
+        # one line: shrinks to fit, never below the minimum, then says it does not fit
+        {"kind": "line", "box": [200, 80], "font": 60, "minimum": minimum, "text": "Happy birthday, Maximiliane!"},
+        # a column: the first item shrinks to fit, the others at its size or left out; its start shown
+        {"kind": "column", "box": [300, 250], "font": 56, "minimum": minimum,
+         "texts": [LONG["summary"], *LONG["headlines"][:3]]},
+    ]
+    answer = run(env, {"scenario": "tests.display.text_rule:kit_texts", "size": [960, 540], "cases": cases},
+                 tmp_path)
+    word, summary, line, column = answer["cases"]
+    floors = {"title": minimum, "body": minimum, "caption": minimum}
+    for case, seen in zip(cases, answer["cases"]):
+        for label in seen["labels"]:
+            if label["fits"] is False:  # said so: the caller shows fewer items or scrolls
+                continue
+            assert not judge(label, case["box"], floors), judge(label, case["box"], floors)
+    (drawn,) = word["labels"]
+    assert drawn["text"] == f"{WORD} is sunny" and drawn["lines"][0] == WORD, drawn  # tidied, whole
+    assert minimum <= drawn["font_px"] < 56 and drawn["fits"], drawn
+    (drawn,) = summary["labels"]
+    assert drawn["font_px"] < 56 and drawn["texture"][1] <= 240, drawn
+    (drawn,) = line["labels"]
+    assert drawn["font_px"] == minimum and drawn["fits"] is False and len(drawn["lines"]) == 1, drawn
+    assert column["shown"] == 1, column  # the summary alone, as large as fits
+    (first,) = column["labels"]
+    assert first["text"].startswith(LONG["summary"][:60]) and first["text"].endswith("\u2026"), first
+    assert first["font_px"] == minimum, first
+
+
+# -- every text slide ------------------------------------------------------------------------------
+
+SLIDES = [
+    ["message", {"title": LONG["title"], "body": LONG["body"], "textAlign": "center"}],
+    ["news_headlines", {"feedIds": ["long-news"], "maxAgeHours": 48}],
+    ["news_article", {"feedIds": ["long-news"], "category": "", "showSummary": True, "showQrLink": True}],
+    ["weather_forecast", {}],
+    ["weather_current", {}],
+    ["stock_quotes", {"symbols": ["AAPL", "MSFT"]}],
+    ["joke", {}],
+    ["trivia", {}],
+    ["calendar_agenda", {}],
+    ["task_board", {}],
+    ["clock", {}],
+    ["qr_code", {"caption": "Scan for today's menu and the allergen list"}],
+    ["photo", {"kenBurns": True}],  # its slow zoom (15 s of it) stays inside the slide
+    ["calendar_month", {}],
+    ["alerts", {}],
+    ["controller_invite", {"urlOverride": "https://aurora-cafe.example.org/controller"}],
+]
+
+BIRTHDAY = "Happy birthday, Maximiliane Rosenthal-Oberhauser, from all of us at Aurora"
+OVERLAYS = [["digital_clock", {"show_date": True, "time_format_preset": "24h_hm"}],
+            ["birthday_confetti", {"messages": [BIRTHDAY]}]]
+"""Overlay panels whose text must stay inside the panel (judged like a slide's in the panel's box)."""
+
+
+def slides(env: dict, tmp_path, size: list[int], boxes: list[list[int]]) -> list[dict]:
+    answer = run(env, {"scenario": "tests.display.text_rule:slide_texts", "size": size, "seed": "samples",
+                       "slides": SLIDES, "boxes": boxes, "overlays": OVERLAYS}, tmp_path)
+    assert "Traceback" not in answer["log"], answer["log"][-3000:]
+    return answer["slides"]
+
+
+def check_slides(drawn: list[dict]) -> None:
+    failures = []
+    for slide in drawn:
+        where = f"{slide['type']} in {slide['box']} of {slide['screen']}"
+        if not [label for label in slide["labels"] if not label["icon"]]:
+            failures.append(f"{where}: no text drawn")
+        failures += [f"{where}: {problem}" for label in slide["labels"]
+                     for problem in judge(label, slide["box"], slide["min_px"])]
+        for x, y, width, height in slide.get("pictures", []):
+            if x < -0.5 or y < -0.5 or x + width > slide["box"][0] + 0.5 or y + height > slide["box"][1] + 0.5:
+                failures.append(f"{where}: a picture drawn at {[x, y, width, height]}, outside the slide")
+    assert not failures, "\n".join(failures)
+
+
+def check_long_texts(drawn: list[dict]) -> None:
+    """The long texts are shown from their start: the welcome's title and body whole, the summary's
+    first words, the first headline whole."""
+    by_type = {slide["type"]: [label["text"] for label in slide["labels"]] for slide in drawn}
+    assert LONG["title"] in by_type["message"], by_type["message"]
+    assert all(paragraph in "\n".join(by_type["message"]) for paragraph in LONG["body"].split("\n")), by_type["message"]
+    assert any(text.startswith(LONG["summary"][:40]) for text in by_type["news_article"]), by_type["news_article"]
+    assert LONG["headlines"][0] in by_type["news_headlines"], by_type["news_headlines"]
+    assert BIRTHDAY in by_type["birthday_confetti"], by_type["birthday_confetti"]  # whole, never shortened
+
+
+@pytest.mark.slow
+def test_every_text_slide_keeps_its_words_whole_at_a_readable_size_beside_corner_overlays(env, tmp_path):
+    """A landscape screen (960x540) whose corner overlays leave the slide a column 400 px wide."""
+    drawn = slides(env, tmp_path, [960, 540], [[400, 540]])
+    assert drawn[0]["min_px"]["body"] == TYPE_MIN["body"] * 540 / 1080
+    check_slides(drawn)
+    check_long_texts(drawn)
+
+
+@pytest.mark.slow
+def test_every_text_slide_keeps_its_words_whole_at_a_readable_size_on_a_portrait_screen(env, tmp_path):
+    drawn = slides(env, tmp_path, [540, 960], [[540, 960]])
+    check_slides(drawn)
+    check_long_texts(drawn)
+
+
+def test_a_slide_in_part_of_the_screen_meets_the_theme_backdrop_without_a_seam(env, tmp_path):
+    """plum_gold's strong gradient, a slide in the middle third of the height: the colour across its
+    top and bottom edges changes no more than between any two neighbouring rows of the backdrop."""
+    box = [200, 180, 500, 180]
+    column = run(env, {"scenario": "tests.display.text_rule:seam", "size": [960, 540], "theme": "plum_gold",
+                       "box": box}, tmp_path)["column"]
+    steps = [max(abs(a - b) for a, b in zip(low, high)) for low, high in zip(column, column[1:])]
+    edges = {box[1] - 1: steps[box[1] - 1], box[1] + box[3] - 1: steps[box[1] + box[3] - 1]}
+    inside = max(steps[:box[1] - 2] + steps[box[1] + 1:box[1] + box[3] - 2] + steps[box[1] + box[3] + 1:])
+    assert max(edges.values()) <= max(2, inside), (edges, inside)

@@ -169,10 +169,20 @@ def environment_table(declarations: Declarations = (), table: Sequence[tuple[str
     table = [("host", host)]
     for plugin, items in declarations:
         rows = [(item.name, "(secret)" if item.secret and item.default is not None else _shown(item.default),
-                 item.help) for item in items]
+                 _declared_help(item)) for item in items]
         if rows:
             table.append((f"plugin {plugin}", rows))
     return table
+
+
+def _declared_help(item: Setting) -> str:
+    """The declaration's help with its checks (range, required), as the host enforces them."""
+    notes = []
+    if item.low is not None or item.high is not None:
+        notes.append(f"{_shown(item.low) if item.low is not None else ''}-{item.high if item.high is not None else ''}")
+    if item.required_when:
+        notes.append(f"required when {item.required_when}=1")
+    return item.help + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def environment_help(table: Sequence[tuple[str, str, str]] = ENVIRONMENT, settings_class: type | None = None,

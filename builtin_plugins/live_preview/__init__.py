@@ -149,7 +149,7 @@ class StatusResource:
         self.host = host
 
     def on_get(self, req: Any, resp: Any) -> None:
-        s = self.host.settings
+        s = self.host.settings.plugin_values("live_preview")
         resp.media = {"configured": self.host.display_bus is not None, "enabled": s.live_preview_enabled,
                       "fps": s.live_preview_fps, "width": s.live_preview_width, "quality": s.live_preview_quality}
 

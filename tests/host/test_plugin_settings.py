@@ -110,3 +110,15 @@ def test_the_docs_list_every_declaration():
     expected = environment_markdown(declared_settings(load_plugins()))
     assert expected in text, ("docs/configuration.md is out of date: rewrite it with the command it gives "
                               "(svc_host.config.write_environment_docs)")
+
+
+def test_builtin_values_reach_their_readers(svc_display_host):
+    from types import SimpleNamespace
+
+    from builtin_plugins.basic.display import _prepare_invite
+
+    host = svc_display_host(env={"SVC_DISPLAY_CONTROLLER_PUBLIC_URL": "https://controller.example",
+                                 "SVC_DISPLAY_ADOPTION_RATE_PER_MIN": "3"})
+    assert _prepare_invite(SimpleNamespace(host=host, config={})) == {"url": "https://controller.example"}
+    assert host.settings.plugin_values("adoption").adoption_rate_per_min == 3
+    assert "controller_public_url" not in {f for f in vars(host.settings)}  # the host keeps only its own

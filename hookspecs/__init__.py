@@ -204,7 +204,11 @@ def prepare_storage(settings: Settings) -> None:
 
 @hookspec
 def startup(host: Host) -> None:
-    """Called once after storage and registries are ready, before serving. Returns nothing."""
+    """Called once after storage and registries are ready, before serving. Returns nothing.
+
+    Plugins start in pluggy's call order: ``@hookimpl(tryfirst=True)`` first (mark it when
+    other plugins' ``startup`` uses a service this one publishes), ``trylast`` last.
+    """
 
 
 @hookspec

@@ -18,6 +18,16 @@ class CollectorError(Exception):
     """Raise from a collector for an expected failure; the message goes to telemetry as is."""
 
 
+class AccountError(Exception):
+    """A sign-in or token problem of a linked account (raised by the ``AccountsService``);
+    ``code`` is the API error code, ``status`` its HTTP status, the message is safe to show."""
+
+    def __init__(self, code: str, message: str, status: int = 409):
+        super().__init__(message)
+        self.code = code
+        self.status = status
+
+
 class HttpFailure(Exception):
     """Any failed upstream exchange through :class:`HttpClient`; the message is safe to log
     (no query string, no secret). Collectors catch it per unit (a feed, a location)."""

@@ -106,22 +106,26 @@ def clip(value: Any, limit: int) -> str:
 
 
 def store_remote_media(
-    ctx: Any, url: str, prefix: str, kinds: dict[str, str] = IMAGE_TYPES, max_bytes: int = DEFAULT_IMAGE_BYTES
+    ctx: Any, url: str, prefix: str, kinds: dict[str, str] = IMAGE_TYPES, max_bytes: int = DEFAULT_IMAGE_BYTES,
+    headers: dict[str, str] | None = None, version: str = "",
 ) -> str | None:
     """Download ``url`` into a blob under ``prefix`` and return its key.
+
+    ``headers`` go with the request (credentials of a WebDAV folder); a ``version`` (an ETag)
+    is part of the key, so a changed file at the same URL gets a blob of its own.
 
     The content type must be one of ``kinds`` (else ``None``, logged with the reason as a
     warning of the run); the download goes through
     ``ctx.http`` with its timeouts and ``max_bytes``. Failures propagate as ``HttpFailure``.
     """
-    response = ctx.http.get(url, max_bytes=max_bytes, accept=",".join(kinds))
+    response = ctx.http.get(url, max_bytes=max_bytes, accept=",".join(kinds), headers=headers)
     content_type = response.content_type
     if content_type not in kinds or not response.content:
         reason = "the body is empty" if content_type in kinds else \
             f"content type {content_type or '(none)'} is not one of {', '.join(kinds)}"
         ctx.log(f"media {url.split('?', 1)[0][:200]} skipped: {reason}", "warning")
         return None
-    key = f"{prefix}/{digest(url, length=32)}{kinds[content_type]}"
+    key = f"{prefix}/{digest(url, version, length=32) if version else digest(url, length=32)}{kinds[content_type]}"
     ctx.blobs.put(key, response.content, content_type)
     return key
 

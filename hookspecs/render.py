@@ -542,6 +542,10 @@ class Layout:
         left = max([band.x] + [r.right + gap for z, r in zip(zones, rects) if z == "bottom_left"])
         right = min([band.right] + [r.x - gap for z, r in zip(zones, rects) if z == "bottom_right"])
         message = Rect(left, band.y, max(0.0, right - left), band.height)
+        bottoms = [r.top for z, r in zip(zones, rects) if z in ("bottom_left", "bottom_right")]
+        if self.portrait and bottoms:  # the bands stack: the message across the width, above the panels
+            message = Rect(band.x, max(bottoms) + self.content.height * MARGIN[1] / 2, band.width, band.height)
+            band = Rect(band.x, band.y, band.width, message.top - band.y)
         occupied = [(zone, rect) for zone, rect in zip(zones, rects) if zone != "fullscreen"]
         messages = [message if zone == "fullscreen" and celebrates else None
                     for zone, (_z, _hint, celebrates) in zip(zones, wanted)]

@@ -32,6 +32,7 @@ from hookspecs.formatting import DEFAULT_TIMEZONE, zone_or_utc
 if TYPE_CHECKING:  # pragma: no cover
     from zoneinfo import ZoneInfo
 
+    from hookspecs.content import ContentIngest
     from hookspecs.render import Preferences
 
 log = logging.getLogger(__name__)
@@ -142,9 +143,11 @@ class AlertsService(Protocol):
 
 @runtime_checkable
 class OverlaysService(Protocol):
-    """Which overlay rows are active: the one owner of overlay windows and the global switch."""
+    """Which overlay rows are active: the one owner of overlay windows and the global switch.
+    ``enabled()`` is every enabled overlay row (whatever its window), in id order."""
 
     def globally_enabled(self) -> bool: ...
+    def enabled(self) -> list[dict[str, Any]]: ...
     def is_active(self, row: Mapping[str, Any], now: Any = None) -> bool: ...
     def active(self, now: Any = None) -> list[dict[str, Any]]: ...
     def next_change_ms(self, now: Any = None) -> int | None: ...
@@ -207,8 +210,12 @@ class SearchService(Protocol):
 
 @runtime_checkable
 class AccountsService(Protocol):
-    """Linked integration accounts and their tokens (encrypted at rest)."""
+    """Linked integration accounts and their tokens (encrypted at rest). ``account(id)`` is
+    ``{id, account_type, integration_id, config}`` (``config``: its integration's
+    ``config_json``) or None; ``access_token``/``bearer`` raise
+    :class:`hookspecs.collect.AccountError` (``code``, ``status``) when there is no usable token."""
 
+    def account(self, account_id: str) -> dict[str, Any] | None: ...
     def access_token(self, account_id: str) -> dict[str, Any]: ...
     def bearer(self, account_id: str) -> dict[str, str]: ...
     def save_token(self, account_id: str, token: dict[str, Any]) -> None: ...
@@ -262,7 +269,10 @@ class IntegrationsEngine(Protocol):
     ``ensure_row`` adds an integration row of a registered type under an id of its own (a
     folder plugin's ``plugin_http.<id>``) and never changes an existing one; ``run_soon``
     queues a run of an enabled integration as its schedule would (nothing when the engine
-    does not run, e.g. in SaaS mode)."""
+    does not run, e.g. in SaaS mode). ``http`` is its :class:`hookspecs.collect.HttpClient`
+    (for a feature's own upstream calls outside a collection, e.g. the Google calendar list)."""
+
+    http: Any
 
     def run_now(self, integration_id: str, force: bool = True) -> Any: ...
     def ensure_row(self, integration_id: str, integration_type: str, config: dict[str, Any],
@@ -386,13 +396,15 @@ FOLDER_PLUGINS: ServiceKey[FolderPlugins] = ServiceKey(
 CANVAS_BLANK: ServiceKey[CanvasBlank] = ServiceKey("canvas_blank", "power", "whether the canvas must be dark")
 DISPLAY_POWER: ServiceKey[DisplayPower] = ServiceKey("display_power", "power", "the display's power state")
 LISTENING: ServiceKey[Listening] = ServiceKey("listening", "host", "the URLs and certificate the server announced")
+CONTENT_INGEST: ServiceKey["ContentIngest"] = ServiceKey(
+    "content_ingest", "host", "item kind -> the writer its owning feature added (hookspecs.content)")
 
 SERVICE_KEYS: tuple[ServiceKey[Any], ...] = (
     SETTINGS, CLIENT_KEYS, DISPLAY_PREFERENCES, THEMES, SCREENS, ALERTS, OVERLAYS, TICKER, CURATOR,
     CURATOR_RUNTIME, SEARCH, ACCOUNTS, ADOPTION, ADOPTION_BASE_URL, INTEGRATIONS, INTEGRATION_TELEMETRY,
     CORS, CORS_POLICY, ORIGIN_ALLOWED, EVENTS, DISPLAY, PROGRAM_TELEMETRY,
     DISPLAY_CAPTURE, LIVE_PREVIEW_TICKETS, HTTP_SERVER_STOP, HEALTH_SECTIONS, CLOUD_FEED, CATEGORIES,
-    RUNTIME_SIGNALS, FOLDER_PLUGINS, LISTENING, CANVAS_BLANK, DISPLAY_POWER,
+    RUNTIME_SIGNALS, FOLDER_PLUGINS, LISTENING, CANVAS_BLANK, DISPLAY_POWER, CONTENT_INGEST,
 )
 """Every shared service key, each with its owning plugin (``key.owner``)."""
 

@@ -18,7 +18,7 @@ from itsdangerous import BadSignature, URLSafeSerializer
 from pony import orm
 
 from svc_host.rest.ratelimit import SlidingWindowLimiter
-from builtin_plugins.sessions.passwords import check_password_policy, hash_password, verify_password
+from svc_host.passwords import check_password_policy, hash_password, verify_password
 from svc_host.auth import Principal, sha256_hex
 
 COOKIE_NAME = "svc_controller_session"

@@ -30,7 +30,7 @@ import httpx
 from croniter import croniter
 from pony import orm
 
-from builtin_plugins.integrations.secrets import SecretBox
+from svc_host.secrets import SecretBox
 from svc_controller.archive import ArchiveError, ScratchFailed, archive_kind, verify_archive
 from svc_controller.targets import TargetPolicy, parse_display_url, pinned_url
 from svc_host.http.errors import ApiError

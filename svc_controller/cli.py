@@ -48,8 +48,8 @@ def cmd_migrate(settings: ControllerSettings, args: argparse.Namespace) -> int:
 
 
 def cmd_users_create(settings: ControllerSettings, args: argparse.Namespace) -> int:
-    from builtin_plugins.sessions import read_password
-    from builtin_plugins.sessions.passwords import PasswordError
+    from svc_host.passwords import read_password
+    from svc_host.passwords import PasswordError
     from svc_controller.app import build_controller
     from svc_controller.auth import UserError, create_user
 

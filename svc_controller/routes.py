@@ -20,7 +20,7 @@ from svc_controller.config import valid_zone
 from svc_controller.targets import parse_display_url
 from svc_host.http.errors import ApiError
 from svc_host.rest.ratelimit import client_address, rate_limited
-from builtin_plugins.integrations.routes import StrictBoolean
+from svc_host.rest.schemas import StrictBoolean
 
 TAGS = ["controller"]
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 from urllib.parse import urlsplit
 
-from builtin_plugins.cors.policy import ip_address, is_private_address, system_resolver
+from svc_host.addresses import ip_address, is_private_address, system_resolver
 from svc_host.http.errors import ApiError
 
 HEADER = "X-Svc-Display-Url"

@@ -48,7 +48,7 @@ def check_name(name: str, taken: set[str] = frozenset()) -> str:
         hint = f"; try {suggestion!r}" if NAME.match(suggestion) else ""
         raise ScaffoldError(f"plugin name {name!r} must be one word of 2 to 40 lowercase letters and digits "
                             f"(it becomes the entry point, the type ids and the integration family){hint}")
-    if keyword.iskeyword(name) or name in taken or f"{name}_glow" in taken:
+    if keyword.iskeyword(name) or name in taken or f"{name}_note" in taken or f"{name}_greetings" in taken:
         raise ScaffoldError(f"plugin name {name!r} is taken (by a Python keyword, an installed plugin, "
                             "a type id or an integration family)")
     return name

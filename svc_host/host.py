@@ -15,6 +15,8 @@ from typing import Any, Iterable
 from pony import orm
 
 from hookspecs import Route, WebSocketRoute
+from hookspecs.content import ContentIngest
+from hookspecs.services import CONTENT_INGEST
 from svc_host.auth import Principal
 from svc_host.clock import Clock
 from svc_host.config import Settings, make_data_dir, read_plugin_settings
@@ -157,6 +159,7 @@ def _build_host(settings: Settings, plugins: PluginHost, with_routes: bool) -> H
     host = Host(settings=settings, plugins=plugins, registries=registries, db=db,
                 blobs=BlobStore(settings.media_dir), clock=clock)
     events = host.services["events"] = ChangeBus()  # hookspecs.services.EVENTS
+    host.services[CONTENT_INGEST] = ContentIngest()  # the owners add their kinds' writers in startup
     started: list[str] = []
     try:
         if with_routes:

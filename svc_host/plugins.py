@@ -125,12 +125,21 @@ class PluginHost:
         raise PluginSkipped(name)
 
     def _ordered_impls(self, hook_name: str) -> list[Any]:
+        """The implementations of ``hook_name`` in the order the host calls them.
+
+        Contribution hooks (``register_*``) build registries: builtins first, then registration
+        order, so a third-party duplicate of a builtin's type, route or entity is the one
+        skipped. Every other hook (``startup``, ``serving``, ``shutdown`` ...) runs in pluggy's
+        own call order: ``tryfirst`` first, ``trylast`` last, otherwise the last registered
+        first (``get_hookimpls()`` lists them the other way round).
+        """
         impls = getattr(self.pm.hook, hook_name).get_hookimpls()
-        # Builtins first, then registration order: a third-party duplicate is the one skipped.
-        return sorted(impls, key=lambda i: not (self.info.get(i.plugin_name) and self.info[i.plugin_name].builtin))
+        if hook_name.startswith("register_"):
+            return sorted(impls, key=lambda i: not (self.info.get(i.plugin_name) and self.info[i.plugin_name].builtin))
+        return impls[::-1]
 
     def implementers(self, hook_name: str) -> list[str]:
-        """Names of the plugins implementing ``hook_name``, in calling order (builtins first)."""
+        """Names of the plugins implementing ``hook_name``, in calling order (see :meth:`_ordered_impls`)."""
         return [impl.plugin_name for impl in self._ordered_impls(hook_name)]
 
     def call_each(self, hook_name: str, only: Iterable[str] | None = None, **kwargs: Any) -> list[tuple[str, Any]]:

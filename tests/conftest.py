@@ -10,29 +10,21 @@
 """
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 from typing import Any, Callable, Iterator
-from urllib.parse import urlparse, urlunparse
 
-import psycopg2
 import pytest
 
 # shared with the plugin authors' kit (svc_display.testing)
 from svc_display.testing import ServerProcess, free_port, issue_key  # noqa: F401
 from svc_display.testing.clients import ApiClient as Api
+# one maker of throwaway PostgreSQL databases, shared with the authors' kit
+from svc_display.testing.databases import PG_ADMIN_URL, throwaway_pg_database  # noqa: F401
 
-PG_ADMIN_URL = os.environ.get("SVC_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 REPO = Path(__file__).resolve().parents[1]
-
-
-def _pg_url_for(database: str) -> str:
-    parsed = urlparse(PG_ADMIN_URL)
-    return urlunparse(parsed._replace(path="/" + database))
 
 
 BACKENDS_CHOICE = os.environ.get("SVC_TEST_BACKENDS", "storage")
@@ -52,23 +44,6 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.fixture
 def backend(request: pytest.FixtureRequest) -> str:
     return getattr(request, "param", "sqlite")
-
-
-@contextlib.contextmanager
-def throwaway_pg_database(prefix: str = "svc_t_") -> Iterator[str]:
-    """The URL of a PostgreSQL database made on the local server, dropped afterwards."""
-    name = prefix + uuid.uuid4().hex[:16]
-    admin = psycopg2.connect(PG_ADMIN_URL)
-    admin.autocommit = True
-    with admin.cursor() as cursor:
-        cursor.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield _pg_url_for(name)
-    finally:
-        with admin.cursor() as cursor:
-            cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,))
-            cursor.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        admin.close()
 
 
 @pytest.fixture

@@ -3,8 +3,10 @@ categories, and the slides and overlays that show them.
 
 - tables (``models.py``): ``CalendarEvent`` (catalog, spec 2.8), ``CalendarEventCategory``;
 - collectors: ``calendar_ical`` (``ical.py``), ``calendar_google``, ``calendar_microsoft``
-  (``cloud.py``), writing through ``store.py`` (one display timezone for all-day events);
-- REST: ``POST /v1/curator/manual/calendar-events`` (``manual.py``);
+  (``cloud.py``), ``calendar_nutrislice`` (school meals, ``nutrislice.py``), writing through
+  ``store.py`` (one display timezone for all-day events);
+- REST: ``POST /v1/curator/manual/calendar-events`` (``manual.py``), ``GET
+  /v1/integration-accounts/{account_id}/google/calendars`` (``google.py``, the Google client);
 - types (``types.py``): slides ``calendar_agenda``, ``calendar_month``; overlays
   ``calendar_month``, ``calendar_upcoming``;
 - content list (``content.py``): ``calendar-events`` (catalog, moderation deletes, the
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from builtin_plugins.calendar import cloud, content, ical, manual, models, types
+from builtin_plugins.calendar import cloud, content, google, ical, manual, models, nutrislice, types
 from hookspecs import (
     ContentList,
     IntegrationType,
@@ -25,13 +27,13 @@ from hookspecs import (
     ScreenType,
     hookimpl,
 )
-from hookspecs.permissions import CURATOR_WRITE, declare
+from hookspecs.permissions import CURATOR_WRITE, INTEGRATIONS_READ, declare
 from svc_host.rest.rows import IdSchema
 
 
 @hookimpl
 def register_permissions() -> list[Permission]:
-    return declare(CURATOR_WRITE)
+    return declare(CURATOR_WRITE, INTEGRATIONS_READ)  # INTEGRATIONS_READ: the Google calendar list
 
 
 @hookimpl
@@ -41,7 +43,7 @@ def register_entities(db: Any) -> None:
 
 @hookimpl
 def register_integration_types() -> list[IntegrationType]:
-    return [ical.INTEGRATION_TYPE, cloud.GOOGLE, cloud.MICROSOFT]
+    return [ical.INTEGRATION_TYPE, cloud.GOOGLE, cloud.MICROSOFT, nutrislice.INTEGRATION_TYPE]
 
 
 @hookimpl
@@ -63,7 +65,8 @@ def register_content_lists() -> list[ContentList]:
 def register_routes(host: Any) -> list[Route]:
     return [Route("/v1/curator/manual/calendar-events", manual.CalendarEventResource(host), {
         "POST": Operation(CURATOR_WRITE, "add a calendar event", body=manual.CalendarEventBody,
-                          response=IdSchema, status=201, tags=("curator",), publishes=("catalog",))})]
+                          response=IdSchema, status=201, tags=("curator",), publishes=("catalog",))}),
+            *google.routes(host)]
 
 
 @hookimpl

@@ -15,7 +15,7 @@ def define_entities(db: Any) -> None:
         title = orm.Required(str, 2000)
         location = orm.Optional(str, 2000, default="")
         description = orm.Optional(str, 20000, default="")
-        source = orm.Required(str, 100)  # calendar_google, calendar_microsoft, calendar_ical, manual_entry...
+        source = orm.Required(str, 100)  # calendar_google, calendar_microsoft, calendar_ical, calendar_nutrislice, manual_entry...
         start_ms = orm.Required(int, index=True, **MS)
         end_ms = orm.Required(int, **MS)
         all_day = orm.Required(bool, default=False)

@@ -81,12 +81,13 @@ TICKER_TYPES: list[TickerType] = [
         id="time",
         label="Date and time",
         description="Date and time; omitted keys follow controller_date_order, controller_time_format "
-                    "and display_timezone.",
+                    "and display_timezone; showDate false shows the time alone.",
         config_schema=obj("time", {
             "dateOrder": DATE_ORDER,
             "timeFormatPreset": {"enum": list(TIME_PRESETS)},
             "timeZone": TIME_ZONE,
             "labelPrefix": text(100),
+            "showDate": boolean(),  # beyond the spec: false shows the time alone (default true)
         }),
         example_config={"dateOrder": "dmy", "timeFormatPreset": "24h_hms", "timeZone": "Europe/Berlin",
                         "labelPrefix": "Berlin"},

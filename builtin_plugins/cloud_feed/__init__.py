@@ -40,9 +40,8 @@ def register_settings() -> list[Setting]:
 def startup(host: Any) -> None:
     if not (host.settings.saas_mode and host.routes):
         return
-    # The telemetry service is looked up when a line is written: the integrations plugin may
-    # start after this one (the host's startup order is not the hook's tryfirst order).
-    consumer = FeedConsumer(host, lambda: service(host, INTEGRATION_TELEMETRY),
+    # settings and integrations start first (their startup is tryfirst): their services are here.
+    consumer = FeedConsumer(host, service(host, INTEGRATION_TELEMETRY),
                             floor_s=host.settings.plugin_values("cloud_feed").saas_reconnect_min_ms / 1000)
     host.services[SERVICE] = consumer
     host.services.setdefault(HEALTH_SECTIONS, {})["saas"] = consumer.health

@@ -79,9 +79,8 @@ class FeedConsumer:
             self._thread.join(timeout=5)
 
     def _log(self, channel: str, message: str) -> None:
-        telemetry = self.telemetry()
-        if telemetry is not None:
-            telemetry.add(channel, message, FEED)
+        if self.telemetry is not None:
+            self.telemetry.add(channel, message, FEED)
         getattr(log, "warning" if channel != "info" else "info")("saas feed: %s", message)
 
     # -- the loop ----------------------------------------------------------------------------

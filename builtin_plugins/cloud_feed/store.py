@@ -12,8 +12,8 @@ from typing import Any
 from pony import orm
 
 from builtin_plugins.cloud_feed.kinds import FEED, FeedError, check_item
-from hookspecs.content import release_blob
-from hookspecs.services import MARQUEE_PREFIX, SETTINGS, SettingsService, require
+from hookspecs.content import ContentWriter, release_blob
+from hookspecs.services import CONTENT_INGEST, MARQUEE_PREFIX, SETTINGS, SettingsService, require, service
 
 LAST_EVENT_KEY = "saas_feed.last_event_id"
 TICKER_KEY = MARQUEE_PREFIX + "saas_feed"
@@ -25,12 +25,9 @@ class FeedStore:
         self.db = host.db
         self.kinds = host.registries.feed_kinds()
         self._unused: list[str] = []
-
-    @property
-    def settings(self) -> SettingsService:
-        """The key-values (last event id, ticker text) are the settings plugin's table; looked up
-        when used (the settings plugin may start after this one)."""
-        return require(self.host, SETTINGS)
+        # The key-values (last event id, ticker text) are the settings plugin's table; its
+        # startup is tryfirst, so the service is there when this store is made.
+        self.settings: SettingsService = require(host, SETTINGS)
 
     def last_event_id(self) -> str | None:
         return self.settings.key_value(LAST_EVENT_KEY) or None
@@ -91,39 +88,19 @@ class FeedStore:
             return "ticker text"
         raise FeedError(f"unknown event type {event!r}")
 
+    def _writer(self, content: Any) -> ContentWriter:
+        """The kind's writer: the owner's own when it added one to the content-ingest service,
+        else one made from the content list it declares (same entity, same mapping)."""
+        ingest = service(self.host, CONTENT_INGEST)
+        writer = ingest.writer(content.feed.kind) if ingest is not None else None
+        return writer or ContentWriter(getattr(self.db, content.entity), content.feed)
+
     def _upsert(self, data: dict) -> None:
         content, item = check_item(self.kinds, data)
-        feed = content.feed
-        entity = getattr(self.db, content.entity)
-        key = feed.key_of(item)
-        values = {**feed.values(item, self.host.clock.now_ms()), feed.provenance: FEED}
-        row = entity.get(**key)
-        if row is None:
-            row = entity(**key, **values)
-        else:
-            values.pop("created_at_ms", None)  # an update keeps the row's place in "newest first"
-            self._note_blob(content, row)
-            row.set(**values)
-        if feed.after_upsert is not None:
-            feed.after_upsert(self.db, row, item)
+        self._writer(content).upsert(item, self.host.clock.now_ms(), self._unused)
 
     def _delete(self, content: Any, item: Any) -> bool:
-        entity = getattr(self.db, content.entity)
-        row = entity.get(**content.feed.key_of(item))
-        if row is None or getattr(row, content.feed.provenance) != FEED:
-            return False
-        self._note_blob(content, row)
-        row.delete()
-        return True
+        return self._writer(content).delete(item, self._unused)
 
     def _clear(self, content: Any) -> None:
-        entity = getattr(self.db, content.entity)
-        for row in entity.select(**{content.feed.provenance: FEED}):
-            self._note_blob(content, row)
-            row.delete()
-
-    def _note_blob(self, content: Any, row: Any) -> None:
-        """The row's file may be unused once the event commits (released then, if no row uses it)."""
-        blob = content.feed.blob
-        if blob is not None and getattr(row, blob.attribute, None):
-            self._unused.append(getattr(row, blob.attribute))
+        self._writer(content).clear(FEED, self._unused)

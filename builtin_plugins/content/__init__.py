@@ -20,6 +20,7 @@ from typing import Any
 
 from builtin_plugins.content import content, jokes, models, openai, quotes, routes, trivia, types
 from hookspecs import ContentList, IntegrationType, Permission, Route, ScreenType, TickerType, hookimpl
+from hookspecs.content import add_writers
 from hookspecs.permissions import CURATOR_WRITE, INTERESTS_READ, INTERESTS_WRITE, declare
 
 
@@ -56,6 +57,11 @@ def register_content_lists() -> list[ContentList]:
 @hookimpl
 def register_routes(host: Any) -> list[Route]:
     return routes.routes(host)
+
+
+@hookimpl
+def startup(host: Any) -> None:
+    add_writers(host, content.LISTS)  # joke, quote and trivia items (a sidecar's) are written with its mappings
 
 
 @hookimpl

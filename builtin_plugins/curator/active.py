@@ -22,14 +22,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from hookspecs.services import display_zone
+from hookspecs.services import OVERLAYS, SCREENS, TICKER, display_zone, service
 from builtin_plugins.curator.configurations import KINDS, configuration_json, sorted_rules
 from builtin_plugins.curator.predicates import EvaluationState, evaluation_state
 
 log = logging.getLogger(__name__)
 
-MEMBER_ENTITIES = {"screens": ("Screen", "name"), "tickers": ("TickerTape", "name"),
-                   "overlays": ("OverlaySchedule", "label")}
+# member kind -> the service of the feature that owns its rows, and the row's label field
+MEMBER_SERVICES = {"screens": (SCREENS, "name"), "tickers": (TICKER, "name"), "overlays": (OVERLAYS, "label")}
 
 
 def rule_holds(host: Any, rule: Any, state: EvaluationState) -> bool:
@@ -50,14 +50,12 @@ def matches(host: Any, configuration: Any, state: EvaluationState) -> bool:
 
 
 def _rows(host: Any, kind: str) -> tuple[list[str], dict[str, str]]:
-    """(enabled ids in display order, id -> label) for a member kind; empty when not installed."""
-    name, label_attr = MEMBER_ENTITIES[kind]
-    entity = getattr(host.db, name, None)
-    if entity is None:
-        return [], {}
-    rows = [row for row in entity.select() if getattr(row, "enabled", True)]
-    rows.sort(key=lambda r: (getattr(r, "sort_order", 0) or 0, r.id))
-    return [r.id for r in rows], {r.id: (getattr(r, label_attr, None) or r.id) for r in rows}
+    """(enabled ids in display order, id -> label) for a member kind, from its owner's service;
+    empty when the owner is not installed."""
+    key, label_field = MEMBER_SERVICES[kind]
+    owner = service(host, key)
+    rows = owner.enabled() if owner is not None else []
+    return [r["id"] for r in rows], {r["id"]: (r.get(label_field) or r["id"]) for r in rows}
 
 
 def effective_members(host: Any, applied: list[Any]) -> dict[str, list[dict]]:

@@ -10,7 +10,8 @@
 - types: slide and overlay ``plugin_template``, overlay ``plugin_web`` (a plugin's page,
   view-only), ticker ``plugin`` (the lines of key-value ``ticker.marquee.<pluginId>``).
 
-Sidecars start in the ``serving`` hook (the display's API answers by then) and stop in
+Each sidecar's integration row is bound in ``startup`` (the integrations engine, tryfirst,
+has started); sidecars start in the ``serving`` hook (the display's API answers by then) and stop in
 ``shutdown``. ``docs/folder-plugins.md`` is the reference. (``runtime.signals_write``, which
 a plugin's key holds, is declared by the ``runtime_signals`` plugin, whose routes it guards.)
 """
@@ -129,14 +130,13 @@ def register_ticker_types() -> list[TickerType]:
 
 @hookimpl
 def startup(host: Any) -> None:
-    host.services[FOLDER_PLUGINS] = FolderPlugins(host)
+    folder_plugins = host.services[FOLDER_PLUGINS] = FolderPlugins(host)
+    folder_plugins.bind_collectors()  # the integrations engine started before (its startup is tryfirst)
 
 
 @hookimpl
 def serving(host: Any) -> None:
-    folder_plugins = host.services[FOLDER_PLUGINS]
-    folder_plugins.bind_collectors()  # every plugin has started by now, the integrations engine too
-    folder_plugins.start_sidecars()
+    host.services[FOLDER_PLUGINS].start_sidecars()
 
 
 @hookimpl

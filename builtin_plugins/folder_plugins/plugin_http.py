@@ -8,10 +8,18 @@ sent as ``Authorization: Bearer <token>``).
 Response: JSON ``{"items": [...], "ticker": "text"?}``, at most 1000 items, each with a
 ``kind`` and an ``id`` unique within the plugin:
 
-- ``joke``: ``setup``, ``punchline``, ``category_id``;
-- ``quote``: ``text``, ``author``, ``category_id``;
-- ``rss_article``: ``feed_id``, ``title``, ``summary``, ``link``, ``published_at_ms``;
-- ``trivia``: ``question``, ``option_a``..``option_d``, ``correct_option``, ``category_id``.
+- ``joke``: ``setup`` (required), ``punchline``, ``category_id``;
+- ``quote``: ``text`` (required), ``author``, ``category_id``;
+- ``rss_article``: ``title`` (required), ``feed_id``, ``guid``, ``summary``, ``link``,
+  ``image_blob_key``, ``published_at_ms``;
+- ``trivia``: ``question``, ``option_a``, ``option_b`` (required), ``option_c``, ``option_d``,
+  ``correct_option`` (A-D, required), ``category_id``.
+
+The collector never names those tables: each kind is written by the feature that owns it
+(``content``, ``news``) through the content-ingest service (``hookspecs.content``), with
+the same mapping (and required fields) as the cloud feed's items. An item of a kind whose
+feature is disabled is refused with one log line naming the type; the rest are stored. A
+malformed item fails the run and nothing of the answer is stored.
 
 Rows get id ``plugin_http:<plugin_id>:<id>`` and ``integration_type`` ``plugin_http``;
 rows of the plugin missing from the answer are removed (the answer is the full set).
@@ -34,8 +42,9 @@ from pony import orm
 
 from hookspecs import IntegrationType
 from hookspecs.collect import UpstreamStatus
-from hookspecs.collecting import CollectorError, clip, plain_text
-from hookspecs.services import FOLDER_PLUGINS, MARQUEE_PREFIX, SETTINGS, service
+from hookspecs.collecting import CollectorError, clip
+from hookspecs.content import FeedError, FeedItem
+from hookspecs.services import CONTENT_INGEST, FOLDER_PLUGINS, MARQUEE_PREFIX, SETTINGS, require, service
 
 TYPE_ID = "plugin_http"
 ROW_PREFIX = TYPE_ID + "."
@@ -52,45 +61,9 @@ SCHEMA = {
     "additionalProperties": False,
 }
 
-ENTITIES = {"joke": "Joke", "quote": "Quote", "rss_article": "RssArticle", "trivia": "TriviaQuestion"}
-
-
-def _values(kind: str, item: dict[str, Any], now: int) -> dict[str, Any]:
-    text = lambda name, limit: plain_text(item.get(name), limit)  # noqa: E731
-    if kind == "joke":
-        return {
-            "setup": text("setup", 4000) or "-",
-            "punchline": text("punchline", 4000),
-            "category_id": clip(item.get("category_id") or "general", 64),
-        }
-    if kind == "quote":
-        return {
-            "text": text("text", 4000) or "-",
-            "author": text("author", 500),
-            "category_id": clip(item.get("category_id") or "general", 64),
-        }
-    if kind == "rss_article":
-        published = item.get("published_at_ms")
-        return {
-            "feed_id": clip(item.get("feed_id") or "plugin", 64),
-            "guid": clip(item["id"], 2048),
-            "title": text("title", 2000) or "-",
-            "summary": text("summary", 20000),
-            "link": clip(item.get("link") or "", 2048),
-            "published_at_ms": published if isinstance(published, int) else None,
-        }
-    correct = str(item.get("correct_option") or "A").upper()
-    if correct not in ("A", "B", "C", "D"):
-        raise CollectorError(f"trivia item {item['id']!r}: correct_option must be A, B, C or D")
-    return {
-        "question": text("question", 4000) or "-",
-        "option_a": text("option_a", 1000),
-        "option_b": text("option_b", 1000),
-        "option_c": text("option_c", 1000),
-        "option_d": text("option_d", 1000),
-        "correct_option": correct,
-        "category_id": clip(item.get("category_id") or "general", 64),
-    }
+KINDS = ("joke", "quote", "rss_article", "trivia")
+"""The item kinds a sidecar may send; each is written by the feature that owns its table
+(``content``: joke, quote, trivia; ``news``: rss_article) through the content-ingest service."""
 
 
 def row_id(plugin_id: str) -> str:
@@ -142,34 +115,34 @@ def collect(ctx: Any) -> str:
     if len(items) > MAX_ITEMS:
         raise CollectorError(f"the sidecar sent {len(items)} items, more than {MAX_ITEMS}")
     prefix = f"{TYPE_ID}:{plugin_id}:"
-    wanted: dict[str, dict[str, tuple[str, dict]]] = {kind: {} for kind in ENTITIES}
+    by_kind: dict[str, list[FeedItem]] = {kind: [] for kind in KINDS}
     for item in items:
         if (
             not isinstance(item, dict)
-            or item.get("kind") not in ENTITIES
+            or item.get("kind") not in KINDS
             or not isinstance(item.get("id"), str)
             or not item["id"]
             or len(item["id"]) > 120
         ):
             raise CollectorError("every item needs a known kind and a string id of at most 120 characters")
-        wanted[item["kind"]][prefix + item["id"]] = _values(item["kind"], item, ctx.now_ms())
-    with orm.db_session:
-        for kind, entity in ENTITIES.items():
-            table = getattr(ctx.db, entity)
-            stored = {r.id: r for r in table.select(lambda r: r.id.startswith(prefix))}
-            for row_id, values in wanted[kind].items():
-                if row_id in stored:
-                    stored[row_id].set(**values)
-                else:
-                    table(id=row_id, integration_type=TYPE_ID, created_at_ms=ctx.now_ms(), **values)
-            for row_id, row in stored.items():
-                if row_id not in wanted[kind]:
-                    row.delete()
-        ticker = data.get("ticker")
-        settings = service(ctx.host, SETTINGS)
-        if isinstance(ticker, str) and settings is not None:
-            settings.put_key_value(MARQUEE_PREFIX + plugin_id, clip(ticker, 8000))
-    ctx.summary = f"{len(items)} items from sidecar {plugin_id}"
+        by_kind[item["kind"]].append(FeedItem(item, source=TYPE_ID, id_prefix=prefix))
+    ingest = require(ctx.host, CONTENT_INGEST)
+    refused = ingest.refused(f"sidecar {plugin_id}", [kind for kind, found in by_kind.items() if found])
+    try:
+        with orm.db_session:
+            for kind, found in by_kind.items():
+                writer = ingest.writer(kind)
+                if writer is not None:  # the answer is the full set: rows of the plugin not in it go
+                    writer.replace(found, TYPE_ID, prefix, ctx.now_ms())
+            ticker = data.get("ticker")
+            settings = service(ctx.host, SETTINGS)
+            if isinstance(ticker, str) and settings is not None:
+                settings.put_key_value(MARQUEE_PREFIX + plugin_id, clip(ticker, 8000))
+    except FeedError as exc:  # a malformed item: nothing of this answer is stored
+        raise CollectorError(str(exc)) from None
+    stored = len(items) - sum(len(by_kind[kind]) for kind in refused)
+    ctx.summary = f"{stored} items from sidecar {plugin_id}" + (
+        f" ({', '.join(refused)} refused: not stored by any enabled feature)" if refused else "")
     return ctx.summary
 
 

@@ -27,8 +27,8 @@ from typing import Any
 
 from pony import orm
 
-from hookspecs.collect import HttpFailure
-from builtin_plugins.integrations.secrets import (
+from hookspecs.collect import AccountError, HttpFailure
+from svc_host.secrets import (
     keyring_delete,
     keyring_get,
     keyring_set,
@@ -69,15 +69,6 @@ PROVIDERS = {
         "microsoft_client_id",
     ),
 }
-
-
-class AccountError(Exception):
-    """A sign-in or token problem; ``code`` is the API error code, the message is safe to show."""
-
-    def __init__(self, code: str, message: str, status: int = 409):
-        super().__init__(message)
-        self.code = code
-        self.status = status
 
 
 @dataclass
@@ -371,6 +362,18 @@ class AccountStore:
             with orm.db_session:
                 self.save_token(account_id, fresh)
             return fresh
+
+    def account(self, account_id: str) -> dict[str, Any] | None:
+        """``{id, account_type, integration_id, config}`` of a linked account (``config``: its
+        integration's ``config_json``); None when there is no such account."""
+        with orm.db_session:
+            account = self.host.db.IntegrationAccount.get(id=account_id)
+            if account is None:
+                return None
+            integration = self.host.db.Integration.get(id=account.integration_id)
+            config = dict(integration.config_json or {}) if integration is not None else {}
+            return {"id": account.id, "account_type": account.account_type,
+                    "integration_id": account.integration_id, "config": config}
 
     def bearer(self, account_id: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.access_token(account_id)['access_token']}"}

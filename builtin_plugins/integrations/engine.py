@@ -30,7 +30,7 @@ from pony import orm
 
 from hookspecs.collect import Cancelled, CollectorError, HttpFailure
 from svc_host.http_client import HttpClient
-from builtin_plugins.integrations.secrets import SecretBox
+from svc_host.secrets import SecretBox
 from builtin_plugins.integrations.telemetry import IntegrationTelemetry
 from hookspecs import collect
 from hookspecs.services import events_batch, publish

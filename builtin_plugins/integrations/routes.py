@@ -12,9 +12,10 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 from pony import orm
 
 from svc_host.rest.query import substring_needle
-from svc_host.rest.schemas import BooleanText, JsonObject
+from svc_host.rest.schemas import BooleanText, JsonObject, StrictBoolean
 from hookspecs import Operation, Route
 from svc_host.http.errors import ApiError, not_found, validation_failed
+from hookspecs.collect import AccountError
 from hookspecs.permissions import INTEGRATIONS_READ, TELEMETRY_READ
 
 from builtin_plugins.integrations.engine import MAX_POLL_SECONDS, MIN_POLL_SECONDS
@@ -67,15 +68,6 @@ class Secrets(fields.Dict):
         )
 
 
-class StrictBoolean(fields.Boolean):
-    """JSON ``true``/``false`` only (not 1, 0 or strings)."""
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
-        if not isinstance(value, bool):
-            raise self.make_error("invalid", input=value)
-        return value
-
-
 class PatchBody(Schema):
     enabled = StrictBoolean()
     poll_seconds = fields.Integer(
@@ -110,7 +102,11 @@ def _engine(host: Any) -> Any:
 
 
 def serialize(host: Any, row: Any, itype: Any) -> dict[str, Any]:
-    """One integration as the API shows it (needs a db_session). Secrets never leave."""
+    """One integration as the API shows it (needs a db_session). Secrets never leave.
+
+    ``itype`` is None for a row whose type is no longer registered (its plugin failed or was
+    removed): it is listed with ``plugin_missing: true`` (a field beyond the spec's) and no
+    settings, so an operator sees it rather than losing it; PATCH and run refuse it (409)."""
     engine = _engine(host)
     stored = engine.secret_names(row.id)
     accounts = [
@@ -119,22 +115,25 @@ def serialize(host: Any, row: Any, itype: Any) -> dict[str, Any]:
             lambda a: a.created_at_ms
         )
     ]
-    required = list(itype.required_account_types)
+    secret_fields = list(itype.secret_fields) if itype else []
+    required = list(itype.required_account_types) if itype else []
     linked_types = {a["account_type"] for a in accounts}
-    accounts_ok = all(t in linked_types for t in required) and (not itype.requires_accounts or bool(accounts))
+    accounts_ok = itype is not None and all(t in linked_types for t in required) and (
+        not itype.requires_accounts or bool(accounts))
     return {
         "id": row.id,
         "integration_type": row.integration_type,
         "family": family_of(row.integration_type),
-        "label": itype.label,
+        "label": itype.label if itype else row.integration_type,
+        "plugin_missing": itype is None,
         "enabled": row.enabled,
         "poll_seconds": row.poll_seconds,
         "config_json": dict(row.config_json or {}),
-        "secrets_configured": all(name in stored for name in itype.secret_fields
-                                  if name not in itype.optional_secrets),
-        "secret_fields": [{"name": name, "configured": name in stored} for name in itype.secret_fields],
+        "secrets_configured": itype is not None and all(
+            name in stored for name in secret_fields if name not in itype.optional_secrets),
+        "secret_fields": [{"name": name, "configured": name in stored} for name in secret_fields],
         "accounts_configured": accounts_ok,
-        "requires_accounts": bool(itype.requires_accounts),
+        "requires_accounts": bool(itype and itype.requires_accounts),
         "linked_accounts": accounts,
         "required_account_types": required,
         "consecutive_failures": row.consecutive_failures,
@@ -147,20 +146,22 @@ def serialize(host: Any, row: Any, itype: Any) -> dict[str, Any]:
 
 def _rows(host: Any) -> list[tuple[Any, Any]]:
     types = host.registries.integration_types
-    return [
-        (row, types.get(row.integration_type))
-        for row in host.db.Integration.select()
-        if types.get(row.integration_type) is not None
-    ]
+    return [(row, types.get(row.integration_type)) for row in host.db.Integration.select()]
 
 
-def _get_row(host: Any, integration_id: str) -> tuple[Any, Any]:
+def _get_row(host: Any, integration_id: str, *, registered: bool = True) -> tuple[Any, Any]:
+    """The row and its type; with ``registered``, a row whose type is missing is refused (409)."""
     if not ID_PATTERN.match(integration_id or ""):
         raise not_found("integration")
     row = host.db.Integration.get(id=integration_id)
-    itype = host.registries.integration_types.get(row.integration_type) if row is not None else None
-    if row is None or itype is None:
+    if row is None:
         raise not_found("integration")
+    itype = host.registries.integration_types.get(row.integration_type)
+    if itype is None and registered:
+        raise ApiError(409, "integration_plugin_missing",
+                       f"integration {row.id!r} is of type {row.integration_type!r}, which no loaded "
+                       "plugin registers (the plugin failed to load or was removed); see "
+                       "GET /v1/plugins and the display log, fix or restore the plugin and restart")
     return row, itype
 
 
@@ -168,7 +169,7 @@ def _attach_schemas(items: list[dict[str, Any]], host: Any) -> None:
     """``config_json_schema`` once per integration type: on the first row of that type only."""
     seen: set[str] = set()
     for item in items:
-        if item["integration_type"] not in seen:
+        if item["integration_type"] not in seen and not item["plugin_missing"]:
             seen.add(item["integration_type"])
             item["config_json_schema"] = dict(
                 host.registries.integration_types.get(item["integration_type"]).config_schema
@@ -229,7 +230,7 @@ class IntegrationItem:
         self.host = host
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, id: str) -> None:  # noqa: A002
-        row, itype = _get_row(self.host, id)
+        row, itype = _get_row(self.host, id, registered=False)
         item = serialize(self.host, row, itype)
         if req.context.query.get("include_config_schema"):
             _attach_schemas([item], self.host)
@@ -359,8 +360,6 @@ def _accounts(host: Any) -> Any:
 
 
 def _account_call(call: Any, *args: Any) -> Any:
-    from builtin_plugins.integrations.accounts import AccountError
-
     try:
         return call(*args)
     except AccountError as exc:
@@ -428,61 +427,6 @@ class AccountItem:
         if not ACCOUNT_ID.match(account_id or "") or not _accounts(self.host).unlink(account_id):
             raise not_found("account")
         resp.media = {}
-
-
-class GoogleCalendars:
-    """Calendars of a signed-in Google account, from the calendar_google integration's baseUrl."""
-
-    def __init__(self, host: Any):
-        self.host = host
-
-    def on_get(self, req: falcon.Request, resp: falcon.Response, account_id: str) -> None:
-        from hookspecs.collect import HttpFailure, UpstreamStatus
-
-        if not ACCOUNT_ID.match(account_id or ""):
-            raise not_found("account")
-        with orm.db_session:
-            account = self.host.db.IntegrationAccount.get(id=account_id)
-            if account is None or account.account_type != "google":
-                raise not_found("account")
-            integration = self.host.db.Integration.get(id=account.integration_id)
-            config = dict(integration.config_json or {}) if integration is not None else {}
-        base = (
-            config.get("baseUrl") if isinstance(config.get("baseUrl"), str) else "https://www.googleapis.com"
-        )
-        headers = _account_call(_accounts(self.host).bearer, account_id)
-        engine = _engine(self.host)
-        items, page = [], None
-        try:
-            for _ in range(10):
-                params = {"maxResults": 250, **({"pageToken": page} if page else {})}
-                data = engine.http.get_json(
-                    base.rstrip("/") + "/calendar/v3/users/me/calendarList", params=params, headers=headers
-                )
-                if not isinstance(data, dict) or not isinstance(data.get("items", []), list):
-                    raise HttpFailure("the calendar list is not {items: [...]}")
-                for item in data.get("items", []):
-                    if isinstance(item, dict) and isinstance(item.get("id"), str):
-                        items.append(
-                            {
-                                "id": item["id"],
-                                "summary": str(
-                                    item.get("summaryOverride") or item.get("summary") or item["id"]
-                                ),
-                                "primary": bool(item.get("primary")),
-                                "access_role": str(item.get("accessRole") or ""),
-                                "background_color": item.get("backgroundColor"),
-                            }
-                        )
-                page = data.get("nextPageToken")
-                if not isinstance(page, str) or not page:
-                    break
-        except UpstreamStatus as exc:
-            code = "oauth_token_unavailable" if exc.status in (401, 403) else "upstream_error"
-            raise ApiError(409 if exc.status in (401, 403) else 502, code, str(exc)) from None
-        except HttpFailure as exc:
-            raise ApiError(502, "upstream_error", str(exc)) from None
-        resp.media = {"items": items}
 
 
 def routes(host: Any) -> list[Route]:
@@ -563,16 +507,6 @@ def routes(host: Any) -> list[Route]:
                     INTEGRATIONS_WRITE, "Unlink an account and forget its token", tags=["integrations"]
                 )
             },
-        ),
-        Route(
-            "/v1/integration-accounts/{account_id}/google/calendars",
-            GoogleCalendars(host),
-            {
-                "GET": Operation(
-                    INTEGRATIONS_READ, "Calendars of a signed-in Google account", tags=["integrations"]
-                )
-            },
-            db_session=False,
         ),
         Route(
             "/v1/telemetry/integrations",

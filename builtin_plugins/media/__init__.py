@@ -3,7 +3,8 @@ hand, the slides and overlay that show them, and the media lookups every client 
 
 - tables (``models.py``): ``Photo``, ``Video`` (catalog, spec 2.8); the bytes are blobs;
 - collectors (``providers.py``, ``store.py``): ``photo_pexels``, ``video_pexels``,
-  ``photo_unsplash``, ``photo_nasa_apod``;
+  ``photo_unsplash``, ``photo_nasa_apod``; ``photo_webdav``, ``video_webdav`` (a WebDAV folder,
+  ``webdav.py``);
 - REST: ``POST /v1/curator/manual/{photos,videos}`` (``manual.py``, bytes checked by
   ``media_check.py``); ``/v1/media/blob-by-key`` and ``/v1/media/<list>/{id}`` for every
   content list with a media shape (``lookups.py``, spec 4.8);
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from builtin_plugins.media import content, lookups, manual, models, providers, types
+from builtin_plugins.media import content, lookups, manual, models, providers, types, webdav
 from builtin_plugins.media.media_check import PHOTO_EXTENSIONS, VIDEO_EXTENSIONS, check_image, check_video
 from hookspecs import (
     ContentList,
@@ -42,7 +43,7 @@ def register_entities(db: Any) -> None:
 
 @hookimpl
 def register_integration_types() -> list[IntegrationType]:
-    return list(providers.TYPES)
+    return [*providers.TYPES, *webdav.TYPES]
 
 
 @hookimpl

@@ -18,8 +18,12 @@ from hookspecs.collecting import (
 )
 
 
-def add_media(ctx: Any, entity: str, external_id: str, media_url: str, fields: dict[str, Any]) -> bool:
-    """Download and insert one photo/video unless its row exists; returns True when added."""
+def add_media(ctx: Any, entity: str, external_id: str, media_url: str, fields: dict[str, Any],
+              headers: dict[str, str] | None = None) -> bool:
+    """Download and insert one photo/video unless its row exists; returns True when added.
+
+    ``headers`` go with the download (a WebDAV folder's credentials); the external id is also
+    the blob's version, so a changed file (a new id) never shares a blob with the old row."""
     db = ctx.db
     table = getattr(db, entity)
     row_id = f"{ctx.integration_type}:{clip(external_id, 150)}"
@@ -33,6 +37,8 @@ def add_media(ctx: Any, entity: str, external_id: str, media_url: str, fields: d
         f"{ctx.integration_type}",
         VIDEO_TYPES if video else IMAGE_TYPES,
         DEFAULT_VIDEO_BYTES if video else DEFAULT_IMAGE_BYTES,
+        headers,
+        external_id if headers else "",
     )
     if key is None:
         raise CollectorError(f"{entity.lower()} {external_id}: the media URL did not return a supported type")
@@ -60,8 +66,9 @@ def add_media(ctx: Any, entity: str, external_id: str, media_url: str, fields: d
     return True
 
 
-def trim_pool(ctx: Any, entity: str, keep: int) -> int:
-    """Delete this collector's oldest rows beyond ``keep`` together with their blobs."""
+def trim_pool(ctx: Any, entity: str, keep: int, listed: set[str] | None = None) -> int:
+    """Delete this collector's oldest rows beyond ``keep`` together with their blobs, and with
+    ``listed`` (the row ids the source still lists) every row not in it."""
     table = getattr(ctx.db, entity)
     with orm.db_session:
         rows = sorted(
@@ -69,7 +76,12 @@ def trim_pool(ctx: Any, entity: str, keep: int) -> int:
             key=lambda r: (r.created_at_ms, r.id),
             reverse=True,
         )
-        removed = rows[max(0, keep):]
+        if listed is not None:
+            gone = [r for r in rows if r.id not in listed]
+            rows = [r for r in rows if r.id in listed]
+        else:
+            gone = []
+        removed = gone + rows[max(0, keep):]
         keys = [r.media_blob_key for r in removed]
         for row in removed:
             row.delete()
@@ -77,18 +89,22 @@ def trim_pool(ctx: Any, entity: str, keep: int) -> int:
     return len(removed)
 
 
-def add_all(ctx: Any, entity: str, items: list[tuple[str, str, dict[str, Any]]], keep: int) -> str:
-    """Add every (external id, media url, fields) item; one failed download does not stop the rest."""
+def add_all(ctx: Any, entity: str, items: list[tuple[str, str, dict[str, Any]]], keep: int,
+            headers: dict[str, str] | None = None, mirror: bool = False) -> str:
+    """Add every (external id, media url, fields) item; one failed download does not stop the rest.
+
+    ``mirror``: the items are the source's whole listing; rows of ids no longer listed go."""
     added, failed = 0, 0
     for external_id, url, fields in items:
         ctx.checkpoint()
         try:
-            added += add_media(ctx, entity, external_id, url, fields)
+            added += add_media(ctx, entity, external_id, url, fields, headers)
         except Exception as exc:  # noqa: BLE001 - one bad item is logged, the others still come in
             failed += 1
             ctx.log(f"{entity.lower()} {external_id}: {exc}", "warning")
     if items and failed == len(items):
         raise CollectorError(f"every {entity.lower()} download failed ({failed})")
-    trim_pool(ctx, entity, keep)
+    listed = {f"{ctx.integration_type}:{clip(external_id, 150)}" for external_id, _, _ in items}
+    trim_pool(ctx, entity, keep, listed if mirror else None)
     ctx.summary = f"{len(items)} listed, {added} new" + (f", {failed} failed" if failed else "")
     return ctx.summary

@@ -33,6 +33,7 @@ from hookspecs import (
     hookimpl,
 )
 from hookspecs.permissions import INTERESTS_READ, INTERESTS_WRITE, declare
+from hookspecs.content import add_writers
 from hookspecs.services import SEARCH
 
 
@@ -99,6 +100,7 @@ class RssSearch:
 @hookimpl
 def startup(host: Any) -> None:
     host.services[SEARCH] = RssSearch(host.db)
+    add_writers(host, content.LISTS)  # rss_article items (a sidecar's) are written with its mapping
 
 
 @hookimpl

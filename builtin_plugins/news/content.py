@@ -6,7 +6,6 @@ from typing import Any
 from builtin_plugins.news.search_index import INDEX
 from hookspecs import ContentList, FeedBlob, FeedKind
 from hookspecs.collecting import IMAGE_TYPES
-from hookspecs.content import FEED_PROVENANCE
 
 
 def rss_article_json(row: Any) -> dict:
@@ -26,7 +25,7 @@ DEFAULT_ARTICLE_IMAGE_BYTES = 5 * 1024 * 1024  # an article's picture: the RSS c
 
 RSS_ARTICLE_FEED = FeedKind("rss_article", lambda i, now: {
     "title": i.text("title", 2000, True), "summary": i.text("summary", 20000), "link": i.text("link", 2048),
-    "guid": i.text("guid", 2048) or str(i.id), "feed_id": i.text("feed_id", 64) or FEED_PROVENANCE,
+    "guid": i.text("guid", 2048) or str(i.id), "feed_id": i.text("feed_id", 64) or i.source,
     "image_blob_key": i.text("image_blob_key", 512) or None, "published_at_ms": i.integer("published_at_ms"),
     "created_at_ms": now},
     # the picture is held to what the RSS collector accepts (its content types, its default cap)

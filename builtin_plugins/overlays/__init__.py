@@ -271,6 +271,12 @@ class OverlayService:
         tomorrow = self._today(now) + dt.timedelta(days=1)
         return int(dt.datetime.combine(tomorrow, dt.time(), tzinfo=tz).timestamp() * 1000)
 
+    def enabled(self) -> list[dict[str, Any]]:
+        """Every enabled overlay row (whatever its window or the global switch), in id order."""
+        with orm.db_session:
+            return [serialize(row) for row in
+                    self.host.db.OverlaySchedule.select(lambda o: o.enabled).order_by(lambda o: o.id)]
+
     def active(self, now: Any = None) -> list[dict[str, Any]]:
         """Serialized overlay rows active at ``now`` (epoch ms, aware datetime, or None = host clock)."""
         with orm.db_session:

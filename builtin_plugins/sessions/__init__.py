@@ -6,7 +6,6 @@ prompt, never from the command line).
 """
 from __future__ import annotations
 
-import getpass
 import json
 import sys
 from typing import Any
@@ -15,7 +14,7 @@ from pony import orm
 
 from hookspecs import Permission, hookimpl
 from hookspecs.permissions import ADMIN_ONLY
-from builtin_plugins.sessions.passwords import PasswordError, check_password_policy
+from svc_host.passwords import PasswordError, check_password_policy, read_password
 from builtin_plugins.sessions.routes import USERS_ADMIN, routes
 from builtin_plugins.sessions.store import (
     UserError,
@@ -47,18 +46,6 @@ def register_routes(host: Any) -> list[Any]:
 @hookimpl
 def authenticate_token(host: Any, token: str) -> Any:
     return authenticate_session(host, token)
-
-
-def read_password(stream: Any = None) -> str:
-    """The new password: two prompts on a terminal, else the first line of stdin."""
-    stream = stream or sys.stdin
-    if stream.isatty():
-        first = getpass.getpass("password: ")
-        if getpass.getpass("repeat password: ") != first:
-            raise PasswordError("the two passwords differ")
-        return first
-    line = stream.readline()
-    return line[:-1] if line.endswith("\n") else line
 
 
 def _password_from_stdin() -> str:

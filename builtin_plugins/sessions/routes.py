@@ -8,7 +8,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 from hookspecs import AUTHENTICATED, PUBLIC, Operation, Route
 from svc_host.rest.ratelimit import SlidingWindowLimiter, client_address, rate_limited
 from svc_host.rest.transactions import committed_or_conflict
-from builtin_plugins.sessions.passwords import PASSWORD_MAX, PasswordError, check_password_policy, verify_password
+from svc_host.passwords import PASSWORD_MAX, PasswordError, check_password_policy, verify_password
 from builtin_plugins.sessions.store import (
     USERNAME_MAX,
     close_session,

@@ -14,7 +14,7 @@ from typing import Any
 from pony import orm
 
 from svc_host.rest.transactions import commit_quietly
-from builtin_plugins.sessions.passwords import hash_password
+from svc_host.passwords import hash_password
 from svc_host.auth import Principal, same_digest, sha256_hex
 from svc_host.permissions import ROLES
 

@@ -35,6 +35,14 @@ Fixtures (``docs/plugins.md`` walks through each):
 - ``svc_display_upstream``: a loopback HTTP server for collectors
   (:class:`svc_display.testing.upstream.Upstream`): ``upstream.json("/path", payload)``,
   ``upstream.url``, ``upstream.requests``; stopped after the test.
+- ``svc_display_collect``: ``collect(host, integration_id, answers)`` serves ``answers``
+  (``{path: JSON payload}``) on a loopback upstream, points the integration's ``base_url`` at
+  it and runs it once; returns the run's result (``status``, ``summary`` ...).
+- ``svc_display_migrated``: ``migrated(plugin, old_schema, table)`` writes ``old_schema`` (SQL,
+  the tables as the plugin's previous version left them) into a fresh SQLite file and a fresh
+  PostgreSQL database (on ``SVC_TEST_PG_URL``, default the local server), builds a host with
+  ``plugin`` on each (so its migrations run) and returns ``table``'s rows per backend:
+  ``{"sqlite": [{column: value}], "postgres": [...]}``.
 - ``svc_display_frame``: ``frame(host, kind, type_id, config=None, **options)`` draws one
   screen or overlay renderer with the real Kivy canvas offscreen in a subprocess and
   returns a :class:`svc_display.testing.canvas.Frame` (``png``, ``image``, ``pixels``,
@@ -182,6 +190,31 @@ def svc_display_upstream():
     server = Upstream().start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def svc_display_collect(svc_display_upstream: Any) -> Callable[..., dict[str, Any]]:
+    """``collect(host, integration_id, answers)``: one run against ``answers`` served on loopback."""
+
+    def collect(host: Any, integration_id: str, answers: dict[str, Any]) -> dict[str, Any]:
+        for path, payload in answers.items():
+            svc_display_upstream.json(path, payload)
+        api = ApiClient(host, issue_key(host, "admin", "svc-display-collect"))
+        patched = api.patch(f"/v1/integrations/{integration_id}", json={"base_url": svc_display_upstream.url})
+        if patched.status_code != 200:
+            raise AssertionError(f"integration {integration_id!r}: {patched.status_code} {patched.json}")
+        return api.post(f"/v1/integrations/{integration_id}/run").json
+
+    return collect
+
+
+@pytest.fixture
+def svc_display_migrated(svc_display_host: Any, svc_display_env: dict[str, str]) -> Callable[..., dict]:
+    """``migrated(plugin, old_schema, table)``: ``table``'s rows after ``plugin``'s migrations ran on
+    ``old_schema``, per backend (``sqlite``, ``postgres``)."""
+    from svc_display.testing.databases import migrated
+
+    return lambda plugin, old_schema, table: migrated(svc_display_host, svc_display_env, plugin, old_schema, table)
 
 
 @pytest.fixture

@@ -9,6 +9,8 @@ fixture starts one per test and stops it after)::
     server.requests                               # what the collector sent
     server.stop()
 
+Every method (GET, POST, HEAD, PUT and WebDAV's PROPFIND) is answered by the routes.
+
 Faults (:data:`FAULTS`): ``status500``, ``timeout`` (answers after ``slow_seconds``),
 ``malformed`` (a body no parser accepts), ``oversized`` (``oversized_bytes`` without a
 Content-Length), ``redirect_loop`` (302 to itself), ``trickle`` (a declared body of
@@ -160,7 +162,7 @@ class Upstream:
                 except (BrokenPipeError, ConnectionResetError, OSError):
                     pass
 
-            do_GET = do_POST = do_HEAD = do_PUT = _serve
+            do_GET = do_POST = do_HEAD = do_PUT = do_PROPFIND = _serve
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True

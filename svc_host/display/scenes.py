@@ -287,7 +287,7 @@ class SceneRunner:
 
     def __init__(self, host: Any, out_dir: Path, size: tuple[int, int], plan: list[tuple[str, str]],
                  alerts: bool, judge: bool):
-        from svc_display.testing.clients import ApiClient, issue_key
+        from svc_host.http.inprocess import ApiClient, issue_key
 
         self.host, self.out_dir, self.size = host, out_dir, size
         self.plan, self.alerts, self.judge = plan, alerts, judge  # plan: (theme, type) in drawing order

@@ -55,6 +55,15 @@ class BooleanText(fields.Boolean):
     falsy = {"false", "0", False}
 
 
+class StrictBoolean(fields.Boolean):
+    """JSON ``true``/``false`` only (not 1, 0 or strings)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
 def require_some(data: dict, fields_: list[str]) -> None:
     if not any(name in data for name in fields_):
         raise ValidationError({"_schema": [f"send at least one of: {', '.join(fields_)}"]})

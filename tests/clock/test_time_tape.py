@@ -47,3 +47,11 @@ def test_time_tape_midnight_and_noon_in_12h():
     assert format_time(dt.datetime(2026, 1, 1, 0, 7, 3), "12h_hms_tt") == "12:07:03 AM"
     assert format_time(dt.datetime(2026, 1, 1, 12, 0, 0), "12h_hm_tt") == "12:00 PM"
     assert format_time(dt.datetime(2026, 1, 1, 23, 59, 59), "24h_hms") == "23:59:59"
+
+
+def test_time_tape_show_date_false_shows_the_time_alone(ticker):
+    _tape(ticker, "clock", "time", {"timeFormatPreset": "24h_hm", "showDate": False, "labelPrefix": "Now"})
+    assert _items(ticker)[0]["body"] == "Now 14:05"
+    rejected = ticker.patch("/v1/ticker/tapes/clock", json={"config_json": {"showDate": "no"}})
+    assert rejected.status_code == 400
+    assert _items(ticker)[0]["body"] == "Now 14:05"  # a rejected patch changes nothing

@@ -85,7 +85,7 @@ def test_a_portrait_screen_stacks_its_bands_and_keeps_its_panels_landscape_sized
     free = portrait.with_occupied(occupied).free
     assert free.width == 1080 and free.top <= clock.y and free.y >= qr.top  # a band between the panels
     assert free.height > 0.45 * portrait.content.height, free
-    assert messages[2].top <= free.y and messages[2].y >= portrait.ticker.top
+    assert messages[2].top <= free.y and messages[2].y >= qr.top and messages[2].width == 1080  # over the panel
     assert not landscape.content.intersects(landscape.alert)
 
 
@@ -371,7 +371,7 @@ def test_portrait_is_a_layout_of_its_own_bands_stacked_panels_landscape_sized(en
         assert not panel.intersects(free), (panel, free)
     (message,) = result["messages"]
     assert " ".join(line.strip() for line in message["lines"]) == BIRTHDAY and not message["shorten"], message
-    assert Rect(*message["rect"]).top <= free.y + 1
+    assert Rect(*message["rect"]).top <= free.y + 1 and len(message["lines"]) <= 2, message  # the full width
     marked = result["marked"]
     assert {m["role"] for m in marked} == {"title", "primary"}, marked
     for mark in marked:

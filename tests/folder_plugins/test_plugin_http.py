@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pony import orm
 
+from svc_display.testing import issue_key
+from svc_display.testing.clients import ApiClient as Api
 from tests.integrations.fault_setups import configure
 
 
@@ -77,3 +79,41 @@ def test_a_plugin_http_row_needs_no_token_to_count_as_configured(api):
     row = api.get(f"/v1/integrations/{row_id}").json
     assert row["secrets_configured"] is True
     assert row["secret_fields"] == [{"name": "token", "configured": False}]
+
+
+def _answer(upstream, body):
+    from tests.integrations.upstream import Reply
+    import json
+
+    upstream.handle("/collect", lambda request: Reply(200, {"Content-Type": "application/json"},
+                                                      json.dumps(body).encode()))
+
+
+def test_jokes_of_a_sidecar_show_with_news_disabled(make_host, upstream, caplog):
+    """Each kind is written by its owner: with ``news`` disabled the jokes are stored and listed,
+    the articles refused with one log line naming the type (not AttributeError on RssArticle)."""
+    host = make_host({"SVC_DISPLAY_DISABLE_PLUGINS": "news"})
+    _answer(upstream, {"items": [
+        {"kind": "joke", "id": "j1", "setup": "Why?", "punchline": "Because."},
+        {"kind": "rss_article", "id": "a1", "title": "Plugin news"},
+        {"kind": "rss_article", "id": "a2", "title": "More news"},
+    ]})
+    configure(host, "plugin_http", baseUrl=upstream.url, pluginId="hello")
+    with caplog.at_level("WARNING"):
+        run = host.services["integrations"].run_now("plugin_http")
+    assert run.status == "ok", run
+    jokes = Api(host, issue_key(host, "admin", "test-admin")).get("/v1/catalog/jokes").json["items"]
+    assert [(j["id"], j["punchline"]) for j in jokes] == [("plugin_http:hello:j1", "Because.")]
+    refusals = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+    assert len(refusals) == 1 and "'rss_article'" in refusals[0] and "hello" in refusals[0], refusals
+
+
+def test_a_sidecar_item_missing_a_field_its_owner_requires_stores_nothing(host, upstream):
+    """A sidecar's items go through the same mapping as the cloud feed's: a joke needs a setup."""
+    _answer(upstream, {"items": [{"kind": "joke", "id": "j1", "setup": "Fine", "punchline": "."},
+                                 {"kind": "joke", "id": "j2", "punchline": "No setup"}]})
+    configure(host, "plugin_http", baseUrl=upstream.url, pluginId="hello")
+    run = host.services["integrations"].run_now("plugin_http")
+    assert run.status != "ok" and "'setup' is required" in run.message, run
+    with orm.db_session:
+        assert host.db.Joke.select().count() == 0

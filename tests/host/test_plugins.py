@@ -90,6 +90,32 @@ def test_a_third_party_duplicate_of_a_builtin_type_is_skipped(caplog):
     assert any("'extra'" in r.getMessage() and "already provided by 'core'" in r.getMessage() for r in caplog.records)
 
 
+def _recorder(calls, name, **marks):
+    class Recorder:
+        @hookimpl(**marks)
+        def prepare_storage(self, settings):
+            calls.append(name)
+    return Recorder()
+
+
+def test_lifecycle_hooks_run_in_pluggys_order_tryfirst_first_trylast_last():
+    calls: list[str] = []
+    mine = ("late", "plain", "early", "newer")
+    plugins = load_plugins(disabled={"clients", "adoption"}, extra=[
+        ("late", _recorder(calls, "late", trylast=True)), ("plain", _recorder(calls, "plain")),
+        ("early", _recorder(calls, "early", tryfirst=True)), ("newer", _recorder(calls, "newer"))])
+    plugins.call_each("prepare_storage", only=mine, settings=None)
+    assert calls == ["early", "newer", "plain", "late"]  # pluggy: the last registered first in a group
+    assert [n for n in plugins.implementers("prepare_storage") if n in mine] == calls
+    # the real builtins: every startup hook marked tryfirst runs before every unmarked one
+    builtins = load_plugins()
+    startup = builtins.implementers("startup")
+    marks = {impl.plugin_name: impl.tryfirst for impl in builtins.pm.hook.startup.get_hookimpls()}
+    marked = [name for name in startup if marks[name]]
+    assert {"settings", "integrations", "curator"} <= set(marked)
+    assert startup[:len(marked)] == marked, startup
+
+
 def test_a_plugin_hook_that_raises_is_named():
     class Broken:
         @hookimpl

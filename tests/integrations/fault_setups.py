@@ -156,3 +156,16 @@ SETUPS.update(
         "tasks_trello": tasks_trello,
     }
 )
+
+
+def _webdav(type_id: str) -> Callable[[Any, Any], None]:
+    def setup(host: Any, upstream: Any) -> None:
+        _secret(host, type_id, password="dav-fault-password")
+        configure(host, type_id, folderUrl=upstream.url + "/dav/", username="fault")
+
+    return setup
+
+
+SETUPS.update({"photo_webdav": _webdav("photo_webdav"), "video_webdav": _webdav("video_webdav")})
+SETUPS["calendar_nutrislice"] = lambda host, upstream: configure(
+    host, "calendar_nutrislice", baseUrl=upstream.url, district="fault", school="fault-school")

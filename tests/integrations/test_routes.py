@@ -220,3 +220,22 @@ def test_manual_runs_are_capped(make_host, api_for):
     assert busy.status_code == 409 and busy.json["code"] == "runs_in_progress"
     run_route.resource.waiting.release()
     assert api.post("/v1/integrations/general_probe/run").json["status"] == "ok"
+
+
+def test_a_row_whose_plugin_is_missing_is_listed_and_refused(make_host, api_for):
+    host, api = _host_api(make_host, api_for)
+    with orm.db_session:
+        host.db.Integration(id="plugin_http.gone", integration_type="plugin_http.gone", enabled=True,
+                            config_json={"baseUrl": "http://127.0.0.1:9"}, created_at_ms=1)
+    items = {item["id"]: item for item in api.get("/v1/integrations?include_config_schema=true").json["items"]}
+    gone = items["plugin_http.gone"]
+    assert gone["plugin_missing"] is True and items["general_probe"]["plugin_missing"] is False
+    assert gone["secret_fields"] == [] and gone["secrets_configured"] is False
+    assert "config_json_schema" not in gone
+    assert api.get("/v1/integrations/plugin_http.gone").json["plugin_missing"] is True
+    for method, path, body in (("patch", "", {"enabled": False}), ("post", "/run", None)):
+        refused = getattr(api, method)(f"/v1/integrations/plugin_http.gone{path}", json=body)
+        assert refused.status_code == 409 and refused.json["code"] == "integration_plugin_missing"
+        assert "plugin" in refused.json["message"]
+    with orm.db_session:
+        assert host.db.Integration["plugin_http.gone"].enabled is True  # refused: nothing changed

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pony import orm
 
-from builtin_plugins.integrations.secrets import KEY_FILE, SecretBox
+from svc_host.secrets import KEY_FILE, SecretBox
 from tests.integrations.probes import Probes
 import pytest
 

@@ -23,9 +23,9 @@ def epoch_ms(*parts: int) -> int:
     return int(datetime(*parts, tzinfo=timezone.utc).timestamp() * 1000)
 
 
-def png_bytes() -> bytes:
+def png_bytes(color: tuple[int, int, int] = (200, 30, 30)) -> bytes:
     buffer = io.BytesIO()
-    Image.new("RGB", (4, 3), (200, 30, 30)).save(buffer, "PNG")
+    Image.new("RGB", (4, 3), color).save(buffer, "PNG")
     return buffer.getvalue()
 
 

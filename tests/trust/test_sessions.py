@@ -6,8 +6,8 @@ import io
 import pytest
 from pony import orm
 
-from builtin_plugins.sessions import read_password
-from builtin_plugins.sessions.passwords import hash_password, verify_password
+from svc_host.passwords import read_password
+from svc_host.passwords import hash_password, verify_password
 from builtin_plugins.sessions.routes import FAILURES_PER_ADDRESS, FAILURES_PER_USERNAME
 from builtin_plugins.sessions.store import SESSION_LIFETIME_MS, create_user
 from svc_host.auth import sha256_hex
@@ -51,7 +51,7 @@ class _Terminal(io.StringIO):
 
 
 def test_read_password_prompts_twice_on_a_terminal(monkeypatch):
-    from builtin_plugins.sessions.passwords import PasswordError
+    from svc_host.passwords import PasswordError
 
     answers = iter(["typed secret", "typed secret", "first try", "second try"])
     monkeypatch.setattr("getpass.getpass", lambda prompt="": next(answers))

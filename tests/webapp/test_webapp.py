@@ -7,8 +7,10 @@ Real processes: ``svc-controller serve`` (HTTPS, self-signed) and a headless
 from __future__ import annotations
 
 import re
+import sqlite3
 import time
 import uuid
+from contextlib import closing
 
 import pytest
 
@@ -595,4 +597,21 @@ def test_a_type_without_base_url_in_its_schema_gets_a_base_url_field(app, fleet)
     p.get_by_text("calendar_ical saved.").wait_for()
     row = fleet["display"].get("/v1/integrations/calendar_ical", key=fleet["admin"]).json()
     assert row["config_json"]["baseUrl"] == "http://127.0.0.1:9/never-fetched" and row["enabled"] is False
+    assert not app.errors, app.errors
+
+
+def test_an_integration_whose_plugin_is_missing(app, fleet):
+    """Shown as "plugin missing" with no settings to save (it showed an empty type, "This type has
+    no settings", and saved with 200)."""
+    with closing(sqlite3.connect(fleet["display"].data_dir / "svc_display.sqlite3")) as db, db:
+        db.execute("INSERT INTO svc_integration (id, integration_type, enabled, poll_seconds, "
+                   "consecutive_failures, created_at_ms) VALUES ('plugin_http.gone', 'plugin_http.gone', 0, 900, 0, 1)")
+    p = app.page
+    p.goto("/#/content")
+    p.get_by_label("enabled only").uncheck()
+    p.get_by_label("Find").fill("gone")
+    p.get_by_role("search").filter(has=p.get_by_label("Find")).get_by_role("button", name="Search").click()
+    card = p.locator("li.integration", has=p.get_by_role("heading", name="plugin_http.gone plugin_http.gone plugin missing"))
+    card.get_by_text("No loaded plugin provides this type").wait_for()
+    assert card.locator("input, button, select, textarea").count() == 0
     assert not app.errors, app.errors

@@ -1,5 +1,5 @@
 """hello: a complete svc-display plugin. A route (``GET /v1/hello``), a collector with its own
-table and a migration, a ticker type, and a screen and an overlay type drawn by ``display.py``."""
+table and a migration, a ticker type, and a screen type and an overlay panel drawn by ``display.py``."""
 import time
 
 from marshmallow import Schema, fields, validate
@@ -8,11 +8,8 @@ from pony import orm
 from hookspecs import AUTHENTICATED, IntegrationType, Migration, Operation, OverlayType, Route, ScreenType
 from hookspecs import TickerType, hookimpl
 from hookspecs.collect import CollectorError
+from hookspecs.schema import POSITION, obj, text
 from svc_host.schema import add_column
-
-
-def schema(**properties):
-    return {"type": "object", "properties": properties, "additionalProperties": False}
 
 
 class HelloQuery(Schema):
@@ -69,21 +66,24 @@ def register_routes(host):
 
 @hookimpl
 def register_integration_types():
-    return [IntegrationType("hello_greetings", "Greetings", schema(), {}, family="hello", collect=collect)]
+    return [IntegrationType("hello_greetings", "Greetings", obj("hello_greetings", {}), {}, family="hello",
+                            collect=collect)]
 
 
 @hookimpl
 def register_ticker_types():
-    return [TickerType("hello", "Greetings", schema(), {}, build_items=greetings, reads=("HelloGreeting",))]
+    return [TickerType("hello", "Greetings", obj("hello", {}), {}, build_items=greetings,
+                       reads=("HelloGreeting",))]
 
 
 @hookimpl
 def register_screen_types():
-    config = schema(text={"type": "string", "maxLength": 200}, color={"type": "string"})
+    config = obj("hello", {"text": text(200), "color": text(32)})
     return [ScreenType("hello", "Card", config, {"color": "#ffcc00"}, renderer="hello_plugin.display:card")]
 
 
 @hookimpl
 def register_overlay_types():
-    config = schema(width={"type": "integer", "minimum": 1, "maximum": 100})
-    return [OverlayType("hello_glow", "Glow", config, {"width": 12}, renderer="hello_plugin.display:Glow")]
+    # zone: a panel in the bottom-right corner (without it, an overlay covers the whole screen)
+    return [OverlayType("hello_note", "Greeting note", obj("hello_note", {"position": POSITION}), {},
+                        renderer="hello_plugin.display:note", zone="bottom_right")]

@@ -128,6 +128,11 @@ async function interestSection(api, spec, holder) {
 }
 
 function integrationRow(api, row, reload) {
+  // a row whose type no loaded plugin registers: shown, never editable (the display refuses its PATCH, 409)
+  if (row.plugin_missing) return h("li", { class: "card integration" },
+    h("h3", {}, row.integration_type, " ", h("code", { class: "id" }, row.id), " ", h("span", { class: "badge warn" }, "plugin missing")),
+    h("p", { class: "note" }, "No loaded plugin provides this type (it failed to load or was removed). "
+      + "Fix or restore the plugin and restart the display; the row and its settings are kept."));
   const poll = h("input", { type: "number", min: "30", step: "1", value: String(row.poll_seconds), "aria-label": `${row.id} poll interval in seconds`, class: "narrow" });
   const secretInputs = (row.secret_fields || []).map((s) => {
     const f = field(`${s.name}${s.configured ? " (set; type to replace)" : ""}`,

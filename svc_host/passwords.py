@@ -1,13 +1,17 @@
 """Password hashing with scrypt (``cryptography``), self-describing and constant-time to verify.
 
 Stored form: ``scrypt$<log2 n>$<r>$<p>$<salt b64>$<hash b64>``, so parameters can be raised
-later without invalidating existing hashes.
+later without invalidating existing hashes. The host's, because the display's users
+(``sessions``) and the controller's operators (``svc_controller``) share one policy and hash.
 """
 from __future__ import annotations
 
 import base64
+import getpass
 import hmac
 import secrets
+import sys
+from typing import Any
 
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
@@ -68,3 +72,15 @@ def verify_password(password: str, stored: str | None) -> bool:
         return hmac.compare_digest(computed, base64.b64decode(digest)) and expect
     except (ValueError, TypeError):
         return False
+
+
+def read_password(stream: Any = None) -> str:
+    """The new password: two prompts on a terminal, else the first line of stdin."""
+    stream = stream or sys.stdin
+    if stream.isatty():
+        first = getpass.getpass("password: ")
+        if getpass.getpass("repeat password: ") != first:
+            raise PasswordError("the two passwords differ")
+        return first
+    line = stream.readline()
+    return line[:-1] if line.endswith("\n") else line

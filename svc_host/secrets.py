@@ -7,7 +7,9 @@ without a Secret Service, which is what the tests run on), the key is kept in
 ``<data dir>/integration-secrets.key`` with mode 0600 instead. Once a key file exists
 it keeps being used, so a keyring that appears later does not orphan stored secrets.
 
-Plaintext never reaches the database, a response or a log line.
+Plaintext never reaches the database, a response or a log line. The host's, because the
+integrations plugin stores with it and the controller's archives (``svc_controller/backups.py``)
+read a display's secrets with it.
 """
 
 from __future__ import annotations

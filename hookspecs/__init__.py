@@ -33,6 +33,7 @@ from hookspecs.types import (  # noqa: F401  (re-exported for plugins)
     TickerType,
     WebSocketRoute,
 )
+from hookspecs.settings import Setting, SettingValues  # noqa: F401  (re-exported for plugins)
 
 if TYPE_CHECKING:  # pragma: no cover  (pytest's hookspec.py does the same: real classes, no import cost)
     import argparse
@@ -57,6 +58,19 @@ def register_permissions() -> Sequence[Permission]:
     Receives nothing. Returns a list of :class:`Permission`; each names the roles that
     hold it (``admin`` holds every permission anyway). A name declared twice with
     different roles stops startup. Collected from every plugin.
+    """
+
+
+@hookspec
+def register_settings() -> Sequence[Setting]:
+    """Return the environment variables this plugin reads, as :class:`Setting` declarations.
+
+    Receives nothing; must not read the environment itself. The host reads and checks every
+    declared variable once at start, before ``prepare_storage``: a bad value stops the start
+    naming the variable and this plugin (exit status 2); a variable declared twice, or one the
+    host reads itself, stops it too. The typed values are then
+    ``settings.plugin_values(<this plugin's name>)`` (``host.settings`` from ``startup`` on).
+    ``svc-display serve --help`` lists the declarations under the plugin's name. Collected.
     """
 
 

@@ -10,7 +10,14 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from svc_host.config import ConfigError, environment_help, load_settings, warn_deprecated
+from svc_host.config import (
+    ConfigError,
+    declared_settings,
+    environment_help,
+    load_settings,
+    read_plugin_settings,
+    warn_deprecated,
+)
 from svc_host.plugins import PluginError, PluginSkipped, load_plugins, read_live_state
 
 log = logging.getLogger("svc_host")
@@ -152,9 +159,19 @@ def build_parser(settings: Any) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="svc-display", description="the svc-display signage host")
     parser.add_argument("--version", action="version", version=f"svc-display {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
+    try:
+        loaded = parser.plugins = load_plugins(settings.disable_plugins)
+    except PluginError as exc:  # --help still works; build_host reports it again and stops
+        log.error("%s", exc)
+        loaded = parser.plugins = None
+    try:
+        declarations = declared_settings(loaded) if loaded is not None else []
+    except (ConfigError, PluginError, PluginSkipped) as exc:  # main() reports it and stops
+        log.error("%s", exc)
+        declarations = []
     sub.add_parser("serve", help="serve the REST API, collectors and the display",
                    description="Serve the REST API, the collectors and the display until SIGTERM.",
-                   epilog=environment_help(),
+                   epilog=environment_help(declarations=declarations),
                    formatter_class=argparse.RawDescriptionHelpFormatter).set_defaults(handler=cmd_serve)
     sub.add_parser("migrate", help="apply pending migrations, print the schema version").set_defaults(
         handler=cmd_migrate)
@@ -206,15 +223,11 @@ def build_parser(settings: Any) -> argparse.ArgumentParser:
     new.add_argument("name", metavar="NAME", help="one lowercase word: entry point, type ids, package prefix")
     new.add_argument("--dir", help="the folder to write (new or empty; default ./svc-display-NAME)")
     new.set_defaults(handler=cmd_plugin_new, needs_host=False)
-    try:
-        plugins = parser.plugins = load_plugins(settings.disable_plugins)
-    except PluginError as exc:  # --help still works; build_host reports it again and stops
-        log.error("%s", exc)
-        parser.plugins = None
+    if loaded is None:
         return parser
-    for name in plugins.implementers("register_commands"):
+    for name in loaded.implementers("register_commands"):
         try:
-            plugins.call_each("register_commands", only=[name], subparsers=sub)
+            loaded.call_each("register_commands", only=[name], subparsers=sub)
         except PluginSkipped:  # logged with its name; the other commands still work
             pass
         except PluginError as exc:
@@ -236,6 +249,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser(settings)
         args = parser.parse_args(argv)
+        if parser.plugins is not None:  # every plugin's declared variables, read once, before anything runs
+            settings = read_plugin_settings(settings, parser.plugins)
         if getattr(args, "needs_host", True) is False:
             return args.handler(settings, args)
         if getattr(args, "needs_store", False) and not settings.database_url and not settings.sqlite_path.exists():
@@ -247,7 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from svc_host.host import build_host
 
         host = build_host(settings, with_routes=args.command == "serve", plugins=parser.plugins)
-    except ConfigError as exc:  # the data dir, or a plugin name in SVC_DISPLAY_DISABLE_PLUGINS
+    except ConfigError as exc:  # the data dir, a plugin name in SVC_DISPLAY_DISABLE_PLUGINS, a plugin's variable
         print(f"svc-display: configuration error: {exc}", file=sys.stderr)
         return 2
     except PluginError as exc:

@@ -5,15 +5,21 @@
 """
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import logging
 import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 from urllib.parse import urlparse
 
 import platformdirs
+
+from hookspecs.settings import Setting, SettingValues
+
+if TYPE_CHECKING:  # pragma: no cover
+    from svc_host.plugins import PluginHost
 
 log = logging.getLogger(__name__)
 
@@ -27,16 +33,17 @@ DEPRECATED_KEY_VARIABLES = (
 )
 
 LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
-SAAS_VARIABLES = ("SVC_SAAS_API_URL", "SVC_SAAS_DISPLAY_ID", "SVC_SAAS_API_KEY")
 
 
 class ConfigError(ValueError):
     """One invalid environment value; ``str()`` is the one-line message."""
 
-    def __init__(self, variable: str, expected: str, value: str | None = None):
+    def __init__(self, variable: str, expected: str, value: str | None = None, plugin: str | None = None):
         shown = "" if value is None else f" (got {value!r})"
-        super().__init__(f"{variable}: expected {expected}{shown}")
+        owner = "" if plugin is None else f" [declared by plugin {plugin!r}]"
+        super().__init__(f"{variable}: expected {expected}{shown}{owner}")
         self.variable = variable
+        self.plugin = plugin
 
 
 @dataclass(frozen=True)
@@ -56,36 +63,27 @@ class Settings:
     http_max_connections_per_address: int = 128
     http_max_connections: int = 2048
     list_cache_bytes: int = 16 * 1024 * 1024
-    controller_public_url: str | None = None
     database_url: str | None = None
-    plugins_dir: Path | None = None
-    plugin_start_timeout_seconds: int = 30
     disable_plugins: frozenset[str] = frozenset()
-    upgrade_script: Path | None = None
-    upgrade_any_arch: bool = False
-    upgrade_ca_file: Path | None = None
-    upgrade_public_key: Path | None = None
-    upgrade_timeout_seconds: int = 1800
-    upgrade_max_bytes: int = 1024 ** 3
-    live_preview_enabled: bool = True
-    live_preview_fps: int = 10
-    live_preview_width: int = 720
-    live_preview_quality: int = 50
     display_refresh_seconds: int = 10
     window_xid: str | None = None
-    google_client_id: str | None = None
-    microsoft_client_id: str | None = None
     saas_mode: bool = False
-    saas_api_url: str | None = None
-    saas_display_id: str | None = None
-    saas_api_key: str | None = field(default=None, repr=False)
-    saas_reconnect_min_ms: int = 1000
     headless: bool = False
     log_level: str = "INFO"
-    adoption_rate_per_min: int = 10
     test_clock_file: Path | None = None
     access_log: bool = False
     deprecated_variables_seen: tuple[str, ...] = ()
+    # The SVC_* variables load_settings() saw, for the plugins' declared ones (read_plugin_settings).
+    environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False, hash=False)
+    # Each plugin's values of its register_settings() declarations; None until they are read.
+    plugin_settings: Mapping[str, SettingValues] | None = field(default=None, repr=False, compare=False,
+                                                                  hash=False)
+
+    def plugin_values(self, plugin: str) -> SettingValues:
+        """``plugin``'s typed values of the variables it declares (empty when it declares none)."""
+        if self.plugin_settings is None:
+            raise RuntimeError("plugin settings are read at start (svc_host.config.read_plugin_settings)")
+        return self.plugin_settings.get(plugin) or SettingValues({})
 
     @property
     def tls_dir(self) -> Path:
@@ -131,34 +129,14 @@ ENVIRONMENT: tuple[tuple[str, str, str], ...] = (
     ("SVC_DISPLAY_HEADLESS", "headless", "1: no canvas (the console shows adoption codes)"),
     ("SVC_DISPLAY_LOG_LEVEL", "log_level", "DEBUG, INFO, WARNING, ERROR or CRITICAL"),
     ("SVC_DISPLAY_DATABASE_URL", "database_url", "postgresql://... instead of the SQLite file"),
-    ("SVC_DISPLAY_PLUGINS_DIR", "plugins_dir", "folder of extra plugins"),
-    ("SVC_DISPLAY_PLUGIN_START_TIMEOUT_SECONDS", "plugin_start_timeout_seconds",
-     "a folder plugin's sidecar must answer its health path within (else it is restarted)"),
     ("SVC_DISPLAY_DISABLE_PLUGINS", "disable_plugins",
      "comma-separated plugin names not to load (entry points or folder plugins; others are refused)"),
-    ("SVC_DISPLAY_CONTROLLER_PUBLIC_URL", "controller_public_url", "URL of the controller app (invite QR code)"),
-    ("SVC_DISPLAY_UPGRADE_SCRIPT", "upgrade_script", "script run by the upgrade route"),
-    ("SVC_DISPLAY_UPGRADE_ANY_ARCH", "upgrade_any_arch", "1: upgrades on any architecture, not only arm64"),
-    ("SVC_DISPLAY_UPGRADE_CA_FILE", "upgrade_ca_file", "PEM bundle trusted for upgrade downloads (else system CAs)"),
-    ("SVC_DISPLAY_UPGRADE_PUBLIC_KEY", "upgrade_public_key", "Ed25519 public key (PEM): upgrades need a valid .sig"),
-    ("SVC_DISPLAY_UPGRADE_TIMEOUT_SECONDS", "upgrade_timeout_seconds", "time limit of the upgrade script"),
-    ("SVC_DISPLAY_UPGRADE_MAX_BYTES", "upgrade_max_bytes", "largest upgrade download"),
-    ("SVC_DISPLAY_LIVE_PREVIEW_ENABLED", "live_preview_enabled", "1: the live-preview WebSocket is offered"),
-    ("SVC_DISPLAY_LIVE_PREVIEW_FPS", "live_preview_fps", "live-preview frames per second"),
-    ("SVC_DISPLAY_LIVE_PREVIEW_WIDTH", "live_preview_width", "live-preview frame width in pixels"),
-    ("SVC_DISPLAY_LIVE_PREVIEW_QUALITY", "live_preview_quality", "live-preview JPEG quality"),
     ("SVC_DISPLAY_REFRESH_SECONDS", "display_refresh_seconds",
      "the canvas re-reads everything this often as a safety net (change events show at once)"),
     ("SVC_DISPLAY_WINDOW_XID", "window_xid",
      "ignored (spec: the X11 window to capture): the live preview reads the canvas's own pixels"),
-    ("SVC_DISPLAY_GOOGLE_CLIENT_ID", "google_client_id", "OAuth client id for Google accounts"),
-    ("SVC_DISPLAY_MICROSOFT_CLIENT_ID", "microsoft_client_id", "OAuth client id for Microsoft accounts"),
-    ("SVC_DISPLAY_ADOPTION_RATE_PER_MIN", "adoption_rate_per_min", "adoption requests per minute (0: no limit)"),
-    ("SVC_SAAS_MODE", "saas_mode", "1: managed by a SaaS controller (needs the three below)"),
-    ("SVC_SAAS_API_URL", "saas_api_url", "the SaaS controller's URL"),
-    ("SVC_SAAS_DISPLAY_ID", "saas_display_id", "this display's id at the controller"),
-    ("SVC_SAAS_API_KEY", "saas_api_key", "this display's key at the controller"),
-    ("SVC_SAAS_RECONNECT_MIN_MS", "saas_reconnect_min_ms", "cloud feed reconnect backoff floor in ms (10-60000)"),
+    ("SVC_SAAS_MODE", "saas_mode",
+     "1: fed by the SaaS controller's cloud feed, no local collectors (the cloud_feed plugin's SVC_SAAS_* needed)"),
     ("SVC_DISPLAY_TEST_CLOCK_FILE", "test_clock_file", "tests only: a file holding a clock offset in ms"),
 )
 
@@ -167,23 +145,71 @@ def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir("svc-display"))
 
 
-def environment_help(table: Sequence[tuple[str, str, str]] = ENVIRONMENT, settings_class: type | None = None,
-                     shown: Mapping[str, Any] | None = None) -> str:
-    """A table of ``(variable, settings field, summary)`` with each variable's default (the
-    settings class's field default, or ``shown[field]`` for defaults computed at start), for
-    ``serve --help``: the display's by default, the controller's from svc_controller/config.py."""
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if value in (None, (), frozenset(), ""):
+        return "unset"
+    return str(value)
+
+
+Declarations = Iterable[tuple[str, Iterable[Setting]]]
+
+
+def environment_table(declarations: Declarations = (), table: Sequence[tuple[str, str, str]] = ENVIRONMENT,
+                      settings_class: type | None = None, shown: Mapping[str, Any] | None = None) \
+        -> list[tuple[str, list[tuple[str, str, str]]]]:
+    """Every variable, the host's first then plugin by plugin: ``[(owner, [(name, default, help)])]``.
+    The one source of ``serve --help`` and of the table in docs/configuration.md. ``table`` of
+    ``(variable, settings field, summary)``: the display's by default, the controller's from
+    svc_controller/config.py; a default is the settings class's field default or ``shown[field]``."""
     defaults = {f.name: f.default for f in fields(settings_class or Settings)}
-    defaults.update(shown if shown is not None else {"data_dir": default_data_dir()})
+    defaults.update(shown if shown is not None else {"data_dir": "<user data dir>/svc-display"})
+    host = [(name, _shown(defaults[field_name]), summary) for name, field_name, summary in table]
+    table = [("host", host)]
+    for plugin, items in declarations:
+        rows = [(item.name, "(secret)" if item.secret and item.default is not None else _shown(item.default),
+                 _declared_help(item)) for item in items]
+        if rows:
+            table.append((f"plugin {plugin}", rows))
+    return table
+
+
+def _declared_help(item: Setting) -> str:
+    """The declaration's help with its checks (range, required), as the host enforces them."""
+    notes = []
+    if item.low is not None or item.high is not None:
+        notes.append(f"{_shown(item.low) if item.low is not None else ''}-{item.high if item.high is not None else ''}")
+    if item.required_when:
+        notes.append(f"required when {item.required_when}=1")
+    return item.help + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def environment_help(table: Sequence[tuple[str, str, str]] = ENVIRONMENT, settings_class: type | None = None,
+                     shown: Mapping[str, Any] | None = None, declarations: Declarations = ()) -> str:
+    """:func:`environment_table` with each variable's default, for ``serve --help``."""
     lines = ["environment variables (default in brackets):"]
-    for name, field_name, summary in table:
-        value = defaults[field_name]
-        if isinstance(value, bool):
-            shown = "1" if value else "0"
-        elif value in (None, (), frozenset()):
-            shown = "unset"
-        else:
-            shown = str(value)
-        lines.append(f"  {name} [{shown}]\n      {summary}")
+    sections = environment_table(declarations, table, settings_class,
+                                 {"data_dir": default_data_dir()} if shown is None else shown)
+    for owner, rows in sections:
+        if len(sections) > 1:  # the display's: the host's, then each plugin's
+            lines.append(f"\n {owner}:")
+        lines += [f"  {name} [{default}]\n      {summary}" for name, default, summary in rows]
+    return "\n".join(lines)
+
+
+DOCS_MARKERS = ("<!-- environment: generated by svc_host.config.write_environment_docs -->",
+                "<!-- /environment -->")
+
+
+def environment_markdown(declarations: Declarations) -> str:
+    """The same table as Markdown, for docs/configuration.md (tests/host/test_plugin_settings.py
+    checks that the file holds it)."""
+    lines = []
+    for owner, rows in environment_table(declarations):
+        lines += [f"### {owner}", "", "| variable | default | what it sets |", "| --- | --- | --- |"]
+        lines += [f"| `{name}` | {default} | {summary.replace('|', '/')} |" for name, default, summary in rows]
+        lines.append("")
     return "\n".join(lines)
 
 
@@ -207,15 +233,21 @@ def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
 
 
 def _int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    return _number(env, name, default, low, high, int)
+
+
+def _number(env: Mapping[str, str], name: str, default: Any, low: float, high: float, kind: type = int) -> Any:
+    """``kind`` (``int`` or ``float``) within ``low``..``high``, or ``default`` when unset."""
     value = _text(env, name)
     if value is None:
         return default
+    expected = f"{'an integer' if kind is int else 'a number'} from {low} to {high}"
     try:
-        number = int(value)
+        number = kind(value)
     except ValueError:
-        raise ConfigError(name, f"an integer from {low} to {high}", value) from None
+        raise ConfigError(name, expected, value) from None
     if not low <= number <= high:
-        raise ConfigError(name, f"an integer from {low} to {high}", value)
+        raise ConfigError(name, expected, value)
     return number
 
 
@@ -285,14 +317,6 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         missing = "SVC_DISPLAY_HTTP_TLS_KEY" if cert else "SVC_DISPLAY_HTTP_TLS_CERT"
         raise ConfigError(missing, "to be set together with its certificate/key counterpart")
 
-    saas_mode = _bool(env, "SVC_SAAS_MODE", False)
-    saas = {name: _text(env, name) for name in SAAS_VARIABLES}
-    if saas_mode:
-        for name in SAAS_VARIABLES:
-            if not saas[name]:
-                raise ConfigError(name, "a value because SVC_SAAS_MODE=1")
-        _url(env, "SVC_SAAS_API_URL", ("http", "https"))
-
     if env.get("SVC_DISPLAY_DATA_DIR") is not None and not env["SVC_DISPLAY_DATA_DIR"].strip():
         # set but empty: a typo or an unset shell variable, not a wish for the default dir
         raise ConfigError("SVC_DISPLAY_DATA_DIR", "a folder path (unset the variable for the default "
@@ -314,38 +338,83 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         http_server=server,
         **connection_settings(env, "SVC_DISPLAY_"),
         list_cache_bytes=_int(env, "SVC_DISPLAY_LIST_CACHE_BYTES", 16 * 1024 * 1024, 0, 1 << 40),
-        controller_public_url=_url(env, "SVC_DISPLAY_CONTROLLER_PUBLIC_URL", ("http", "https")),
         database_url=_url(env, "SVC_DISPLAY_DATABASE_URL", ("postgres", "postgresql")),
-        plugins_dir=_path(env, "SVC_DISPLAY_PLUGINS_DIR"),
-        plugin_start_timeout_seconds=_int(env, "SVC_DISPLAY_PLUGIN_START_TIMEOUT_SECONDS", 30, 1, 600),
         disable_plugins=disabled,
-        upgrade_script=_path(env, "SVC_DISPLAY_UPGRADE_SCRIPT"),
-        upgrade_any_arch=_bool(env, "SVC_DISPLAY_UPGRADE_ANY_ARCH", False),
-        upgrade_ca_file=_path(env, "SVC_DISPLAY_UPGRADE_CA_FILE"),
-        upgrade_public_key=_path(env, "SVC_DISPLAY_UPGRADE_PUBLIC_KEY"),
-        # Both only ever lower the contract's limits (30 min, 1 GiB): tests and small boards.
-        upgrade_timeout_seconds=_int(env, "SVC_DISPLAY_UPGRADE_TIMEOUT_SECONDS", 1800, 1, 1800),
-        upgrade_max_bytes=_int(env, "SVC_DISPLAY_UPGRADE_MAX_BYTES", 1024 ** 3, 1, 1024 ** 3),
-        live_preview_enabled=_bool(env, "SVC_DISPLAY_LIVE_PREVIEW_ENABLED", True),
-        live_preview_fps=_int(env, "SVC_DISPLAY_LIVE_PREVIEW_FPS", 10, 1, 60),
-        live_preview_width=_int(env, "SVC_DISPLAY_LIVE_PREVIEW_WIDTH", 720, 64, 3840),
-        live_preview_quality=_int(env, "SVC_DISPLAY_LIVE_PREVIEW_QUALITY", 50, 1, 100),
         display_refresh_seconds=_int(env, "SVC_DISPLAY_REFRESH_SECONDS", 10, 1, 86400),
         window_xid=_text(env, "SVC_DISPLAY_WINDOW_XID"),
-        google_client_id=_text(env, "SVC_DISPLAY_GOOGLE_CLIENT_ID"),
-        microsoft_client_id=_text(env, "SVC_DISPLAY_MICROSOFT_CLIENT_ID"),
-        saas_mode=saas_mode,
-        saas_api_url=saas["SVC_SAAS_API_URL"],
-        saas_display_id=saas["SVC_SAAS_DISPLAY_ID"],
-        saas_api_key=saas["SVC_SAAS_API_KEY"],
-        saas_reconnect_min_ms=_int(env, "SVC_SAAS_RECONNECT_MIN_MS", 1000, 10, 60000),
+        saas_mode=_bool(env, "SVC_SAAS_MODE", False),
         headless=_bool(env, "SVC_DISPLAY_HEADLESS", False),
         log_level=log_level,
-        adoption_rate_per_min=_int(env, "SVC_DISPLAY_ADOPTION_RATE_PER_MIN", 10, 0, 100000),
         test_clock_file=_path(env, "SVC_DISPLAY_TEST_CLOCK_FILE"),
         access_log=_bool(env, "SVC_DISPLAY_ACCESS_LOG", False),
         deprecated_variables_seen=tuple(n for n in DEPRECATED_KEY_VARIABLES if _text(env, n)),
+        environ={name: value for name, value in env.items() if name.startswith("SVC_")},
     )
+
+
+def write_environment_docs(path: Path, declarations: Iterable[tuple[str, Iterable[Setting]]]) -> bool:
+    """Put :func:`environment_markdown` between the :data:`DOCS_MARKERS` of ``path``; True if it changed."""
+    text = path.read_text()
+    start, end = text.index(DOCS_MARKERS[0]) + len(DOCS_MARKERS[0]), text.index(DOCS_MARKERS[1])
+    new = text[:start] + "\n\n" + environment_markdown(declarations) + "\n" + text[end:]
+    if new != text:
+        path.write_text(new)
+    return new != text
+
+
+def declared_settings(plugins: PluginHost) -> list[tuple[str, list[Setting]]]:
+    """Each plugin's ``register_settings`` declarations, checked: a wrong type, or a name the host
+    or another plugin already reads, stops the start naming the plugin."""
+    from svc_host.plugins import PluginSkipped, _collect
+
+    taken = {name: "the host" for name, _field, _summary in ENVIRONMENT}
+    while True:
+        try:
+            declared = _collect(plugins, "register_settings", Setting)
+            break
+        except PluginSkipped:  # a third-party plugin's bad declaration: logged, unregistered; again without it
+            continue
+    for plugin, items in declared:
+        for item in items:
+            if item.name in taken:
+                raise ConfigError(item.name, f"one declaration (also read by {taken[item.name]})", plugin=plugin)
+            taken[item.name] = f"plugin {plugin!r}"
+    return declared
+
+
+def _declared_value(env: Mapping[str, str], item: Setting, plugin: str) -> Any:
+    try:
+        if item.type is bool:
+            return _bool(env, item.name, item.default)
+        if item.type in (int, float):
+            unbounded = (1 << 63) if item.type is int else float("inf")
+            return _number(env, item.name, item.default, -unbounded if item.low is None else item.type(item.low),
+                           unbounded if item.high is None else item.type(item.high), item.type)
+        if item.type is Path:
+            value = _path(env, item.name)
+        elif item.schemes:
+            value = _url(env, item.name, item.schemes)
+        else:
+            value = _text(env, item.name)
+        if value is not None and item.choices:
+            value = value.lower()
+            if value not in item.choices:
+                raise ConfigError(item.name, "one of " + ", ".join(item.choices), value)
+        if value is None and item.required_when and _bool(env, item.required_when, False):
+            raise ConfigError(item.name, f"a value because {item.required_when}=1")
+        return item.default if value is None else value
+    except ConfigError as exc:  # name the plugin whose declaration it breaks
+        raise ConfigError(item.name, str(exc).split(": expected ", 1)[1], plugin=plugin) from None
+
+
+def read_plugin_settings(settings: Settings, plugins: PluginHost) -> Settings:
+    """``settings`` with every plugin's declared variables read from the environment it was loaded
+    from; raise :class:`ConfigError` naming the variable and the plugin on a bad value."""
+    values = {
+        plugin: SettingValues({item.key: _declared_value(settings.environ, item, plugin) for item in items})
+        for plugin, items in declared_settings(plugins)
+    }
+    return dataclasses.replace(settings, plugin_settings=values)
 
 
 def make_data_dir(settings: Settings) -> None:

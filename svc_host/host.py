@@ -19,7 +19,7 @@ from hookspecs.content import ContentIngest
 from hookspecs.services import CONTENT_INGEST
 from svc_host.auth import Principal
 from svc_host.clock import Clock
-from svc_host.config import Settings, make_data_dir
+from svc_host.config import Settings, make_data_dir, read_plugin_settings
 from svc_host.events import ChangeBus, PublishAfterCommit
 from svc_host.http.core_routes import core_routes
 from svc_host.plugins import (
@@ -124,7 +124,10 @@ def build_host(settings: Settings, extra_plugins: Iterable[tuple[str, Any]] = ()
     make_data_dir(settings)  # before any plugin: a bad path is the variable's fault, not a plugin's
     if plugins is None:
         plugins = load_plugins(settings.disable_plugins, extra_plugins)
-    if settings.plugins_dir is None:  # else folder_plugins checks them against the folder plugins' ids too
+    if settings.plugin_settings is None:  # svc-display's main() read them already
+        settings = read_plugin_settings(settings, plugins)
+    if settings.plugin_values("folder_plugins").get("plugins_dir") is None:
+        # else folder_plugins checks them against the folder plugins' ids too
         refuse_unknown_disabled(plugins.unknown_disabled, plugins.entry_point_names())
     plugins.call_each("prepare_storage", settings=settings)
     while True:

@@ -19,7 +19,7 @@ from typing import Any
 
 from pony import orm
 
-from hookspecs import LayerSpec, Permission, hookimpl
+from hookspecs import LayerSpec, Permission, Setting, hookimpl
 from hookspecs.permissions import ADOPTION_ADMIN, declare
 from builtin_plugins.adoption.challenges import LAYER, TOPIC, AdoptionService, define_entities
 from builtin_plugins.adoption.routes import routes
@@ -33,6 +33,14 @@ def _service(host: Any) -> AdoptionService:
     if service is None:
         service = host.services["adoption"] = AdoptionService(host)
     return service
+
+
+@hookimpl
+def register_settings() -> list[Setting]:
+    return [
+        Setting("SVC_DISPLAY_ADOPTION_RATE_PER_MIN", int, 10, "adoption requests per minute (0: no limit)",
+                low=0, high=100000),
+    ]
 
 
 @hookimpl

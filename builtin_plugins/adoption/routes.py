@@ -69,7 +69,7 @@ class AdoptionRoutes:
     def __init__(self, host: Any):
         self.host = host
         # Requests and confirms have separate budgets, each per client address per minute.
-        rate = host.settings.adoption_rate_per_min
+        rate = host.settings.plugin_values("adoption").adoption_rate_per_min
         self.request_limiter = SlidingWindowLimiter(rate, RATE_WINDOW_MS, host.clock.now_ms)
         self.confirm_limiter = SlidingWindowLimiter(rate, RATE_WINDOW_MS, host.clock.now_ms)
 

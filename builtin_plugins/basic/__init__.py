@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookspecs import OverlayType, ScreenType, TickerType, hookimpl
+from hookspecs import OverlayType, ScreenType, Setting, TickerType, hookimpl
 from hookspecs.schema import BLOB_KEY, HEX_COLOR, OPACITY, POSITION, boolean, enum, number, obj, text
 
 SCREEN_TYPES: list[ScreenType] = [
@@ -97,6 +97,14 @@ TICKER_TYPES: list[TickerType] = [
         reads=(),
     ),
 ]
+
+
+@hookimpl
+def register_settings() -> list[Setting]:
+    return [
+        Setting("SVC_DISPLAY_CONTROLLER_PUBLIC_URL", str, None, "URL of the controller app (invite QR code)",
+                schemes=("http", "https")),
+    ]
 
 
 @hookimpl

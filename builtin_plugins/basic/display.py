@@ -59,7 +59,7 @@ def qr_code(context: RenderContext) -> Any:
 
 
 def _prepare_invite(context: RenderContext) -> Any:
-    url = config_text(context, "urlOverride") or (context.host.settings.controller_public_url or "")
+    url = config_text(context, "urlOverride") or (context.host.settings.plugin_values("basic").controller_public_url or "")
     return {"url": url} if url else None
 
 

@@ -6,15 +6,16 @@ with provenance ``saas_feed``; the consumer runs in a background thread of a ser
 routes) and adds ``saas: {connected, last_event_at_ms}`` to ``GET /v1/health`` through the
 ``HEALTH_SECTIONS`` service. See docs/cloud-feed.md.
 
-``SVC_SAAS_RECONNECT_MIN_MS`` (``settings.saas_reconnect_min_ms``, default 1000) sets the
-backoff floor; tests lower it.
+The plugin declares ``SVC_SAAS_API_URL``, ``SVC_SAAS_DISPLAY_ID``, ``SVC_SAAS_API_KEY`` (each
+required when ``SVC_SAAS_MODE=1``, the host's switch) and ``SVC_SAAS_RECONNECT_MIN_MS`` (the
+backoff floor, default 1000; tests lower it) through ``register_settings``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from hookspecs import hookimpl
+from hookspecs import Setting, hookimpl
 from hookspecs.services import CLOUD_FEED, HEALTH_SECTIONS, INTEGRATION_TELEMETRY, service
 
 from builtin_plugins.cloud_feed.consumer import FeedConsumer
@@ -23,12 +24,25 @@ SERVICE = CLOUD_FEED
 
 
 @hookimpl
+def register_settings() -> list[Setting]:
+    return [
+        Setting("SVC_SAAS_API_URL", str, None, "the SaaS controller's URL", schemes=("http", "https"),
+                required_when="SVC_SAAS_MODE"),
+        Setting("SVC_SAAS_DISPLAY_ID", str, None, "this display's id at the controller", required_when="SVC_SAAS_MODE"),
+        Setting("SVC_SAAS_API_KEY", str, None, "this display's key at the controller", required_when="SVC_SAAS_MODE",
+                secret=True),
+        Setting("SVC_SAAS_RECONNECT_MIN_MS", int, 1000, "cloud feed reconnect backoff floor in ms", low=10,
+                high=60000),
+    ]
+
+
+@hookimpl
 def startup(host: Any) -> None:
     if not (host.settings.saas_mode and host.routes):
         return
     # settings and integrations start first (their startup is tryfirst): their services are here.
     consumer = FeedConsumer(host, service(host, INTEGRATION_TELEMETRY),
-                            floor_s=host.settings.saas_reconnect_min_ms / 1000)
+                            floor_s=host.settings.plugin_values("cloud_feed").saas_reconnect_min_ms / 1000)
     host.services[SERVICE] = consumer
     host.services.setdefault(HEALTH_SECTIONS, {})["saas"] = consumer.health
     consumer.start()

@@ -41,7 +41,7 @@ def backoff_delay(attempt: int, floor_s: float = BACKOFF_MIN_S, ceiling_s: float
 
 class FeedConsumer:
     def __init__(self, host: Any, telemetry: Any, floor_s: float = BACKOFF_MIN_S):
-        settings = host.settings
+        settings = host.settings.plugin_values("cloud_feed")
         self.host = host
         self.telemetry = telemetry
         self.store = FeedStore(host)

@@ -17,12 +17,14 @@ a plugin's key holds, is declared by the ``runtime_signals`` plugin, whose route
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from typing import Any
 
 from builtin_plugins.folder_plugins import items, plugin_http
 from builtin_plugins.folder_plugins import routes as plugin_routes
 from builtin_plugins.folder_plugins.registry import FolderPlugins, describe
-from hookspecs import IntegrationType, OverlayType, Permission, ScreenType, TickerType, hookimpl
+from hookspecs import IntegrationType, OverlayType, Permission, ScreenType, Setting, TickerType, hookimpl
 from hookspecs.permissions import INTEGRATIONS_READ, declare
 from hookspecs.schema import BLOB_KEY, MESSAGES, OPACITY, SLUG, enum, integer, number, obj, text
 from hookspecs.services import FOLDER_PLUGINS, service
@@ -90,6 +92,15 @@ TICKER_TYPES: list[TickerType] = [
         reads=("KeyValue",),
     ),
 ]
+
+
+@hookimpl
+def register_settings() -> list[Setting]:
+    return [
+        Setting("SVC_DISPLAY_PLUGINS_DIR", Path, None, "folder of extra plugins"),
+        Setting("SVC_DISPLAY_PLUGIN_START_TIMEOUT_SECONDS", int, 30,
+                "a folder plugin's sidecar must answer its health path within (else it is restarted)", low=1, high=600),
+    ]
 
 
 @hookimpl

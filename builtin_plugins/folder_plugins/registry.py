@@ -57,9 +57,10 @@ def refused_row(item: Refused) -> dict[str, Any]:
 
 def describe(settings: Any) -> list[dict[str, Any]]:
     """The folder plugins as a start would find them, state ``stopped`` (no server runs)."""
-    if settings.plugins_dir is None:
+    folder = settings.plugin_values("folder_plugins").plugins_dir
+    if folder is None:
         return []
-    plugins, refused = discover(settings.plugins_dir, entry_point_names())
+    plugins, refused = discover(folder, entry_point_names())
     rows = [folder_row(p, "disabled" if p.id in settings.disable_plugins else "stopped",
                        DISABLED_REASON if p.id in settings.disable_plugins else None) for p in plugins]
     return rows + [refused_row(item) for item in refused]
@@ -70,19 +71,19 @@ class FolderPlugins:
 
     def __init__(self, host: Any):
         self.host = host
-        settings = host.settings
+        values = host.settings.plugin_values("folder_plugins")
         self.keys = PluginKeys()
         self.plugins: list[FolderPlugin] = []
         self.refused: list[Refused] = []
-        if settings.plugins_dir is not None:
-            self.plugins, self.refused = discover(settings.plugins_dir, entry_point_names())
-            log.info("folder plugins: %d found in %s, %d refused", len(self.plugins), settings.plugins_dir,
+        if values.plugins_dir is not None:
+            self.plugins, self.refused = discover(values.plugins_dir, entry_point_names())
+            log.info("folder plugins: %d found in %s, %d refused", len(self.plugins), values.plugins_dir,
                      len(self.refused))
         # the host checked SVC_DISPLAY_DISABLE_PLUGINS against entry points only when there is no
         # plugins dir; with one, a name must be an entry point or one of its folder plugins
         refuse_unknown_disabled(host.plugins.unknown_disabled, host.plugins.entry_point_names()
                                 | {p.id for p in self.plugins} | {item.label for item in self.refused})
-        timeout = settings.plugin_start_timeout_seconds
+        timeout = values.plugin_start_timeout_seconds
         self.sidecars = {plugin.id: Sidecar(plugin, self.keys, timeout, self.changed)
                          for plugin in self.plugins if plugin.sidecar is not None and self.enabled(plugin)}
         self.serving = False

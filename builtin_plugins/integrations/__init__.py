@@ -22,12 +22,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookspecs import Permission, hookimpl
+from hookspecs import Permission, Setting, hookimpl
 from hookspecs.permissions import INTEGRATIONS_READ, OPERATORS, TELEMETRY_READ, declare
 from builtin_plugins.integrations.accounts import AccountStore
 from builtin_plugins.integrations.engine import Engine
 from builtin_plugins.integrations.models import define_entities
 from builtin_plugins.integrations.routes import INTEGRATIONS_WRITE, routes
+
+
+@hookimpl
+def register_settings() -> list[Setting]:
+    return [
+        Setting("SVC_DISPLAY_GOOGLE_CLIENT_ID", str, None, "OAuth client id for Google accounts"),
+        Setting("SVC_DISPLAY_MICROSOFT_CLIENT_ID", str, None, "OAuth client id for Microsoft accounts"),
+    ]
 
 
 @hookimpl

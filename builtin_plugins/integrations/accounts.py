@@ -169,7 +169,7 @@ class AccountStore:
 
     # ---- device-code sign-in ------------------------------------------------------------
     def _client_id(self, provider: Provider) -> str:
-        client_id = getattr(self.host.settings, provider.client_setting, None)
+        client_id = self.host.settings.plugin_values("integrations").get(provider.client_setting)
         if not client_id:
             raise AccountError(
                 "oauth_client_not_configured",

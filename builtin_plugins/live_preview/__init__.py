@@ -34,7 +34,7 @@ from urllib.parse import urlparse
 
 from marshmallow import Schema, fields
 
-from hookspecs import Operation, Permission, Route, WebSocketRoute, hookimpl
+from hookspecs import Operation, Permission, Route, Setting, WebSocketRoute, hookimpl
 from svc_host.http.errors import ApiError
 from hookspecs.permissions import NAVIGATION_CONTROL, declare
 from svc_host.tls import local_ipv4_addresses
@@ -141,7 +141,7 @@ def origin_allowed(host: Any, origin: str | None, req: Any = None) -> bool:
 
 
 def _available(host: Any) -> bool:
-    return host.settings.live_preview_enabled and host.display_bus is not None
+    return host.settings.plugin_values("live_preview").live_preview_enabled and host.display_bus is not None
 
 
 class StatusResource:
@@ -149,7 +149,7 @@ class StatusResource:
         self.host = host
 
     def on_get(self, req: Any, resp: Any) -> None:
-        s = self.host.settings
+        s = self.host.settings.plugin_values("live_preview")
         resp.media = {"configured": self.host.display_bus is not None, "enabled": s.live_preview_enabled,
                       "fps": s.live_preview_fps, "width": s.live_preview_width, "quality": s.live_preview_quality}
 
@@ -284,6 +284,16 @@ def _book(host: Any) -> TicketBook:
 
 
 @hookimpl
+def register_settings() -> list[Setting]:
+    return [
+        Setting("SVC_DISPLAY_LIVE_PREVIEW_ENABLED", bool, True, "1: the live-preview WebSocket is offered"),
+        Setting("SVC_DISPLAY_LIVE_PREVIEW_FPS", int, 10, "live-preview frames per second", low=1, high=60),
+        Setting("SVC_DISPLAY_LIVE_PREVIEW_WIDTH", int, 720, "live-preview frame width in pixels", low=64, high=3840),
+        Setting("SVC_DISPLAY_LIVE_PREVIEW_QUALITY", int, 50, "live-preview JPEG quality", low=1, high=100),
+    ]
+
+
+@hookimpl
 def register_permissions() -> list[Permission]:
     return declare(NAVIGATION_CONTROL)
 
@@ -305,7 +315,7 @@ def register_routes(host: Any) -> list[Route]:
 
 @hookimpl
 def register_websocket_routes(host: Any) -> list[WebSocketRoute]:
-    if not host.settings.live_preview_enabled:
+    if not host.settings.plugin_values("live_preview").live_preview_enabled:
         return []
     for name in ("uvicorn.error", "uvicorn.access"):
         logger = logging.getLogger(name)

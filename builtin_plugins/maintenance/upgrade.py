@@ -76,6 +76,7 @@ class Upgrades:
     def __init__(self, host: Any):
         self.host = host
         self.settings = host.settings
+        self.values = host.settings.plugin_values("maintenance")
         self.dir = host.settings.data_dir / UPGRADE_DIR
         self.jobs: dict[str, UpgradeJob] = {}
         self.lock = threading.Lock()
@@ -124,7 +125,7 @@ class Upgrades:
     # -- steps -------------------------------------------------------------------------
     def tls_context(self) -> ssl.SSLContext:
         """The system CA store, or only ``SVC_DISPLAY_UPGRADE_CA_FILE``."""
-        ca_file = self.settings.upgrade_ca_file
+        ca_file = self.values.upgrade_ca_file
         return ssl.create_default_context(cafile=str(ca_file)) if ca_file else ssl.create_default_context()
 
     @contextmanager
@@ -160,7 +161,7 @@ class Upgrades:
         raise UpgradeFailed(f"the download was redirected more than {MAX_REDIRECTS} times")
 
     def _download(self, job: UpgradeJob, target: Path) -> None:
-        cap = self.settings.upgrade_max_bytes
+        cap = self.values.upgrade_max_bytes
         with self._get(job.download_url) as response:
             length = response.headers.get("Content-Length")
             if length and length.isdigit():
@@ -181,7 +182,7 @@ class Upgrades:
         job.bytes_total = job.bytes_downloaded
 
     def _verify(self, job: UpgradeJob, target: Path) -> None:
-        key_path = self.settings.upgrade_public_key
+        key_path = self.values.upgrade_public_key
         if key_path is None:
             return
         try:
@@ -244,9 +245,9 @@ class Upgrades:
                 f"GET /v1/display/backup/jobs/{backup.job_id}/download within 24 h")
 
     def _install(self, job: UpgradeJob, target: Path, first_line: str) -> None:
-        script = self.settings.upgrade_script
+        script = self.values.upgrade_script
         log_path = self.dir / f"{job.job_id}.log"
-        limit = self.settings.upgrade_timeout_seconds
+        limit = self.values.upgrade_timeout_seconds
         try:
             with create_private(log_path) as out:
                 process = subprocess.Popen([str(script), str(target)], stdout=out, stderr=subprocess.STDOUT,

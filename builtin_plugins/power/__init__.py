@@ -16,9 +16,9 @@ import logging
 from typing import Any
 
 from builtin_plugins.power import routes as power_routes
-from builtin_plugins.power.backends import choose
+from builtin_plugins.power.backends import BACKENDS, DEFAULT_TIMEOUT, ENV_BACKEND, ENV_TIMEOUT, choose
 from builtin_plugins.power.controller import PowerService
-from hookspecs import Permission, hookimpl
+from hookspecs import Permission, Setting, hookimpl
 from hookspecs.permissions import OPERATORS
 from hookspecs.services import CANVAS_BLANK, DISPLAY_POWER, HEALTH_SECTIONS
 
@@ -32,13 +32,24 @@ def register_permissions() -> list[Permission]:
 
 
 @hookimpl
+def register_settings() -> list[Setting]:
+    return [
+        Setting(ENV_BACKEND, str, None, "cec, vcgencmd, wlr, dpms or none (default: the first whose tool "
+                "is available)", choices=BACKENDS, key="backend"),
+        Setting(ENV_TIMEOUT, float, DEFAULT_TIMEOUT, "seconds a power command may take", low=0.1, high=300.0,
+                key="command_timeout"),
+    ]
+
+
+@hookimpl
 def register_routes(host: Any) -> list[Any]:
     return power_routes.routes(host)
 
 
 @hookimpl
 def startup(host: Any) -> None:
-    backend, problem = choose(host.settings.headless)
+    values = host.settings.plugin_values("power")
+    backend, problem = choose(host.settings.headless, values.backend or "", values.command_timeout)
     if problem:
         log.warning("display power: %s", problem)
     available = backend.available()

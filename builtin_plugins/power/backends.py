@@ -146,24 +146,16 @@ class Dpms(Backend):
 CLASSES: dict[str, type[Backend]] = {"cec": Cec, "vcgencmd": Vcgencmd, "wlr": Wlr, "dpms": Dpms, "none": Backend}
 
 
-def timeout_from(environ: Mapping[str, str]) -> float:
-    try:
-        value = float(environ.get(ENV_TIMEOUT, "") or DEFAULT_TIMEOUT)
-    except ValueError:
-        value = DEFAULT_TIMEOUT
-    return min(max(value, 0.1), 300.0)
+def choose(headless: bool, named: str = "", timeout: float = DEFAULT_TIMEOUT,
+           environ: Mapping[str, str] | None = None) -> tuple[Backend, str | None]:
+    """The backend to use and, when ``named`` asked for something else, why not.
 
-
-def choose(headless: bool, environ: Mapping[str, str] | None = None) -> tuple[Backend, str | None]:
-    """The backend to use and, when the environment asked for something else, why not.
-
-    Headless: ``none``. ``SVC_DISPLAY_POWER_BACKEND`` names one (an unknown name: ``none`` and
-    a warning); otherwise the first available of :data:`BACKENDS`."""
+    Headless: ``none``. ``named`` (``SVC_DISPLAY_POWER_BACKEND``, declared by the plugin, so the
+    host refuses an unknown name at start) is used as is; otherwise the first available of
+    :data:`BACKENDS`. ``environ`` is where the tools are looked for (``PATH``, ``DISPLAY``)."""
     env = os.environ if environ is None else environ
-    timeout = timeout_from(env)
     if headless:
         return Backend(timeout, env), None
-    named = env.get(ENV_BACKEND, "").strip().lower()
     if named:
         if named in CLASSES:
             return CLASSES[named](timeout, env), None

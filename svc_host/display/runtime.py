@@ -419,10 +419,10 @@ def run(host: Any, serve: Callable[[], Any]) -> None:
 
     runtime = DisplayRuntime(host, mode)
     host.services["display"] = runtime
-    if settings.live_preview_enabled:
-        host.services["display_capture"] = FrameCapture(host.display_bus, settings.live_preview_width,
-                                                        settings.live_preview_fps,
-                                                        settings.live_preview_quality)
+    preview = settings.plugin_values("live_preview")  # empty when the plugin is disabled: no capture
+    if preview.get("live_preview_enabled"):
+        host.services["display_capture"] = FrameCapture(host.display_bus, preview.live_preview_width,
+                                                        preview.live_preview_fps, preview.live_preview_quality)
     from svc_host.plugins import resolve_layers, resolve_renderers
 
     resolve_renderers(host)  # every renderer and layer imported and checked before the first frame

@@ -57,9 +57,10 @@ def platform_arch() -> str:
 
 def upgrade_capable(settings: Any) -> bool:
     """CONTRACT: Linux on arm64 (any architecture with SVC_DISPLAY_UPGRADE_ANY_ARCH=1) with an
-    executable SVC_DISPLAY_UPGRADE_SCRIPT."""
-    script = settings.upgrade_script
-    return (platform.system() == "Linux" and (platform_arch() == "arm64" or settings.upgrade_any_arch)
+    executable SVC_DISPLAY_UPGRADE_SCRIPT (both declared by the maintenance plugin: without it, False)."""
+    values = settings.plugin_values("maintenance")
+    script = values.get("upgrade_script")
+    return (platform.system() == "Linux" and (platform_arch() == "arm64" or values.get("upgrade_any_arch"))
             and script is not None and script.is_file() and os.access(script, os.X_OK))
 
 
@@ -79,7 +80,7 @@ class HealthResource:
             "cpu_count": os.cpu_count() or 1,
             "python_version": platform.python_version(),
             "platform_arch": platform_arch(),
-            "plugins_dir_configured": bool(host.settings.plugins_dir),
+            "plugins_dir_configured": bool(host.settings.plugin_values("folder_plugins").get("plugins_dir")),
         }
 
     def on_get(self, req, resp):  # noqa: ANN001

@@ -72,13 +72,18 @@ def test_version(env):
 
 
 def test_serve_help_lists_every_variable_with_its_default(env):
-    from svc_host.config import ENVIRONMENT, Settings
+    from svc_host.config import ENVIRONMENT, Settings, declared_settings
+    from svc_host.plugins import load_plugins
 
     out = _cli("serve", "--help", env=env)
     assert out.returncode == 0, out.stderr
     text = " ".join(out.stdout.split())
     for name, _field, _summary in ENVIRONMENT:
-        assert name in text, name
+        assert name in out.stdout.partition("\n plugin ")[0], name  # the host's first
+    for plugin, items in declared_settings(load_plugins()):  # then each plugin's, under its name
+        section = out.stdout.partition(f"\n plugin {plugin}:\n")[2].partition("\n plugin ")[0]
+        assert all(item.name in section for item in items), plugin
+    assert "SVC_DISPLAY_UPGRADE_TIMEOUT_SECONDS [1800]" in out.stdout.partition("\n plugin maintenance:")[2]
     assert f"SVC_DISPLAY_HTTP_PORT [{Settings.http_port}]" in text
     assert f"SVC_DISPLAY_HTTP_BODY_TIMEOUT_SECONDS [{Settings.http_body_timeout_seconds}]" in text
     assert "SVC_DISPLAY_HEADLESS [0]" in text and "SVC_DISPLAY_LOG_LEVEL [INFO]" in text
@@ -91,7 +96,7 @@ def test_the_environment_table_names_every_variable_and_its_real_default(tmp_pat
 
     source = Path(config.__file__).read_text()
     read = set(re.findall(r'_(?:text|bool|int|path|url)\(env, "([A-Z_]+)"', source))
-    read |= {"SVC_DISPLAY_HTTP_CORS_ORIGINS", "SVC_DISPLAY_DISABLE_PLUGINS"} | set(config.SAAS_VARIABLES)
+    read |= {"SVC_DISPLAY_HTTP_CORS_ORIGINS", "SVC_DISPLAY_DISABLE_PLUGINS"}
     table = {name for name, _field, _summary in config.ENVIRONMENT}
     assert read - set(config.DEPRECATED_KEY_VARIABLES) <= table, read - table
     parsed = config.load_settings({"SVC_DISPLAY_DATA_DIR": str(tmp_path)})

@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from svc_host.config import DEPRECATED_KEY_VARIABLES, ConfigError, load_settings, warn_deprecated
+from svc_host.config import DEPRECATED_KEY_VARIABLES, ConfigError, load_settings, read_plugin_settings, \
+    warn_deprecated
+from svc_host.plugins import load_plugins
+
+
+def plugin_values(settings, plugin):
+    """What the host gives ``plugin`` at start (its register_settings declarations, read)."""
+    return read_plugin_settings(settings, load_plugins()).plugin_values(plugin)
 
 
 def test_defaults(tmp_path):
@@ -16,9 +23,10 @@ def test_defaults(tmp_path):
     assert settings.http_tls is True
     assert settings.tls_dir == tmp_path / "tls"
     assert settings.http_server == "uvicorn"
-    assert (settings.live_preview_enabled, settings.live_preview_fps, settings.live_preview_width,
-            settings.live_preview_quality) == (True, 10, 720, 50)
-    assert settings.adoption_rate_per_min == 10
+    preview = plugin_values(settings, "live_preview")
+    assert (preview.live_preview_enabled, preview.live_preview_fps, preview.live_preview_width,
+            preview.live_preview_quality) == (True, 10, 720, 50)
+    assert plugin_values(settings, "adoption").adoption_rate_per_min == 10
     assert settings.database_url is None and settings.headless is False
     assert settings.sqlite_path.parent == tmp_path
 
@@ -55,16 +63,18 @@ def test_every_variable_is_read(tmp_path):
     assert s.tls_dir == tmp_path / "certs"
     assert (s.http_tls_cert, s.http_tls_key) == (Path("/x/cert.pem"), Path("/x/key.pem"))
     assert s.http_cors_origins == ("https://a.example:8443", "http://b.local")
-    assert s.controller_public_url == "https://controller.example"
+    assert plugin_values(s, "basic").controller_public_url == "https://controller.example"
     assert s.database_url == "postgres://u@127.0.0.1/db" and s.uses_external_database
-    assert s.plugins_dir == tmp_path / "plugins"
-    assert s.upgrade_script == Path("/usr/local/bin/upgrade")
-    assert (s.live_preview_enabled, s.live_preview_fps, s.live_preview_width, s.live_preview_quality) == \
-        (False, 5, 480, 80)
+    assert plugin_values(s, "folder_plugins").plugins_dir == tmp_path / "plugins"
+    assert plugin_values(s, "maintenance").upgrade_script == Path("/usr/local/bin/upgrade")
+    preview = plugin_values(s, "live_preview")
+    assert (preview.live_preview_enabled, preview.live_preview_fps, preview.live_preview_width,
+            preview.live_preview_quality) == (False, 5, 480, 80)
     assert s.window_xid == "0x3a00007"
-    assert (s.google_client_id, s.microsoft_client_id) == ("g-id", "m-id")
+    assert (plugin_values(s, "integrations").google_client_id,
+            plugin_values(s, "integrations").microsoft_client_id) == ("g-id", "m-id")
     assert s.headless and s.http_server == "waitress" and s.log_level == "DEBUG"
-    assert s.adoption_rate_per_min == 0
+    assert plugin_values(s, "adoption").adoption_rate_per_min == 0
     assert s.disable_plugins == {"a", "b"}
 
 
@@ -87,7 +97,7 @@ def test_every_variable_is_read(tmp_path):
 ])
 def test_invalid_value_names_the_variable(tmp_path, variable, value):
     with pytest.raises(ConfigError) as info:
-        load_settings({"SVC_DISPLAY_DATA_DIR": str(tmp_path), variable: value})
+        plugin_values(load_settings({"SVC_DISPLAY_DATA_DIR": str(tmp_path), variable: value}), "live_preview")
     message = str(info.value)
     assert "\n" not in message
     assert message.startswith("SVC_DISPLAY_HTTP_TLS_KEY" if variable.endswith("_CERT") else variable)
@@ -99,11 +109,14 @@ def test_saas_mode_requires_all_four_variables(tmp_path):
     full = {**base, "SVC_SAAS_API_URL": "https://feed.example", "SVC_SAAS_DISPLAY_ID": "d1",
             "SVC_SAAS_API_KEY": "cloud-secret-42"}
     assert load_settings(full).saas_mode is True
+    assert plugin_values(load_settings(full), "cloud_feed").saas_api_key == "cloud-secret-42"
     for missing in ("SVC_SAAS_API_URL", "SVC_SAAS_DISPLAY_ID", "SVC_SAAS_API_KEY"):
         partial = {k: v for k, v in full.items() if k != missing}
-        with pytest.raises(ConfigError, match=missing):
-            load_settings(partial)
-    assert "cloud-secret-42" not in repr(load_settings(full))
+        with pytest.raises(ConfigError, match=f"{missing}: expected a value because SVC_SAAS_MODE=1 "
+                                              "\\[declared by plugin 'cloud_feed'\\]"):
+            plugin_values(load_settings(partial), "cloud_feed")
+    loaded = read_plugin_settings(load_settings(full), load_plugins())
+    assert "cloud-secret-42" not in repr(loaded) + repr(loaded.plugin_values("cloud_feed"))
 
 
 def test_deprecated_provider_keys_are_ignored_with_one_warning_each(tmp_path, caplog):

@@ -330,10 +330,15 @@ def test_one_at_a_time_and_409_when_not_capable(setup):
                                         ("SVC_DISPLAY_UPGRADE_MAX_BYTES", str(1024 ** 3 + 1)),
                                         ("SVC_DISPLAY_UPGRADE_ANY_ARCH", "sometimes")])
 def test_upgrade_settings_only_lower_the_contract_limits(tmp_path, name, value):
-    from svc_host.config import ConfigError, load_settings
+    from svc_host.config import ConfigError, load_settings, read_plugin_settings
+    from svc_host.plugins import load_plugins
 
-    with pytest.raises(ConfigError, match=name):
-        load_settings({"SVC_DISPLAY_DATA_DIR": str(tmp_path), name: value})
-    defaults = load_settings({"SVC_DISPLAY_DATA_DIR": str(tmp_path)})
+    def values(env):
+        return read_plugin_settings(load_settings({"SVC_DISPLAY_DATA_DIR": str(tmp_path), **env}),
+                                    load_plugins()).plugin_values("maintenance")
+
+    with pytest.raises(ConfigError, match=f"{name}: .*declared by plugin 'maintenance'"):
+        values({name: value})
+    defaults = values({})
     assert (defaults.upgrade_timeout_seconds, defaults.upgrade_max_bytes) == (1800, 1024 ** 3)
     assert defaults.upgrade_any_arch is False and defaults.upgrade_public_key is None

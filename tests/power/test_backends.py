@@ -40,18 +40,19 @@ def environ(tools, *present, **extra):
     (("wlr-randr", "xset"), {"DISPLAY": ":0"}, "dpms"),  # wlr-randr without Wayland: not usable
     (("xset",), {}, "none"),  # xset without X11
     ((), {}, "none"),
-    (("all",), {"SVC_DISPLAY_POWER_BACKEND": "dpms"}, "dpms"),  # named: used even without DISPLAY
+    (("all",), {"named": "dpms"}, "dpms"),  # named: used even without DISPLAY
 ])
 def test_detection_order_and_the_named_backend(tools, present, extra, chosen):
-    backend, problem = choose(False, environ(tools, *present, **extra))
+    named = extra.pop("named", "")
+    backend, problem = choose(False, named, environ=environ(tools, *present, **extra))
     assert backend.name == chosen and problem is None
 
 
 def test_headless_and_unknown_names_use_none(tools):
-    assert choose(True, environ(tools, "all", DISPLAY=":0"))[0].name == "none"
-    backend, problem = choose(False, environ(tools, "all", SVC_DISPLAY_POWER_BACKEND="hdmi"))
+    assert choose(True, environ=environ(tools, "all", DISPLAY=":0"))[0].name == "none"
+    backend, problem = choose(False, "hdmi", environ=environ(tools, "all"))
     assert backend.name == "none" and "SVC_DISPLAY_POWER_BACKEND" in problem and "cec" in problem
-    named, _ = choose(False, {"PATH": str(tools.bin / "empty"), "SVC_DISPLAY_POWER_BACKEND": "cec"})
+    named, _ = choose(False, "cec", environ={"PATH": str(tools.bin / "empty")})
     assert named.name == "cec" and not named.available()
 
 

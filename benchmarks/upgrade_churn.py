@@ -16,8 +16,13 @@ the churn. It prints the RSS every ``--every`` seconds; at the end it waits for 
 next ``malloc_trim`` (every 30 s, ``svc_host/display/runtime.py``) and prints RSS end / start
 (goal: within 10 %).
 
+``--probe`` loads ``benchmarks/memprobe/sitecustomize.py`` in the server (tracemalloc from
+start-up, so RSS figures are higher) and prints its report at the cold start, at the start
+and at the end: where the rest that the churn leaves is (glibc heap, pymalloc arenas, Python
+objects), and the top allocations that differ from the cold start.
+
     .venv/bin/python benchmarks/upgrade_churn.py [--minutes 30] [--at-once 500] [--warmup 6]
-        [--mode upgrade|idle]
+        [--mode upgrade|idle] [--probe]
 """
 from __future__ import annotations
 
@@ -63,6 +68,39 @@ def churn_round(server: ServerProcess, args) -> collections.Counter:
     return collections.Counter(asyncio.run(refused_upgrades(server, rounds=1, at_once=args.at_once)))
 
 
+def breakdown(pid: int) -> str:
+    """Where the resident pages are, from outside: the glibc main heap, other anonymous
+    mappings (pymalloc arenas, thread stacks, glibc's other arenas, large blocks) and files
+    (libraries and their pages touched on first use)."""
+    heap = anon = 0
+    name = ""
+    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        fields = line.split()
+        if "-" in fields[0] and not fields[0].endswith(":"):
+            name = fields[5] if len(fields) > 5 else ""
+        elif fields[0] == "Anonymous:":
+            if name == "[heap]":
+                heap += int(fields[1]) * 1024
+            else:
+                anon += int(fields[1]) * 1024
+    status = {line.split(":")[0]: line.split()[1:] for line in Path(f"/proc/{pid}/status").read_text().splitlines()}
+    return (f"heap {heap / MIB:.1f} MiB, other anonymous {anon / MIB:.1f} MiB, files "
+            f"{int(status['RssFile'][0]) / 1024:.1f} MiB, threads {status['Threads'][0]}")
+
+
+def probe(folder: Path | None, name: str) -> None:
+    """Ask the server's memory probe for a report and print it (``--probe``)."""
+    if folder is None:
+        return
+    (folder / f"{name}.request").touch()
+    report = folder / f"{name}.txt"
+    deadline = time.monotonic() + 120
+    while not report.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(0.2)  # written in one call; let it finish
+    print(f"--- probe {name} ---\n{report.read_text() if report.exists() else '(no report)'}", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=30.0)
@@ -71,22 +109,34 @@ def main() -> int:
     parser.add_argument("--warmup", type=int, default=0, help="rounds before the start is measured")
     parser.add_argument("--mode", choices=("upgrade", "idle"), default="upgrade")
     parser.add_argument("--hold", type=float, default=2.0, help="idle mode: seconds each socket is held")
+    parser.add_argument("--probe", action="store_true", help="report where the memory is, from inside the server")
     args = parser.parse_args()
-    env_cap = {"SVC_DISPLAY_HTTP_MAX_CONNECTIONS": str(args.at_once)} if args.mode == "idle" else {}
+    env = {"SVC_DISPLAY_HTTP_MAX_CONNECTIONS": str(args.at_once)} if args.mode == "idle" else {}
     with tempfile.TemporaryDirectory() as tmp:
+        probes = Path(tmp) / "probes" if args.probe else None
+        if probes:
+            probes.mkdir()
+            env["SVC_MEMPROBE_DIR"] = str(probes)
         server = ServerProcess({"SVC_DISPLAY_DATA_DIR": str(Path(tmp) / "data"), "SVC_DISPLAY_HEADLESS": "1",
-                                "SVC_DISPLAY_ADOPTION_RATE_PER_MIN": "0", **env_cap}).start(timeout=60)
+                                "SVC_DISPLAY_ADOPTION_RATE_PER_MIN": "0", **env},
+                               extra_pythonpath=[str(REPO / "benchmarks" / "memprobe")] if probes else ()
+                               ).start(timeout=240 if probes else 60)
         try:
             pid = server.process.pid
             time.sleep(TRIM_WAIT)  # past the first malloc_trim after start-up
+            probe(probes, "cold")
             cold = rss(pid)
+            print(f"cold: {cold / MIB:.1f} MiB: {breakdown(pid)}", flush=True)
             if args.warmup:
                 for _ in range(args.warmup):
                     churn_round(server, args)
                 time.sleep(TRIM_WAIT)
                 print(f"before the warm-up: {cold / MIB:.1f} MiB ({args.warmup} rounds)", flush=True)
+            if args.warmup:
+                probe(probes, "start")
             start = rss(pid)
-            print(f"start: {start / MIB:.1f} MiB (mode {args.mode}, {args.at_once} at once)", flush=True)
+            print(f"start: {start / MIB:.1f} MiB (mode {args.mode}, {args.at_once} at once): {breakdown(pid)}",
+                  flush=True)
             began = shown = time.monotonic()
             total: collections.Counter = collections.Counter()
             while time.monotonic() - began < args.minutes * 60:
@@ -98,6 +148,8 @@ def main() -> int:
             busy = rss(pid)
             time.sleep(TRIM_WAIT)
             end = rss(pid)
+            print(f"end: {end / MIB:.1f} MiB: {breakdown(pid)}", flush=True)
+            probe(probes, "end")
         finally:
             server.stop()
     print(f"answers: {dict(total)}")

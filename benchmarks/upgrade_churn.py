@@ -16,9 +16,9 @@ the churn. It prints the RSS every ``--every`` seconds; at the end it waits for 
 next ``malloc_trim`` (every 30 s, ``svc_host/display/runtime.py``) and prints RSS end / start
 (goal: within 10 %).
 
-``--probe`` loads ``benchmarks/memprobe/sitecustomize.py`` in the server (tracemalloc from
-start-up, so RSS figures are higher) and prints its report at the cold start, at the start
-and at the end: where the rest that the churn leaves is (glibc heap, pymalloc arenas, Python
+``--probe`` loads ``benchmarks/memprobe/sitecustomize.py`` in the server and prints its report
+at the cold start, at the start and at the end (``SVC_MEMPROBE_FRAMES=6`` in the environment
+adds tracemalloc, from start-up: slow, and RSS figures are higher): where the rest that the churn leaves is (glibc heap, pymalloc arenas, Python
 objects), and the top allocations that differ from the cold start.
 
     .venv/bin/python benchmarks/upgrade_churn.py [--minutes 30] [--at-once 500] [--warmup 6]

@@ -1,11 +1,12 @@
 """A memory probe for benchmarks/upgrade_churn.py ``--probe`` (never loaded by the product).
 
-Put on ``PYTHONPATH`` with ``SVC_MEMPROBE_DIR`` set, it starts ``tracemalloc`` in the server at
-start-up and a thread that, for each ``<name>.request`` file appearing in that folder, writes
-``<name>.txt``: glibc's ``mallinfo2`` (heap in use and free), Python's allocated blocks and
-pymalloc arenas, tracemalloc's traced bytes and the top differences against the first probe
-(by traceback), and the object types whose counts changed most (``gc.get_objects``). Written
-by hand: it is a few calls of the standard library, read from outside the process.
+Put on ``PYTHONPATH`` with ``SVC_MEMPROBE_DIR`` set, it starts a thread in the server that,
+for each ``<name>.request`` file appearing in that folder, writes ``<name>.txt``: glibc's
+``mallinfo2`` (main heap in use and free) and ``malloc_info`` (every arena), the threads,
+pymalloc's arenas and blocks, and the object types whose counts changed most since the first
+probe (``gc.get_objects``). ``SVC_MEMPROBE_FRAMES=6`` also starts tracemalloc at start-up (6
+frames; slow, and its own tables raise RSS) and reports its top differences by traceback.
+Written by hand: a few calls of the standard library and glibc, read from outside.
 """
 from __future__ import annotations
 
@@ -42,6 +43,28 @@ def _mallinfo() -> str:
             f"{info.fordblks / mib:.1f} MiB ({info.ordblks} chunks), trimmable top {info.keepcost / mib:.1f} MiB")
 
 
+def _malloc_info() -> str:
+    """glibc's ``malloc_info`` for every arena: bytes mapped now and bytes free in it."""
+    import re
+    import tempfile
+    libc = ctypes.CDLL("libc.so.6")
+    libc.fopen.restype = ctypes.c_void_p
+    libc.fopen.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+    libc.malloc_info.argtypes = [ctypes.c_int, ctypes.c_void_p]
+    libc.fclose.argtypes = [ctypes.c_void_p]
+    with tempfile.NamedTemporaryFile(suffix=".xml") as out:
+        handle = libc.fopen(out.name.encode(), b"w")
+        libc.malloc_info(0, handle)
+        libc.fclose(handle)
+        xml = Path(out.name).read_text()
+    lines = []
+    for number, body in re.findall(r'<heap nr="(\d+)">(.*?)</heap>', xml, re.S):
+        current = re.search(r'<system type="current" size="(\d+)"', body)
+        free = sum(int(size) for size in re.findall(r'<total type="(?:fast|rest)" count="\d+" size="(\d+)"', body))
+        lines.append(f"  arena {number}: mapped {int(current.group(1)) / 2**20:.1f} MiB, free in it {free / 2**20:.1f} MiB")
+    return "glibc arenas:\n" + "\n".join(lines)
+
+
 def _pymalloc() -> str:
     # sys._debugmallocstats writes to C stderr: read it through a pipe
     read_end, write_end = os.pipe()
@@ -66,25 +89,29 @@ def _types() -> collections.Counter:
 def _probe(first: list) -> str:
     gc.collect()
     out = io.StringIO()
-    snapshot = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(False, tracemalloc.__file__)])
     types = _types()
-    current, peak = tracemalloc.get_traced_memory()
-    print(f"pid {os.getpid()}, threads {threading.active_count()}", file=out)
+    print(f"pid {os.getpid()}, threads {threading.active_count()}: {[t.name for t in threading.enumerate()]}",
+          file=out)
     print(_mallinfo(), file=out)
-    print(f"tracemalloc: traced {current / 2**20:.1f} MiB (peak {peak / 2**20:.1f} MiB)", file=out)
+    print(_malloc_info(), file=out)
     print(_pymalloc(), file=out)
     if not first:
-        first.extend([snapshot, types])
+        first.extend([types, tracemalloc.take_snapshot() if tracemalloc.is_tracing() else None])
         return out.getvalue()
-    print("\ntop tracemalloc differences against the first probe:", file=out)
-    for stat in snapshot.compare_to(first[0], "traceback")[:15]:
+    print("\nobject types whose count changed most:", file=out)
+    changed = {name: types[name] - first[0][name] for name in set(types) | set(first[0])}
+    for name, diff in sorted(changed.items(), key=lambda kv: -abs(kv[1]))[:20]:
+        print(f"  {diff:+8d} {name}", file=out)
+    if first[1] is None:
+        return out.getvalue()
+    snapshot = tracemalloc.take_snapshot()
+    current, peak = tracemalloc.get_traced_memory()
+    print(f"\ntracemalloc: traced {current / 2**20:.1f} MiB (peak {peak / 2**20:.1f} MiB); "
+          "top differences against the first probe:", file=out)
+    for stat in snapshot.compare_to(first[1], "traceback")[:15]:
         print(f"  {stat.size_diff / 1024:+9.1f} KiB {stat.count_diff:+7d} blocks", file=out)
         for line in stat.traceback.format()[-8:]:
             print("      " + line, file=out)
-    print("\nobject types whose count changed most:", file=out)
-    changed = {name: types[name] - first[1][name] for name in set(types) | set(first[1])}
-    for name, diff in sorted(changed.items(), key=lambda kv: -abs(kv[1]))[:20]:
-        print(f"  {diff:+8d} {name}", file=out)
     return out.getvalue()
 
 
@@ -99,5 +126,6 @@ def _watch(folder: Path) -> None:
 
 
 if FOLDER:
-    tracemalloc.start(6)
+    if int(os.environ.get("SVC_MEMPROBE_FRAMES", "0")):
+        tracemalloc.start(int(os.environ.get("SVC_MEMPROBE_FRAMES", "0")))
     threading.Thread(target=_watch, args=(Path(FOLDER),), name="memprobe", daemon=True).start()

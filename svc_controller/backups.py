@@ -9,6 +9,12 @@ A pull creates a job on the display (``POST /v1/display/backup/jobs?format=tgz``
 it, streams the archive to ``<data dir>/backups/<target>/`` while hashing it, checks it
 with the display's own restore checks (``svc_controller/archive.py``), keeps a snapshot
 row, then deletes the oldest snapshots beyond ``retentionCount``. One lock per target: pulls of one target never overlap.
+
+The download of a pull and the whole of a restore get the proxy's total deadline
+(:class:`svc_controller.deadline.Deadline`: ``SVC_CONTROLLER_PROXY_UPSTREAM_TIMEOUT_MS`` plus the
+time the bytes moved so far need at ``MIN_BODY_RATE``), so a display trickling its archive
+holds a pull thread no longer than that: the pull is recorded failed in ``lastRun``, a restore
+answers 504 ``upstream_timeout``.
 """
 from __future__ import annotations
 
@@ -32,7 +38,9 @@ from pony import orm
 
 from svc_host.secrets import SecretBox
 from svc_controller.archive import ArchiveError, ScratchFailed, archive_kind, verify_archive
+from svc_controller.deadline import Deadline
 from svc_controller.targets import TargetPolicy, parse_display_url, pinned_url
+from svc_host.http.connection import MIN_BODY_RATE
 from svc_host.http.errors import ApiError
 
 log = logging.getLogger("svc_controller.backups")
@@ -81,6 +89,7 @@ class Backups:
         self.db = db
         self.clock = clock
         self.policy = policy
+        self.timeout_s = settings.proxy_upstream_timeout_ms / 1000
         self.secrets = SecretBox(settings.data_dir, key_file=SECRETS_KEY_FILE)
         self.root = settings.backups_dir
         self._locks: dict[str, threading.Lock] = {}
@@ -266,7 +275,7 @@ class Backups:
             raise PullError("no API key is configured for this display")
         address = self.policy.address_for(url.host)
         headers = {"Authorization": f"Bearer {key}", "Host": url.netloc}
-        timeout = httpx.Timeout(self.settings.proxy_upstream_timeout_ms / 1000)
+        timeout = httpx.Timeout(self.timeout_s)
 
         def sni(request: httpx.Request) -> None:
             if url.scheme == "https" and address != url.host:
@@ -291,6 +300,9 @@ class Backups:
                 raise PullError(f"the archive does not verify ({exc.reason}): {exc}") from None
             except ScratchFailed as exc:
                 raise PullError(str(exc)) from None
+            except TimeoutError:
+                raise PullError(f"the display did not send the archive within its deadline ({self.timeout_s:g} s, "
+                                f"plus the time its bytes need at {MIN_BODY_RATE // 1024} KiB/s)") from None
             except httpx.TimeoutException:
                 raise PullError("the display did not answer in time") from None
             except httpx.HTTPError as exc:
@@ -329,9 +341,12 @@ class Backups:
                     if state not in ("pending", "running") or time.monotonic() > deadline:
                         raise PullError(f"the display's backup job is {state!r}")
                     time.sleep(JOB_POLL_S)
-                with client.stream("GET", f"{job_url}/download") as download:
+                deadline = Deadline(self.timeout_s)
+                with client.stream("GET", f"{job_url}/download", timeout=deadline.left()) as download:
                     _expect(download, 200, "downloading the archive")
-                    return self._store(target_id, download.iter_raw(CHUNK), source)
+                    # as they arrive: a chunk size would gather bytes until it is full, and the
+                    # deadline would be looked at only then
+                    return self._store(target_id, deadline.counted(download.iter_raw()), source)
             finally:
                 try:
                     client.delete(job_url)
@@ -362,6 +377,8 @@ class Backups:
         except PullError as exc:
             raise ApiError(409, "api_key_missing", str(exc)) from None
 
+        deadline = Deadline(self.timeout_s)
+
         def body() -> Iterable[bytes]:
             with open(path, "rb") as handle:
                 while chunk := handle.read(CHUNK):
@@ -371,14 +388,15 @@ class Backups:
         headers = {"Content-Type": "application/zip" if kind == "zip" else "application/gzip",
                    "Content-Length": str(path.stat().st_size)}
         try:
-            with client:
-                answer = client.post(f"{base}/v1/display/backup/restore", params={"confirm": "yes"},
-                                     content=body(), headers=headers)
-        except httpx.TimeoutException:
-            raise ApiError(504, "upstream_timeout", "the display did not answer in time") from None
+            with client, client.stream("POST", f"{base}/v1/display/backup/restore", params={"confirm": "yes"},
+                                       content=deadline.counted(body()), headers=headers,
+                                       timeout=deadline.left()) as answer:
+                content = b"".join(deadline.counted(answer.iter_bytes()))
+        except (TimeoutError, httpx.TimeoutException):
+            raise ApiError(504, "upstream_timeout", "the display did not answer within the restore's deadline") from None
         except httpx.HTTPError:
             raise ApiError(502, "upstream_unreachable", "the display is unreachable") from None
-        return answer.status_code, answer.content, answer.headers.get("content-type", "application/json")
+        return answer.status_code, content, answer.headers.get("content-type", "application/json")
 
     # -- schedule -------------------------------------------------------------------------
     def due(self, now_ms: int) -> list[str]:

@@ -22,9 +22,10 @@ Bounds (docs/controller.md, "Proxy bounds"; issue 26):
   display (scheme, address, port); more wait their turn, within their deadline. The shared
   connection pool has no global cap of its own, so displays that never answer hold their own
   budget and nothing that another display's requests need.
-- **Total deadline**: a request gets ``SVC_CONTROLLER_PROXY_UPSTREAM_TIMEOUT_MS``, plus the time
-  its bytes so far need at :data:`svc_host.http.connection.MIN_BODY_RATE` (a large archive
-  on a working link finishes; a display trickling a byte a second does not), for everything:
+- **Total deadline** (:mod:`svc_controller.deadline`, shared with the backup pulls and
+  restores): a request gets ``SVC_CONTROLLER_PROXY_UPSTREAM_TIMEOUT_MS``, plus the time its
+  bytes so far need at :data:`svc_host.http.connection.MIN_BODY_RATE` (a large archive on a
+  working link finishes; a display trickling a byte a second does not), for everything:
   its turn, the connection, the request body, the answer's head and body. Past it: 504
   ``upstream_timeout`` when nothing was sent to the client yet, else the answer is cut short
   (the connection closed, so the client sees an incomplete body, never a complete one).
@@ -41,14 +42,13 @@ import asyncio
 import json
 import logging
 import ssl
-import time
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 import httpx
 
+from svc_controller.deadline import Deadline
 from svc_controller.targets import HEADER, DisplayUrl, TargetPolicy, parse_display_url, pinned_url
-from svc_host.http.connection import MIN_BODY_RATE
 from svc_host.http.errors import ApiError, error_body
 
 log = logging.getLogger("svc_controller.proxy")
@@ -118,21 +118,6 @@ class _Budgets:
             del self.by_display[display]
         else:
             self.by_display[display] = (semaphore, users - 1)
-
-
-class _Deadline:
-    """The request's total deadline: its timeout plus the time its bytes need at MIN_BODY_RATE."""
-
-    def __init__(self, timeout_s: float):
-        self.timeout_s = timeout_s
-        self.started = time.monotonic()
-        self.transferred = 0
-
-    def left(self) -> float:
-        left = self.started + self.timeout_s + self.transferred / MIN_BODY_RATE - time.monotonic()
-        if left <= 0:
-            raise TimeoutError
-        return left
 
 
 class ProxyApp:
@@ -215,7 +200,7 @@ class ProxyApp:
 
         extensions = {"sni_hostname": url.host} if url.scheme == "https" and address != url.host else {}
         display = (url.scheme, address, url.port)
-        deadline = _Deadline(self.timeout_s)
+        deadline = Deadline(self.timeout_s)
         pooled = method in POOLED_METHODS and not has_body
         try:
             request = (self.pooled if pooled else self.fresh).build_request(
@@ -238,7 +223,7 @@ class ProxyApp:
     def _timed_out(self) -> ApiError:
         return ApiError(504, "upstream_timeout", f"the display did not answer within {self.timeout_s:g} s")
 
-    async def _send_upstream(self, request: httpx.Request, pooled: bool, deadline: _Deadline) -> httpx.Response:
+    async def _send_upstream(self, request: httpx.Request, pooled: bool, deadline: Deadline) -> httpx.Response:
         if pooled:
             try:
                 return await asyncio.wait_for(self.pooled.send(request, stream=True), deadline.left())
@@ -247,7 +232,7 @@ class ProxyApp:
                          request.url.netloc.decode("latin-1"), type(exc).__name__)
         return await asyncio.wait_for(self.fresh.send(request, stream=True), deadline.left())
 
-    async def _exchange(self, request: httpx.Request, pooled: bool, deadline: _Deadline, send: Any, method: str,
+    async def _exchange(self, request: httpx.Request, pooled: bool, deadline: Deadline, send: Any, method: str,
                         url: DisplayUrl) -> None:
         try:
             response = await self._send_upstream(request, pooled, deadline)
@@ -352,7 +337,7 @@ class ProxyApp:
                 await client.aclose()
 
 
-async def counted(chunks: Any, deadline: _Deadline) -> Any:
+async def counted(chunks: Any, deadline: Deadline) -> Any:
     """The request body's chunks, each counted towards the deadline's allowance."""
     async for chunk in chunks:
         deadline.transferred += len(chunk)

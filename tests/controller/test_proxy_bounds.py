@@ -11,6 +11,7 @@ import uuid
 import pytest
 import requests
 
+from tests.controller.archives import make_archive, svc_database
 from tests.controller.conftest import ControllerProcess
 from tests.controller.upstream import TRICKLE_BYTES, RestartingUpstream, Upstream
 from tests.host.test_hostile_http import STALL, open_sending, read_to_close
@@ -95,6 +96,36 @@ def test_pull_nows_to_hung_displays_hold_no_worker_of_the_other_routes(ctl):
             hung.release_jobs.set()
             for sock in held:
                 sock.close()
+
+
+def trickling_target(ctl, display):
+    return ctl.request("PUT", "/bff/v1/backup-targets", json={
+        "displayId": f"trickle-{uuid.uuid4().hex[:6]}", "baseUrl": display.url, "apiKey": "svc_trickle"}).json()
+
+
+def test_a_pull_of_a_trickled_archive_fails_at_the_total_deadline(ctl):
+    """A display that sends its archive a byte a second restarts a read timeout with each byte:
+    the pull's total deadline ends it (it held a pull thread for as long as the display
+    trickled), recorded as failed in ``lastRun``; nothing is stored. 30 s only tells the
+    deadline (8 s) from the whole trickle (60 s): no timing is asserted."""
+    with Upstream(trickle_backups=True) as display:
+        made = trickling_target(ctl, display)
+        r = ctl.request("POST", f"/bff/v1/backup-targets/{made['id']}/pull-now", timeout=30)
+        assert r.status_code == 502 and r.json()["code"] == "backup_pull_failed", r.text
+        assert "deadline" in r.json()["message"], r.text
+        last = ctl.request("GET", f"/bff/v1/backup-targets/{made['id']}").json()["lastRun"]
+        assert last["status"] == "failed" and "deadline" in last["error"] and last["snapshotId"] is None, last
+        assert ctl.request("GET", f"/bff/v1/backup-targets/{made['id']}/snapshots").json()["items"] == []
+
+
+def test_a_restore_to_a_display_that_trickles_its_answer_ends_at_the_total_deadline(ctl):
+    with Upstream(trickle_backups=True) as display:
+        made = trickling_target(ctl, display)
+        stored = ctl.request("POST", f"/bff/v1/backup-targets/{made['id']}/upload",
+                             data=make_archive({"db/svc_display.sqlite3": svc_database("t")}, schema_version=3))
+        assert stored.status_code == 201, stored.text
+        r = ctl.request("POST", f"/bff/v1/backup-snapshots/{stored.json()['id']}/restore", timeout=30)
+        assert r.status_code == 504 and r.json()["code"] == "upstream_timeout", r.text
 
 
 def test_a_display_restarted_between_requests_is_never_reported_failed(ctl):

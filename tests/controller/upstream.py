@@ -11,7 +11,10 @@
   display that answers, but too slowly to be worth waiting for).
 - ``POST /v1/display/backup/jobs``: counts itself in ``jobs_created``, sets ``job_waiting``
   and holds the answer until ``release_jobs`` is set, then answers 503 (a pull that stays
-  busy for as long as the test wants).
+  busy for as long as the test wants). With ``Upstream(trickle_backups=True)``, a display
+  whose backups trickle: the job is created (202) and ready at once, its download trickles
+  like ``/v1/trickle``, and ``POST /v1/display/backup/restore`` reads the archive and
+  trickles its answer.
 """
 from __future__ import annotations
 
@@ -24,10 +27,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 FIRST_CHUNK = 64 * 1024
 TRICKLE_BYTES = 60
+JOB = "/v1/display/backup/jobs/trickle"
+DOWNLOAD = JOB + "/download"
 
 
 class Upstream:
-    def __init__(self) -> None:
+    def __init__(self, trickle_backups: bool = False) -> None:
+        self.trickle_backups = trickle_backups
         self.release_stream = threading.Event()
         self.first_chunk_seen = threading.Event()
         self.stopping = threading.Event()
@@ -70,24 +76,40 @@ class Upstream:
                     self.wfile.write(b"0\r\n\r\n")
                 elif self.path == "/v1/hang":
                     upstream.stopping.wait(120)
-                elif self.path == "/v1/trickle":
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/octet-stream")
-                    self.send_header("Transfer-Encoding", "chunked")
-                    self.end_headers()
-                    for _ in range(TRICKLE_BYTES):
-                        self._chunk(b"t")
-                        if upstream.stopping.wait(1):
-                            return
-                    self.wfile.write(b"0\r\n\r\n")
+                elif self.path == "/v1/trickle" or (upstream.trickle_backups and self.path == DOWNLOAD):
+                    self._trickle()
+                elif upstream.trickle_backups and self.path == JOB:
+                    self._json(200, {"job_id": "trickle", "status": "ready"})
                 else:
                     self._json(404, {"code": "not_found", "message": "no such resource"})
+
+            def do_DELETE(self) -> None:  # noqa: N802
+                self.send_response(204)
+                self.end_headers()
+
+            def _trickle(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/octet-stream")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for _ in range(TRICKLE_BYTES):
+                    self._chunk(b"t")
+                    if upstream.stopping.wait(1):
+                        return
+                self.wfile.write(b"0\r\n\r\n")
 
             def _chunk(self, data: bytes) -> None:
                 self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
                 self.wfile.flush()
 
             def do_POST(self) -> None:  # noqa: N802
+                if upstream.trickle_backups and self.path.startswith("/v1/display/backup/jobs"):
+                    self._json(202, {"job_id": "trickle", "status": "pending"})
+                    return
+                if upstream.trickle_backups and self.path.startswith("/v1/display/backup/restore"):
+                    self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                    self._trickle()
+                    return
                 if self.path.startswith("/v1/display/backup/jobs"):
                     upstream.jobs_created += 1
                     upstream.job_waiting.set()

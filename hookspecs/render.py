@@ -173,6 +173,10 @@ class RenderContext:
     type_height: float | None = None
     """The height the type scale follows (:meth:`font`): the content area's for a slide drawn in
     the free area (its type stays the size it has without overlays), ``size[1]`` when None."""
+    reference: tuple[float, float] | None = None
+    """What an overlay panel's ``size_hint`` is a fraction of (:attr:`Layout.reference`: the
+    content area, on a portrait screen the landscape one turned); ``size`` when None. A panel
+    sized in pixels divides by this (the kit's ``panel_fraction``), not by ``size``."""
 
     @property
     def config(self) -> dict[str, Any]:
@@ -320,12 +324,14 @@ class Preferences:
         return self.text_scale_ticker if kind == "ticker" else self.text_scale_screen
 
     def context(self, host: Any, kind: str, type_id: str, row: dict[str, Any],
-                size: tuple[int, int] = (1920, 1080), type_height: float | None = None) -> RenderContext:
+                size: tuple[int, int] = (1920, 1080), type_height: float | None = None,
+                reference: tuple[float, float] | None = None) -> RenderContext:
         """A :class:`RenderContext` for ``row`` with these preferences filled in."""
         return RenderContext(host=host, kind=kind, type_id=type_id, row=row, theme=self.theme,
                              text_scale=self.text_scale(kind), timezone=self.timezone,
                              time_format=self.time_format, date_order=self.date_order,
-                             temperature_unit=self.temperature_unit, size=size, type_height=type_height)
+                             temperature_unit=self.temperature_unit, size=size, type_height=type_height,
+                             reference=reference)
 
 
 # -- the compositor's layers --------------------------------------------------------------------

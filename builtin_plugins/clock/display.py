@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from hookspecs.contrast import PANEL_ALPHA
 from hookspecs.render import RGBA, RenderContext
-from svc_host.display.kit import config_flag, config_number, config_text, opacity, position
+from svc_host.display.kit import config_flag, config_number, config_text, opacity, panel_fraction, position
 from svc_host.display.kit import widgets as _w
 
 
@@ -167,8 +167,10 @@ class _DigitalTime:
         context = self.context
         now = context.now(config_text(context, "time_zone") or None)
         text = context.format_preset(now, config_text(context, "time_format_preset") or None)
+        # the text rule: a date that does not fit its part of the panel even at its minimum (a small
+        # scale, a panel its zone clamps) is not shown rather than drawn over its box
         date = context.short_date(now.date(), config_text(context, "date_order") or None) \
-            if self.date_label is not None else ""
+            if self.date_label is not None and self.date_label.fits else ""
         if (text, date) != self.shown:
             self.shown = (text, date)
             self.time_label.text = text
@@ -183,9 +185,9 @@ def digital_clock(context: RenderContext) -> Any:
     w = _w()
     scale = config_number(context, "scale", 1.0, 0.25, 4)
     show_date = config_flag(context, "show_date", False)
-    width, height = (max(1, v) for v in context.size)  # an overlay waiting for room (an alert) is given none
-    short = min(width, height) / 1080.0
-    layer, box = w.panel(context, (422 * short / width, (216 if show_date else 140) * short / height), scale=scale)
+    short = min(max(1, v) for v in context.size) / 1080.0  # an overlay waiting for room (an alert) is given none
+    layer, box = w.panel(context, panel_fraction(context, 422 * short, (216 if show_date else 140) * short),
+                         scale=scale)
     preset = config_text(context, "time_format_preset") or None
     base = dt.datetime(2000, 1, 1, 0, 58, 58)
     samples = [context.format_preset(base.replace(hour=hour), preset) for hour in range(24)]

@@ -95,8 +95,11 @@ class LayerStage:
         type_id = str(row.get(TYPE_FIELDS.get(kind, ""), ""))
         # the type scale follows the screen above the ticker (portrait: as a landscape screen's), not
         # the layer's area: overlays and alerts take room, not type size
-        type_height = self._compositor.layout.type_height if self._entry.spec.area != "ticker" else None
-        return self.preferences.context(self.host, kind, type_id, row, size, type_height)
+        layout = self._compositor.layout
+        type_height = layout.type_height if self._entry.spec.area != "ticker" else None
+        # what an overlay panel's size_hint is a fraction of (the overlays layer places it by the layout)
+        reference = layout.reference if kind == "overlay" else None
+        return self.preferences.context(self.host, kind, type_id, row, size, type_height, reference)
 
     def renderer(self, kind: str, type_id: str) -> Any:
         return self._compositor.renderer_for(kind, type_id)

@@ -9,7 +9,7 @@ tested) in a process that never imports Kivy.
   :func:`config_flag`, :func:`config_list`, :func:`config_strings`, :func:`data_key`;
 - the overlay conventions (docs/display.md, "Builtin renderers"): :func:`opacity`,
   :func:`density` (piece counts), :func:`speed`, :func:`colors`, :func:`position`,
-  :func:`panel_hint`;
+  :func:`panel_hint`, :func:`panel_fraction`;
 - content for ``prepare`` steps: :func:`newest_shuffled` (rows of a category),
   :func:`blob_images` (image blobs by key);
 - icons: :data:`SYMBOLS_FONT` (Material Symbols, shipped in ``fonts/``) and :func:`icon_text`
@@ -168,6 +168,15 @@ def panel_hint(size_hint: tuple[float, float], scale: float = 1.0) -> tuple[floa
     """``size_hint`` times ``scale``, shrunk (keeping its shape) to fit the screen with a margin."""
     factor = min(scale, 0.96 / size_hint[0], 0.94 / size_hint[1])
     return size_hint[0] * factor, size_hint[1] * factor
+
+
+def panel_fraction(context: RenderContext, width_px: float, height_px: float) -> tuple[float, float]:
+    """The ``size_hint`` of a panel ``width_px`` x ``height_px`` (pixels of the screen it is drawn
+    on): fractions of what the overlays layer reads a panel's hint as (``context.reference``,
+    :attr:`hookspecs.render.Layout.reference`), so the panel keeps its shape on a portrait screen,
+    where that is the landscape content area turned, not ``context.size``."""
+    ref_w, ref_h = (max(1.0, float(v)) for v in (context.reference or context.size))
+    return width_px / ref_w, height_px / ref_h
 
 
 def place_celebration(root: Any, rect: Any, band: Any) -> None:

@@ -89,6 +89,22 @@ def test_a_portrait_screen_stacks_its_bands_and_keeps_its_panels_landscape_sized
     assert not landscape.content.intersects(landscape.alert)
 
 
+@pytest.mark.parametrize("size", [(1080, 1920), (1920, 1080)])
+def test_a_panel_sized_in_pixels_keeps_its_size_and_shape_in_its_zone(size):
+    """A renderer that sizes its panel in pixels (the digital clock: 422 x 216 at 1080 lines)
+    divides by what the layout reads a hint as, the overlay context's ``reference``: its panel is
+    drawn that size, not stretched to a thin strip on a portrait screen (issue 24)."""
+    from hookspecs.render import Preferences
+    from svc_host.display.kit import panel_fraction
+
+    layout = Layout.of(*size, {"ticker": 81})
+    content = layout.content
+    context = Preferences().context(None, "overlay", "digital_clock", {}, (int(content.width), int(content.height)),
+                                    layout.type_height, layout.reference)
+    rect = layout.zone_rect("top_right", panel_fraction(context, 422, 216))
+    assert rect.width == pytest.approx(422) and rect.height == pytest.approx(216), rect
+
+
 def test_center_and_a_second_overlay_in_a_taken_corner_move_to_free_corners():
     layout = Layout.of(1000, 600)
     rects, occupied, _messages = layout.arrange([("top_right", (0.2, 0.2), False), ("center", (0.2, 0.2), False),

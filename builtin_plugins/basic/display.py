@@ -92,7 +92,9 @@ def qr_code_overlay(context: RenderContext) -> Any:
     payload = config_text(context, "payload")
     if not payload:
         raise ValueError("qr_code overlay needs config_json.payload")
-    width, height = context.size
+    # fractions of the overlays layer's reference (the landscape content area, turned on a
+    # portrait screen): the code keeps its landscape size in portrait instead of a thin strip
+    width, height = context.reference or context.size
     size = config_number(context, "size", 0.28, 0.05, 0.5)
     caption = config_text(context, "caption")
     box_h = size + (0.06 if caption else 0.0)

@@ -210,7 +210,9 @@ def digital_clock(context: RenderContext) -> Any:
 
 
 def analog_clock(context: RenderContext) -> Any:
-    width, height = context.size
+    # a panel's hint is a fraction of the overlays layer's reference (on a portrait screen the
+    # landscape content area turned), so the face keeps its landscape size there
+    width, height = context.reference or context.size
     # the panel: ``size`` of the height across the face and a little room, in its zone (the overlays
     # layer places it); the face fills the panel it is given (clamped to the area, or the area changed)
     side = height * config_number(context, "size", 0.32, 0.05, 1) / 2 * PANEL_ROOM

@@ -195,3 +195,24 @@ def test_the_celebration_message_and_the_alert_title_are_shown_whole(drawn):
             elif not whole(label) or not inside(label["text_box"], [0, 0, *scene["size"]]):
                 failures.append(f"{name(scene)}: {text!r} drawn as {label['lines']} at {label['text_box']}")
     assert not failures, "\n".join(failures)
+
+
+def test_corner_panels_keep_their_landscape_size_on_a_portrait_screen(drawn):
+    """Portrait is a layout of its own, not a squeezed landscape: the clock and QR panels are at
+    least as large at 1080x1920 as at 1920x1080 (within a tenth; the landscape layout may shrink a
+    panel to leave the slide room, keeping its shape) (their hints are fractions of the layout's reference, the
+    landscape content area turned); a panel sized from the portrait area came out a thin strip
+    (the clock, 486 x 78) or a QR code of about 100 px."""
+    def sizes(size: list) -> dict:
+        found = {}
+        for scene in drawn_scenes(drawn):
+            if scene["size"] == size and not scene["alert"]:
+                for panel in scene["panels"]:
+                    found.setdefault(panel["id"], (panel["box"][2], panel["box"][3]))
+        return found
+
+    landscape, portrait = sizes([1920, 1080]), sizes([1080, 1920])
+    assert set(portrait) == set(landscape) and portrait, (landscape, portrait)
+    for panel_id, (width, height) in landscape.items():
+        assert portrait[panel_id][0] >= 0.9 * width and portrait[panel_id][1] >= 0.9 * height, \
+            (panel_id, landscape, portrait)

@@ -265,8 +265,23 @@ def cycles(canvas: Canvas, job: dict) -> dict:
     return {"counts": counts, "shown": shown(canvas.host)}
 
 
+def fills(canvas: Canvas, job: dict) -> dict:
+    """Frames of ``dt`` for ``seconds`` of frame time: per frame the window rectangles of the
+    full-area fills the compositor draws (the theme backdrop and the slide's ground) and of the
+    content area."""
+    from svc_host.display.backdrop import Backdrop
+
+    frames = []
+    for _ in range(int(job["seconds"] / job["dt"])):
+        canvas.frame(job["dt"])
+        frames.append([window_rect(child) for child in canvas.root.children if isinstance(child, Backdrop)])
+    content = canvas.compositor.layout.content
+    return {"frames": frames, "content": [content.x, content.y, content.width, content.height],
+            "screen": list(canvas.root.size), "shown": shown(canvas.host)}
+
+
 SCENARIOS = {"ticker": ticker, "program": program, "disable": disable, "ticker_navigation": ticker_navigation,
-             "zones": zones, "cycles": cycles}
+             "zones": zones, "cycles": cycles, "fills": fills}
 
 
 def main(argv: list[str]) -> int:

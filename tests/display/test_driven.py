@@ -63,6 +63,21 @@ def test_a_one_slide_program_does_not_crossfade_into_itself(env, tmp_path):
     assert result["most_widgets"] == 1  # ...and never a second copy fading over it
 
 
+def test_the_screen_is_filled_once_a_frame_under_slides_with_their_own_background(env, tmp_path):
+    """Issue 29: a slide's own background (the ground the compositor paints under the decoration)
+    covering the content area takes the theme backdrop off, as an opaque slide does: on llvmpipe
+    each full-screen fill is milliseconds of CPU a frame. Over two slide changes every frame has
+    one fill over the content area, never none (no black frame) and never two."""
+    result = run(env, {"scenario": "fills", "requests": posted(message("one", "#1f4e79", dwell=2),
+                                                               message("two", "#2e7d32", dwell=2), tapes=TAPES[:1]),
+                       "size": (640, 360), "seconds": 5, "dt": 0.25}, tmp_path)
+    x, y, width, height = result["content"]
+    assert len(result["shown"]) >= 3, result["shown"]
+    for fills in result["frames"]:
+        over = [f for f in fills if f[0] <= x and f[1] <= y and f[0] + f[2] >= x + width and f[1] + f[3] >= y + height]
+        assert len(over) == 1, (fills, result["content"])
+
+
 @pytest.mark.parametrize("other, after", [
     (message("second", "#2e7d32", dwell=600), ("content_changed", ["second"])),
     # the only other slide has no content (no articles): the stage is cleared, not left showing

@@ -16,7 +16,8 @@ def test_builtin_types_have_valid_schemas_examples_and_builders(host):
         assert list(jsonschema.Draft202012Validator(item.config_schema).iter_errors(item.example_config)) == []
         assert callable(item.build_items)
     time_keys = set(host.registries.ticker_types.get("time").config_schema["properties"])
-    assert time_keys == {"dateOrder", "timeFormatPreset", "timeZone", "labelPrefix"}
+    # the spec's four keys, plus showDate (beyond the spec: a time-only tape, docs/display-configuration.md)
+    assert time_keys == {"dateOrder", "timeFormatPreset", "timeZone", "labelPrefix", "showDate"}
     weather_keys = set(host.registries.ticker_types.get("weather").config_schema["properties"])
     assert weather_keys == {"locationId", "temperatureUnit"}
 

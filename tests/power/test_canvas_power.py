@@ -2,9 +2,10 @@
 with an offscreen canvas: ``cec`` through a stand-in ``cec-client``, the live preview, a
 witness layer (tests/power/witness.py) and a datagram socket standing in for systemd.
 
-Off: the compositor goes (the witness layer is disposed and ticks no more), the live preview
-sends one black frame and then none, the panel is sent ``standby 0``; on: a new compositor
-draws again. The watchdog: ``READY=1`` once the port is bound, ``WATCHDOG=1`` while the UI
+Off: the compositor pauses (the witness layer ticks no more but is kept), the live preview
+sends one black frame and then none, the panel is sent ``standby 0``; on: the same compositor
+draws again, and a program goes on from the slide it showed (the display test plugin's
+canvas, :class:`~tests.display.canvas.CanvasServer`). The watchdog: ``READY=1`` once the port is bound, ``WATCHDOG=1`` while the UI
 thread runs its clock, none once a renderer blocks it, pings again once it is free, and
 pings while off (from the server loop).
 """
@@ -18,7 +19,7 @@ import pytest
 from websockets.sync.client import connect
 
 from svc_display.testing.upstream import wait_for
-from tests.display.canvas import ServeCanvas, canvas_env, decode
+from tests.display.canvas import PREVIEW_WIDTH, CanvasServer, ServeCanvas, canvas_env, colour_fraction, decode
 from tests.power.standins import StandIns
 from tests.power.witness import install
 
@@ -127,7 +128,6 @@ def test_off_darkens_the_canvas_and_the_preview_and_on_draws_again(display):
         created = lives(display).count("created")
         body = power(display, state="off")
         assert body["state"] == "off" and body["backend"] == "cec" and body["backend_available"] is True
-        wait_for(lambda: lives(display).count("disposed") == created, timeout=60)
         while True:  # frames captured before the change, then the black one
             frame = decode(ws.recv(timeout=30))
             if max(max(frame.getpixel((x, y))) for x in range(0, frame.width, 16)
@@ -144,10 +144,57 @@ def test_off_darkens_the_canvas_and_the_preview_and_on_draws_again(display):
         assert frames(display) == stopped_at  # no frame ticked any layer while off
 
         power(display, state="on")
-        wait_for(lambda: lives(display).count("created") == created + 1, timeout=60)
         wait_for(lambda: decode(ws.recv(timeout=30)).getpixel((lit.width // 2, lit.height // 2))[0] > 150, timeout=60)
+        wait_for(lambda: frames(display) > stopped_at, timeout=60)  # the same layer ticks again
+        assert lives(display).count("created") == created and "disposed" not in lives(display)
     wait_for(lambda: panel(display) == "on", timeout=60)
     assert {"tool": "cec-client", "args": ["-s", "-d", "1"], "stdin": "on 0\n"} in display.tools.calls()
+
+
+@pytest.fixture(scope="module")
+def programmed(tmp_path_factory):
+    server = CanvasServer(canvas_env(tmp_path_factory.mktemp("power-program") / "data",
+                                     SVC_DISPLAY_POWER_BACKEND="none")).start().seeded()
+    yield server
+    server.stop()
+
+
+COLOURS = {"p0": (255, 0, 0), "p1": (0, 255, 0), "p2": (0, 0, 255)}
+SLIDE_BOX = (0, 0, PREVIEW_WIDTH, PREVIEW_WIDTH * 9 // 16 * 9 // 10)  # above the ticker
+
+
+def showing(frame) -> str | None:
+    return next((slide for slide, colour in COLOURS.items()
+                 if colour_fraction(frame, colour, 90, SLIDE_BOX) > 0.8), None)
+
+
+def black(frame) -> bool:
+    return max(high for _low, high in frame.getextrema()) < 20
+
+
+def test_on_goes_on_from_the_slide_shown_before_off(programmed):
+    key = programmed.admin
+    programmed.put_program(key, screens=[
+        {"id": slide, "screen_type": "message", "enabled": True, "dwell_seconds": 600, "frequency_weight": 1,
+         "config_json": {"body": slide, "backgroundColor": "#%02x%02x%02x" % colour}}
+        for slide, colour in COLOURS.items()])
+    programmed.wait_until_showing(key, "p0")
+    answer = programmed.request("POST", "/v1/display/navigation", key=key,
+                                json={"surface": "screen", "direction": "forward"})
+    assert answer.status_code == 202, answer.text
+    wait_for(lambda: programmed.current_slide(key) not in (None, "p0"), timeout=30)
+    second = programmed.current_slide(key)
+    with connect(programmed.ws_url(programmed.ticket(key)), additional_headers={"Authorization": f"Bearer {key}"},
+                 open_timeout=10, max_size=None) as ws:
+        wait_for(lambda: showing(decode(ws.recv(timeout=30))) == second, timeout=60)  # the crossfade is over
+        power(programmed, state="off")
+        wait_for(lambda: black(decode(ws.recv(timeout=30))), timeout=60)
+        power(programmed, state="on")
+        while black(frame := decode(ws.recv(timeout=30))):
+            pass  # black until the canvas is lit
+        assert showing(frame) == second  # the first frame lit again shows the slide shown before off
+    assert programmed.current_slide(key) == second
+    power(programmed, state="auto")
 
 
 def test_a_display_started_outside_its_hours_never_draws(display):
@@ -160,7 +207,6 @@ def test_a_display_started_outside_its_hours_never_draws(display):
     answer = display.request("PUT", "/v1/display/power/schedule", key=key,
                              json={"schedule": [{"days": [tomorrow], "on": "10:00", "off": "11:00"}]})
     assert answer.status_code == 200 and answer.json()["state"] == "off", answer.text
-    wait_for(lambda: lives(display).count("disposed") == lives(display).count("created"), timeout=60)
     assert display.stop() == 0
     created = lives(display).count("created")
     display.start(timeout=120)

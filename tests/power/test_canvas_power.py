@@ -197,6 +197,24 @@ def test_on_goes_on_from_the_slide_shown_before_off(programmed):
     power(programmed, state="auto")
 
 
+def test_collectors_run_while_the_display_is_off(programmed, upstream):
+    """Off darkens the canvas and the panel only: a collector run still reaches its (loopback)
+    upstream and stores what it collected."""
+    key = programmed.admin
+    upstream.json("/api/quotes", [{"q": "Dark screens still learn.", "a": "Display", "h": ""}])
+    assert power(programmed, state="off")["state"] == "off"
+    wait_for(lambda: programmed.get("/v1/health").json()["display_power"] == "off", timeout=60)
+    answer = programmed.request("PATCH", "/v1/integrations/quote_zenquotes", key=key,
+                                json={"enabled": True, "base_url": upstream.url})
+    assert answer.status_code == 200, answer.text
+    run = programmed.request("POST", "/v1/integrations/quote_zenquotes/run", key=key, timeout=90)
+    assert run.status_code == 200 and run.json()["status"] == "ok", run.text
+    assert upstream.requests_to("/api/quotes")
+    assert "1 new" in run.json()["message"]
+    assert programmed.get("/v1/health").json()["display_power"] == "off"  # still off: nothing lit it
+    power(programmed, state="auto")
+
+
 def test_a_display_started_outside_its_hours_never_draws(display):
     """Last in the module: it restarts the server. A window tomorrow only: off now, by schedule."""
     import datetime as dt

@@ -9,7 +9,7 @@ a ``message`` slide, a ``text`` ticker tape and a ``birthday_confetti`` overlay.
 the process's CPU time (``/proc/<pid>/stat`` utime + stime: every thread, llvmpipe's included)
 is measured over ``--seconds`` with the display on, then (``POST /v1/display/power
 {state: off}`` and a settling second) the same window off, then on again for the redraw time
-(from the POST until the slide's program line says it is on screen again). Prints one JSON object:
+(from the POST until the live preview's first frame that is not black). Prints one JSON object:
 CPU seconds and share of a core of each window, off/on (goal: <= 0.1) and the redraw seconds
 (goal: <= 1).
 """
@@ -43,18 +43,24 @@ def measure(pid: int, seconds: float) -> float:
 
 
 def redraw_seconds(server: ServerProcess, key: str) -> float:
-    """From ``POST {state: on}`` until the canvas shows the slide again: the first program line
-    (``GET /v1/telemetry/programs``, written when a slide is put on screen) stamped after the POST.
-    (The live preview would add its own latency: it hands frames out a batch at a time.)"""
-    posted_ms = int(time.time() * 1000)
-    server.request("POST", "/v1/display/power", key=key, json={"state": "on"})
-    while True:
-        lines = server.request("GET", "/v1/telemetry/programs?limit=5", key=key).json()["items"]
-        shown = [line["at_ms"] for line in lines if line["at_ms"] >= posted_ms
-                 and [slide["id"] for slide in line["slides"]] == ["slide"]]
-        if shown:
-            return (min(shown) - posted_ms) / 1000
-        time.sleep(0.02)
+    """From ``POST {state: on}`` until the canvas shows the slide again: the first live-preview
+    frame that is not black (a viewer gets one black frame while off). The compositor is kept
+    while off and goes on with the slide it showed, so no new program line marks the moment;
+    the preview's own latency (it hands frames out a batch at a time) is counted in."""
+    from websockets.sync.client import connect
+
+    from tests.display.canvas import decode
+
+    ticket = server.request("POST", "/v1/display/live-preview/session", key=key).json()["ticket"]
+    url = f"ws://127.0.0.1:{server.port}/v1/display/live-preview/ws?ticket={ticket}"
+    with connect(url, additional_headers={"Authorization": f"Bearer {key}"}, open_timeout=10, max_size=None) as ws:
+        ws.recv(timeout=30)  # the black frame of a display that is off
+        posted = time.monotonic()
+        server.request("POST", "/v1/display/power", key=key, json={"state": "on"})
+        while True:
+            frame = decode(ws.recv(timeout=30))
+            if max(high for _low, high in frame.getextrema()) >= 20:
+                return time.monotonic() - posted
 
 
 def main() -> None:

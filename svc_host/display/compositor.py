@@ -170,6 +170,8 @@ class Compositor:
         self._timers: list[list[Any]] = []  # heap of [due, sequence, callback or None when cancelled]
         self._sequence = 0
         self.in_flight = 0  # loader jobs whose callback has not run yet
+        self.paused = False  # dark (runtime.go_dark): no frame, timer, refresh or load runs
+        self._frames = True
         self._reported: set[tuple] = set()
 
     # ------------------------------------------------------------------ building
@@ -205,6 +207,7 @@ class Compositor:
         from svc_host.display.backdrop import Backdrop
 
         self.root = root
+        self._frames = frames
         self._remask = Clock.create_trigger(lambda _dt: self._mask_decoration(), -1)  # after the layouts
         self._loader = concurrent.futures.ThreadPoolExecutor(max_workers=1,
                                                              thread_name_prefix="display-loader")
@@ -240,18 +243,47 @@ class Compositor:
             events = service(self.host, EVENTS)
             if events is not None:
                 self._unsubscribe = events.subscribe(lambda topic: bus.post("changed", topic=topic))
-        if frames:
+        self._schedule()
+        self.refresh()
+
+    def _schedule(self) -> None:
+        from kivy.clock import Clock
+
+        if self._frames:
             self._events.append(Clock.schedule_interval(self.frame, 0))
         self._events.append(Clock.schedule_interval(lambda _dt: self.refresh(),
                                                     float(self.host.settings.display_refresh_seconds)))
+
+    def _unschedule(self) -> None:
+        for event in self._events:
+            event.cancel()
+        self._events.clear()
+
+    def pause(self) -> None:
+        """Dark (UI thread): stop everything that schedules work (the frame callback, so the layers'
+        ticks and frame-time timers; the periodic refresh; the layers' due reloads; new loads) but keep
+        the layers and their state, so :meth:`resume` goes on from the slide that was showing."""
+        self.paused = True
+        self._unschedule()
+        for entry in self.entries:
+            if entry.due_event is not None:
+                entry.due_event.cancel()
+                entry.due_event = None
+
+    def resume(self) -> None:
+        """Light again (UI thread): frames and refreshes run again, and every layer is loaded again
+        (what changed while dark is applied; its due reload is scheduled again)."""
+        if not self.paused:
+            return
+        self.paused = False
+        self._schedule()
         self.refresh()
 
     def detach(self) -> None:
         """Shutdown: stop loading and dispose of every layer (a decoder or a browser must not outlive it)."""
         if self._unsubscribe is not None:
             self._unsubscribe()
-        for event in self._events:
-            event.cancel()
+        self._unschedule()
         if self._loader is not None:
             self._loader.shutdown(wait=False, cancel_futures=True)
         for entry in self.entries:
@@ -432,7 +464,7 @@ class Compositor:
         return prefs, results
 
     def _start_load(self) -> None:
-        if self._loading or not self._pending or self._loader is None:
+        if self._loading or not self._pending or self._loader is None or self.paused:
             return
         wanted, self._wanted, self._pending = self._wanted, set(), False
         self._loading = True
@@ -476,6 +508,8 @@ class Compositor:
         if entry.due_event is not None:
             entry.due_event.cancel()
             entry.due_event = None
+        if self.paused:  # a load finished after dark: resume loads every layer again
+            return
         due_ms = getattr(entry.layer, "due_ms", None)
         try:
             due = due_ms(state) if due_ms is not None else None

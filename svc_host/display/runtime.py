@@ -263,6 +263,7 @@ class DisplayRuntime:
         self.app: Any = None
         self.root: Any = None
         self.compositor: Any = None
+        self.stage: Any = None  # the compositor's widget (out of the window while dark)
         self.layers: list[tuple[str, Any, Any]] | None = None  # resolved before the first frame
         self.started = threading.Event()
         self.blanked = False
@@ -327,7 +328,8 @@ class DisplayRuntime:
             self.go_dark() if not self.blanked else self.light_up()
 
     def light_up(self) -> None:
-        """A new compositor in a fresh stage draws the current program (UI thread)."""
+        """Draw again (UI thread): the compositor kept while dark goes on where it was (the slide
+        that was showing); the first time, a new compositor in a fresh stage draws the program."""
         from kivy.clock import Clock
         from kivy.uix.floatlayout import FloatLayout
 
@@ -336,24 +338,31 @@ class DisplayRuntime:
         self.blanked = False
         watchdog().canvas = True
         Clock._max_fps = self.max_fps  # see go_dark
-        stage = FloatLayout()
-        self.root.add_widget(stage)
-        self.compositor = Compositor(self.host, self.layers)
-        try:
-            self.compositor.attach(stage)
-        except Exception:
-            log.exception("display: the compositor failed to start; the canvas stays empty")
+        if self.compositor is not None:
+            self.root.add_widget(self.stage)
+            self.compositor.resume()
+            log.info("display: canvas lit again (CANVAS_BLANK)")
+        else:
+            self.stage = FloatLayout()
+            self.root.add_widget(self.stage)
+            self.compositor = Compositor(self.host, self.layers)
+            try:
+                self.compositor.attach(self.stage)
+            except Exception:
+                log.exception("display: the compositor failed to start; the canvas stays empty")
         self._capture_blank(False)
 
     def go_dark(self) -> None:
-        """Take the compositor down (no layer, frame callback or timer is left) and show black
-        (the window's clear colour) until :meth:`light_up` (UI thread)."""
+        """Pause the compositor (no frame callback, timer, refresh or load is left running; its
+        layers keep their state) and show black (the window's clear colour) until
+        :meth:`light_up` (UI thread)."""
         from kivy.clock import Clock
 
-        self.take_down()
+        if self.compositor is not None:
+            self.compositor.pause()
         self.blanked = True
         watchdog().canvas = False  # dark: the server loop is the sign of life
-        self.root.clear_widgets()
+        self.root.clear_widgets()  # the stage stays with the compositor, out of the window
         # Kivy's loop wakes maxfps times a second even with nothing to do; it has no public
         # setting for a running clock, so its attribute is lowered while dark (the bus, the
         # watchdog stamp and input still run, within 1/IDLE_FPS s)

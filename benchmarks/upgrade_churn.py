@@ -8,7 +8,8 @@ its own loopback address), round after round. Two modes:
   not exist (each refused with 403).
 - ``idle``: plain TCP connections that send nothing, held ``--hold`` seconds and closed; the
   server's global cap (``SVC_DISPLAY_HTTP_MAX_CONNECTIONS``) is set to ``--at-once`` so each
-  round fills it (the issue's "idle TCP sockets re-opened at the global cap").
+  round fills it (the issue's "idle TCP sockets re-opened at the global cap"); ``--cap`` below
+  ``--at-once`` has the rest of each round refused at accept.
 
 ``--warmup`` rounds run before the start is measured (default 0): what a process allocates once
 on its first connections (lazy imports, caches, free lists) then counts in the start, not in
@@ -110,11 +111,14 @@ def main() -> int:
     parser.add_argument("--warmup", type=int, default=0, help="rounds before the start is measured")
     parser.add_argument("--mode", choices=("upgrade", "idle"), default="upgrade")
     parser.add_argument("--hold", type=float, default=2.0, help="idle mode: seconds each socket is held")
+    parser.add_argument("--cap", type=int, default=0,
+                        help="idle mode: the server's global cap (default --at-once; lower: each round "
+                             "has connections refused at accept)")
     parser.add_argument("--settle", action="store_true",
                         help="wait for a second trim at the end (the first may come as the connections close)")
     parser.add_argument("--probe", action="store_true", help="report where the memory is, from inside the server")
     args = parser.parse_args()
-    env = {"SVC_DISPLAY_HTTP_MAX_CONNECTIONS": str(args.at_once)} if args.mode == "idle" else {}
+    env = {"SVC_DISPLAY_HTTP_MAX_CONNECTIONS": str(args.cap or args.at_once)} if args.mode == "idle" else {}
     with tempfile.TemporaryDirectory() as tmp:
         probes = Path(tmp) / "probes" if args.probe else None
         if probes:

@@ -18,6 +18,7 @@ from svc_host.config import (
     read_plugin_settings,
     warn_deprecated,
 )
+from svc_host.malloc import limit_malloc_arenas
 from svc_host.plugins import PluginError, PluginSkipped, load_plugins, read_live_state
 
 log = logging.getLogger("svc_host")
@@ -236,6 +237,7 @@ def build_parser(settings: Any) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    limit_malloc_arenas()  # before any thread: a thread keeps the arena it got (svc_host/malloc.py)
     # Everything this process creates (database, blobs, secrets, certificates, plugin files)
     # is for this user only: 0600 files, 0700 folders.
     os.umask(0o077)

@@ -7,8 +7,8 @@
   or ``offscreen`` (``SDL_VIDEODRIVER=offscreen``; each frame is waited for, :func:`finish_frames`);
 - :func:`run`: the HTTP server on a background thread while Kivy owns the main thread;
   when the canvas cannot start it logs why in one line and keeps serving headless; in every
-  mode glibc's malloc gets at most two arenas (:func:`limit_malloc_arenas`) and gives its
-  free memory back every 30 s (:func:`release_freed_memory`);
+  mode glibc's malloc gives its free memory back every 30 s
+  (:func:`svc_host.malloc.release_freed_memory`; its arenas are limited in ``svc_host.cli.main``);
 - :class:`DisplayRuntime` (``host.services["display"]``): the Kivy app whose root the
   :class:`~svc_host.display.compositor.Compositor` fills with the plugins' layers.
 
@@ -30,6 +30,7 @@ from typing import Any, Callable
 from hookspecs.services import BLANK_TOPIC, CANVAS_BLANK, EVENTS, service
 from svc_host.display.bus import DisplayBus
 from svc_host.display.capture import FrameCapture
+from svc_host.malloc import release_freed_memory
 from svc_host.watchdog import watchdog
 
 log = logging.getLogger("svc_host.display")
@@ -38,9 +39,6 @@ MODE_HEADLESS = "headless"
 MODE_WINDOW = "window"
 MODE_OFFSCREEN = "offscreen"
 DEFAULT_OFFSCREEN_SIZE = (1920, 1080)
-MALLOC_ARENAS = 2
-M_ARENA_MAX = -8  # glibc's mallopt parameter
-TRIM_SECONDS = 30.0
 IDLE_FPS = 5.0  # Kivy's loop rate while the canvas is dark (CANVAS_BLANK)
 
 
@@ -145,36 +143,6 @@ def start_kivy(host: Any, mode: str) -> Any:
         for record in collector.records:  # replay the startup lines that matter
             if record.levelno >= kivy_log.getEffectiveLevel() and record.levelno < logging.ERROR:
                 kivy_log.handle(record)
-
-
-def _glibc() -> Any:
-    import ctypes
-
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        return libc if hasattr(libc, "malloc_trim") and hasattr(libc, "mallopt") else None
-    except OSError:  # not glibc (musl, macOS, Windows): its allocator, its own policy
-        return None
-
-
-def limit_malloc_arenas(arenas: int = MALLOC_ARENAS) -> None:
-    """At most ``arenas`` glibc malloc arenas for the threads started from now on (Kivy's,
-    llvmpipe's, the loader's, the server's), instead of eight per core each holding its own free
-    memory (``MALLOC_ARENA_MAX`` in the environment decides instead when set)."""
-    libc = _glibc()
-    if libc is not None and "MALLOC_ARENA_MAX" not in os.environ:
-        libc.mallopt(M_ARENA_MAX, arenas)
-
-
-def release_freed_memory(every: float = TRIM_SECONDS, stop: threading.Event | None = None) -> None:
-    """Every ``every`` seconds give the memory glibc holds free back to the system
-    (``malloc_trim``): what a slide that left frees (its pictures' pixels, its labels' textures,
-    its decoded content) stays in the heap's free lists otherwise, 20-35 MB of a 12-slide
-    program's ~300 MB. Runs on its own thread (a daemon) until ``stop`` is set."""
-    libc = _glibc()
-    stop = stop or threading.Event()
-    while libc is not None and not stop.wait(every):
-        libc.malloc_trim(0)
 
 
 def finish_frames(window: Any) -> None:
@@ -408,7 +376,6 @@ def run(host: Any, serve: Callable[[], Any]) -> None:
     # In every mode: the server's own churn (TLS connections refused or closed by the hundred,
     # each leaving OpenSSL's and the loop's buffers free in glibc's heap) otherwise keeps the
     # freed memory, +140 MB for 10,000 refused WebSocket upgrades (docs/reliability.md).
-    limit_malloc_arenas()
     threading.Thread(target=release_freed_memory, name="malloc-trim", daemon=True).start()
     if mode == MODE_HEADLESS:
         log.info("display: headless (SVC_DISPLAY_HEADLESS=1): no canvas, no navigation bus")

@@ -201,6 +201,8 @@ class TlsGate(asyncio.Protocol):
         self.limits = limits
         self.handshake_timeout = handshake_timeout
         self.loop = loop
+        self.slot: _Slot | None = None  # None: refused at accept (nothing to give back)
+        self.timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: Any) -> None:  # type: ignore[override]
         address = _peer_address(transport)
@@ -244,9 +246,12 @@ class TlsGate(asyncio.Protocol):
         self.transport.abort()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        # closed before the socket went to the TLS protocol (after, the TLS protocol has it)
-        self.timer.cancel()
-        self.slot.release()
+        # closed before the socket went to the TLS protocol (after, the TLS protocol has it);
+        # the loop calls this for a connection refused (aborted) in connection_made too
+        if self.timer is not None:
+            self.timer.cancel()
+        if self.slot is not None:
+            self.slot.release()
 
 
 class CorkedTransport:

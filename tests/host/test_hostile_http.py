@@ -484,6 +484,27 @@ def test_silent_tls_sockets_and_partial_heads_are_bounded_per_address(tls_server
             sock.close()
 
 
+def test_tls_connections_refused_at_accept_are_closed_without_an_error(tls_server):
+    """A TLS connection past its address's limit is closed at accept, before any handshake; the
+    loop then tells the gate it was lost, which must not fail (it raised AttributeError for every
+    refused connection, a traceback in the log per hostile socket) and gives back no place it
+    never took: the address's held connections stay counted, the next is refused again."""
+    attacker = "127.8.3.1"
+    logged = len(tls_server.log)
+    held = [connect_from(attacker, tls_server.port) for _ in range(PER_ADDRESS)]
+    try:
+        for _ in range(3):
+            with connect_from(attacker, tls_server.port) as extra:
+                assert read_to_close(extra) == b""  # closed (or reset) with no answer
+        assert not any(closed_by_server(sock) for sock in held)
+        assert health_from(tls_server) == 200  # served after the refused ones' callbacks ran
+        new_lines = tls_server.log[logged:]
+        assert "Traceback" not in new_lines and "Error" not in new_lines, new_lines[-2000:]
+    finally:
+        for sock in held:
+            sock.close()
+
+
 WEBSOCKET_UPGRADE = (b"GET /v1/display/live-preview/ws?ticket=not-a-ticket HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                      b"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
                      b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")

@@ -12,7 +12,7 @@ from marshmallow import Schema, fields, validate
 
 from hookspecs import Operation, Route
 from hookspecs.permissions import ADOPTION_ADMIN
-from svc_host.http.errors import ApiError, not_found
+from svc_host.http.errors import not_found
 from svc_host.rest.configurable import EmptySchema
 from svc_host.rest.origins import ORIGIN_MAX, normalize_origin
 
@@ -29,9 +29,16 @@ class OriginList(Schema):
     items = fields.List(fields.Nested(OriginSchema), required=True)
 
 
+ORIGIN_PATTERN = r"^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\s]+/?$"
+"""An http(s) origin as a browser sends or a person types it (scheme and host, an optional port
+and trailing slash); the OpenAPI document states it, so a client sees the format."""
+
+
 class OriginQuery(Schema):
-    origin = fields.String(required=True, validate=validate.Length(min=1, max=ORIGIN_MAX),
-                           metadata={"description": "the origin to remove (normalised as when stored)"})
+    origin = fields.String(required=True, validate=[validate.Length(min=1, max=ORIGIN_MAX),
+                                                    validate.Regexp(ORIGIN_PATTERN, error="not an http(s) origin")],
+                           metadata={"description": "the origin to remove (normalised as when stored)",
+                                     "pattern": ORIGIN_PATTERN})
 
 
 class OriginsResource:
@@ -44,10 +51,8 @@ class OriginsResource:
     def on_delete(self, req: Any, resp: Any) -> None:
         given = req.context.query["origin"]
         origin = normalize_origin(given)
-        if origin is None:
-            raise ApiError(400, "validation_failed", "origin: expected an http(s) origin such as "
-                           "https://controller.local:8443", {"origin": ["not an http(s) origin"]})
-        if not self.host.services["cors"].forget(origin):
+        # of the form but not an origin that could be stored (a bad port, host name): none is stored
+        if origin is None or not self.host.services["cors"].forget(origin):
             raise not_found("stored origin")
         resp.media = {}
 

@@ -70,6 +70,11 @@ def json_answers(text: str) -> list:
     return answers
 
 
+def test_the_tutorial_stays_on_this_machine():
+    urls = re.findall(r"https?://[^\s'\"]+", "\n".join(sh_blocks()))
+    assert urls and all(re.match(r"https?://(localhost|127\.0\.0\.1)[:/]", url) for url in urls), urls
+
+
 def test_the_plugin_tutorial_works_as_written(tmp_path):
     create, test, install, configure = sh_blocks()
     checkout, data = tmp_path / "svc-display", tmp_path / "data"
@@ -88,6 +93,9 @@ def test_the_plugin_tutorial_works_as_written(tmp_path):
     assert re.search(r"\b1 passed\b", out), out[-3000:]
     assert re.search(r"^lunchmenu\s+0\.1\.0\s+third-party", out, re.MULTILINE), out[-3000:]
     plugin = tmp_path / "svc-display-lunchmenu"
+    installed = [path.name for path in Path(sysconfig.get_paths()["purelib"]).iterdir() if "lunchmenu" in path.name]
+    assert installed == [], "the tutorial's install reached this checkout's .venv"
+    assert [path.name for path in site.iterdir() if "lunchmenu" in path.name], "not installed in the throwaway .venv"
     assert (plugin / "lunchmenu_plugin" / "__init__.py").exists()
 
     server = ServerProcess({"SVC_DISPLAY_DATA_DIR": str(data), "SVC_DISPLAY_HEADLESS": "1"},

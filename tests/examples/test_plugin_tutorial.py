@@ -91,7 +91,7 @@ def test_the_plugin_tutorial_works_as_written(tmp_path):
     steps = "\n".join([create, test, install.replace("make run", "true  ")])
     out = run(steps, checkout, env, tmp_path / "steps.log", timeout=300)
     assert re.search(r"\b1 passed\b", out), out[-3000:]
-    assert re.search(r"^lunchmenu\s+0\.1\.0\s+third-party", out, re.MULTILINE), out[-3000:]
+    assert re.search(r"^lunchmenu\s+0\.1\.0\s+third-party\s+stopped\s", out, re.MULTILINE), out[-3000:]
     plugin = tmp_path / "svc-display-lunchmenu"
     installed = [path.name for path in Path(sysconfig.get_paths()["purelib"]).iterdir() if "lunchmenu" in path.name]
     assert installed == [], "the tutorial's install reached this checkout's .venv"
@@ -108,7 +108,7 @@ def test_the_plugin_tutorial_works_as_written(tmp_path):
                   .replace("8001", str(upstream_port))
                   .replace("/tmp/greetings", str(tmp_path / "greetings")))
         assert "/tmp/greetings" not in script and ":8787" not in script and "8001" not in script
-        out = run(script, checkout, env, tmp_path / "configure.log", timeout=120)
+        out = run(script, checkout, env, tmp_path / "configure.log", timeout=300)
         answers = json_answers(out)
         assert not [answer for answer in answers if "code" in answer], out  # no error answer
         greeting, integration, result, slide, tape, overlay, items = answers  # in the tutorial's order

@@ -29,7 +29,9 @@ class OriginList(Schema):
     items = fields.List(fields.Nested(OriginSchema), required=True)
 
 
-ORIGIN_PATTERN = r"^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\s]+/?$"
+# ASCII controls and space spelled out, not ``\s``: Python's ``\s`` also matches U+0085 and
+# ECMAScript's (the OpenAPI document's regex dialect) does not, so the two would disagree
+ORIGIN_PATTERN = r"^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\x00-\x20]+/?$"
 """An http(s) origin as a browser sends or a person types it (scheme and host, an optional port
 and trailing slash); the OpenAPI document states it, so a client sees the format."""
 

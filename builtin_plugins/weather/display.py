@@ -167,7 +167,9 @@ def weather_forecast(context: RenderContext) -> Any:
         if day.get("description"):
             entries.append(w.entry(context, str(day["description"]), fg, step="secondary", halign="center", role=""))
         inner = (box[0] + box[2] * 0.03, box[1] + 0.03, box[2] * 0.94, box[3] - 0.06)
-        w.body_column(context, slide, entries, inner)
+        # the name, the icon, the high and the low shrink until they fit together (a cramped box
+        # dropped the low); only the conditions may be left out
+        w.body_column(context, slide, entries, inner, keep=2 + len(lines))
     inner_px = width_px * width * 0.94 * 0.94
     _uniform(context, names, inner_px)
     _uniform(context, temperatures, inner_px)

@@ -216,3 +216,19 @@ def test_corner_panels_keep_their_landscape_size_on_a_portrait_screen(drawn):
     for panel_id, (width, height) in landscape.items():
         assert portrait[panel_id][0] >= 0.9 * width and portrait[panel_id][1] >= 0.9 * height, \
             (panel_id, landscape, portrait)
+
+
+def test_every_forecast_day_shown_keeps_its_high_and_its_low(drawn):
+    """A forecast box shrinks its name, icon, high and low together and leaves out only the
+    conditions: in a tall, wide free area (navy_coral's 1080p scene with the alert) the highs
+    wrapped and the column dropped every low."""
+    failures = []
+    for scene in drawn_scenes(drawn):
+        if scene["type_id"] != "weather_forecast":
+            continue
+        texts = [label["text"] for label in scene["labels"]]
+        highs = [t for t in texts if "High " in t]
+        lows = [t for t in texts if "Low " in t]
+        if not highs or len(highs) != len(lows):
+            failures.append(f"{name(scene)}: highs {highs}, lows {lows}")
+    assert not failures, "\n".join(failures)

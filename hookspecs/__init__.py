@@ -223,6 +223,17 @@ def serving(host: Host) -> None:
 
 
 @hookspec
+def health_fields(host: Host) -> Mapping[str, Any]:
+    """Return top-level fields of ``GET /v1/health`` this plugin answers for.
+
+    The interface's ``upgrade_capable`` (maintenance) and ``plugins_dir_configured`` (folder
+    plugins) come from here; with their plugin disabled the host answers ``False``. Called on
+    every health request: return at once. A field the host answers itself (``status``,
+    ``version``...) is not replaced. Collected.
+    """
+
+
+@hookspec
 def describe_plugins(settings: Settings) -> Sequence[Mapping[str, Any]]:
     """Return rows for plugins this plugin manages that are not entry points (folder plugins).
 

@@ -126,9 +126,11 @@ def build_host(settings: Settings, extra_plugins: Iterable[tuple[str, Any]] = ()
         plugins = load_plugins(settings.disable_plugins, extra_plugins)
     if settings.plugin_settings is None:  # svc-display's main() read them already
         settings = read_plugin_settings(settings, plugins)
-    if settings.plugin_values("folder_plugins").get("plugins_dir") is None:
-        # else folder_plugins checks them against the folder plugins' ids too
-        refuse_unknown_disabled(plugins.unknown_disabled, plugins.entry_point_names())
+    # A name in SVC_DISPLAY_DISABLE_PLUGINS must be an entry point or a plugin another plugin
+    # manages and describes (describe_plugins: folder plugins, refused ones by their label).
+    described = {row["id"] for _name, rows in plugins.call_each("describe_plugins", settings=settings)
+                 for row in rows}
+    refuse_unknown_disabled(plugins.unknown_disabled, plugins.entry_point_names() | described)
     plugins.call_each("prepare_storage", settings=settings)
     while True:
         try:

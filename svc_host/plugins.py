@@ -160,17 +160,23 @@ class PluginHost:
                 results.append((name, result))
         return results
 
-    def call_quietly(self, hook_name: str, only: Iterable[str] | None = None, **kwargs: Any) -> None:
-        """Call a teardown hook on every plugin (or those in ``only``); a failure is logged with
-        the plugin's name and the others still run."""
+    def call_quietly(self, hook_name: str, only: Iterable[str] | None = None, **kwargs: Any) -> list[tuple[str, Any]]:
+        """Call a hook on every plugin (or those in ``only``) while serving or at teardown: a
+        failure is logged with the plugin's name and the others still run. Returns each
+        plugin's result that is not None, with its name."""
         wanted = None if only is None else set(only)
+        results = []
         for impl in self._ordered_impls(hook_name):
             if wanted is not None and impl.plugin_name not in wanted:
                 continue
             try:
-                impl.function(*[kwargs[arg] for arg in impl.argnames])
-            except Exception:  # noqa: BLE001  teardown goes on; the log names the plugin
+                result = impl.function(*[kwargs[arg] for arg in impl.argnames])
+            except Exception:  # noqa: BLE001  the others go on; the log names the plugin
                 log.exception("plugin %r: %s raised", impl.plugin_name, hook_name)
+                continue
+            if result is not None:
+                results.append((impl.plugin_name, result))
+        return results
 
     def check_hooks(self) -> None:
         """Skip (or, for a builtin, refuse) every plugin implementing a hook no spec declares.

@@ -98,9 +98,16 @@ TICKER_TYPES: list[TickerType] = [
 def register_settings() -> list[Setting]:
     return [
         Setting("SVC_DISPLAY_PLUGINS_DIR", Path, None, "folder of extra plugins"),
+        Setting("SVC_DISPLAY_BROWSER", str, None,
+                "the Chromium (or Chrome) that draws plugin_web overlays (else the first on PATH)"),
         Setting("SVC_DISPLAY_PLUGIN_START_TIMEOUT_SECONDS", int, 30,
                 "a folder plugin's sidecar must answer its health path within (else it is restarted)", low=1, high=600),
     ]
+
+
+@hookimpl
+def health_fields(host: Any) -> dict[str, Any]:
+    return {"plugins_dir_configured": host.settings.plugin_values("folder_plugins").get("plugins_dir") is not None}
 
 
 @hookimpl

@@ -246,8 +246,9 @@ class _WebView:
                                context.theme.text, halign="center", size_hint=(0.94, 0.9),
                                pos_hint={"center_x": 0.5, "center_y": 0.5}))
         period = config_number(context, "refresh_seconds", 0, 0, 86400)
+        browser = context.host.settings.plugin_values("folder_plugins").get("browser")
         self.refresh = PeriodicSnapshot(url, _web_pixels(context), period if period > 0 else None,
-                                        immediately=True)
+                                        immediately=True, browser=browser)
 
     def show(self, data: bytes) -> bool:
         """Put the snapshot ``data`` on screen (UI thread); whether it decoded."""

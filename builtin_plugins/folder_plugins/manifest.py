@@ -166,10 +166,12 @@ def entry_point_names() -> set[str]:
     return {ep.name for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
 
 
-def discover(plugins_dir: Path, taken: Iterable[str] = ()) -> tuple[list[FolderPlugin], list[Refused]]:
+def discover(plugins_dir: Path, taken: Iterable[str] = (), quiet: bool = False,
+             ) -> tuple[list[FolderPlugin], list[Refused]]:
     """Every plugin folder of ``plugins_dir`` (in name order), and those refused with their reason.
 
-    Each refusal and each skipped entry is logged in one line. Of two folders with the same
+    Each refusal and each skipped entry is logged in one line (at debug level when ``quiet``:
+    a look that only lists them, the start logs them). Of two folders with the same
     id, the first in name order keeps it. ``taken`` are ids already used (entry points).
     """
     plugins: list[FolderPlugin] = []
@@ -177,14 +179,16 @@ def discover(plugins_dir: Path, taken: Iterable[str] = ()) -> tuple[list[FolderP
     try:
         entries = sorted(plugins_dir.iterdir(), key=lambda p: p.name)
     except OSError as exc:
-        log.error("SVC_DISPLAY_PLUGINS_DIR %s cannot be read: %s; no folder plugins", plugins_dir,
+        log.log(logging.DEBUG if quiet else logging.ERROR,
+                "SVC_DISPLAY_PLUGINS_DIR %s cannot be read: %s; no folder plugins", plugins_dir,
                   exc.strerror or exc)
         return plugins, refused
     taken = set(taken)
     owners: dict[str, Path] = {}
     for entry in entries:
         if not entry.is_dir() or not (entry / MANIFEST).is_file():
-            log.info("plugins dir: skipping %r: not a folder with a %s", entry.name, MANIFEST)
+            log.log(logging.DEBUG if quiet else logging.INFO,
+                    "plugins dir: skipping %r: not a folder with a %s", entry.name, MANIFEST)
             continue
         try:
             plugin = load_manifest(entry)
@@ -195,7 +199,8 @@ def discover(plugins_dir: Path, taken: Iterable[str] = ()) -> tuple[list[FolderP
                 raise ManifestError(f"id {plugin.id!r} is the name of an entry-point plugin", plugin.id)
         except ManifestError as exc:
             item = Refused(entry, exc.plugin_id, str(exc))
-            log.error("skipping folder plugin %r (%s): %s", item.label, entry, item.reason)
+            log.log(logging.DEBUG if quiet else logging.ERROR,
+                    "skipping folder plugin %r (%s): %s", item.label, entry, item.reason)
             refused.append(item)
             continue
         owners[plugin.id] = entry

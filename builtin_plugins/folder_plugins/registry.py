@@ -20,7 +20,7 @@ from builtin_plugins.folder_plugins.manifest import FolderPlugin, Refused, disco
 from builtin_plugins.folder_plugins.supervisor import STOP_GRACE_SECONDS, Sidecar
 from builtin_plugins.folder_plugins.templates import TemplateError
 from hookspecs.services import INTEGRATIONS, service
-from svc_host.plugins import refuse_unknown_disabled, write_state_file
+from svc_host.plugins import write_state_file
 from svc_host.tls import ensure_certificate
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,7 @@ def describe(settings: Any) -> list[dict[str, Any]]:
     folder = settings.plugin_values("folder_plugins").plugins_dir
     if folder is None:
         return []
-    plugins, refused = discover(folder, entry_point_names())
+    plugins, refused = discover(folder, entry_point_names(), quiet=True)
     rows = [folder_row(p, "disabled" if p.id in settings.disable_plugins else "stopped",
                        DISABLED_REASON if p.id in settings.disable_plugins else None) for p in plugins]
     return rows + [refused_row(item) for item in refused]
@@ -79,10 +79,6 @@ class FolderPlugins:
             self.plugins, self.refused = discover(values.plugins_dir, entry_point_names())
             log.info("folder plugins: %d found in %s, %d refused", len(self.plugins), values.plugins_dir,
                      len(self.refused))
-        # the host checked SVC_DISPLAY_DISABLE_PLUGINS against entry points only when there is no
-        # plugins dir; with one, a name must be an entry point or one of its folder plugins
-        refuse_unknown_disabled(host.plugins.unknown_disabled, host.plugins.entry_point_names()
-                                | {p.id for p in self.plugins} | {item.label for item in self.refused})
         timeout = values.plugin_start_timeout_seconds
         self.sidecars = {plugin.id: Sidecar(plugin, self.keys, timeout, self.changed)
                          for plugin in self.plugins if plugin.sidecar is not None and self.enabled(plugin)}

@@ -52,11 +52,11 @@ _NET_ERROR = re.compile(rb"Page load failed: (net::ERR_[A-Z_]+)")
 _HOST = re.compile(r"^[A-Za-z0-9._:-]+$")
 
 
-def find_browser() -> str | None:
-    """The browser to run: ``SVC_DISPLAY_BROWSER`` if set, else the first one on ``PATH``."""
-    configured = os.environ.get(BROWSER_ENV, "").strip()
-    if configured:
-        return configured
+def find_browser(configured: str | None = None) -> str | None:
+    """The browser to run: ``configured`` (the plugin's ``SVC_DISPLAY_BROWSER`` setting) if
+    set, else the first one on ``PATH``."""
+    if configured and configured.strip():
+        return configured.strip()
     for name in BROWSER_NAMES:
         path = shutil.which(name)
         if path:
@@ -190,8 +190,8 @@ class PeriodicSnapshot:
     """
 
     def __init__(self, url: str, size: tuple[int, int], period: float | None, failing: bool = False,
-                 immediately: bool = False):
-        self.url, self.size = url, size
+                 immediately: bool = False, browser: str | None = None):
+        self.url, self.size, self.browser = url, size, browser
         self.period = None if period is None else max(MIN_REFRESH_SECONDS, float(period))
         self.failing = failing
         self.elapsed = float("inf") if immediately else 0.0
@@ -219,7 +219,7 @@ class PeriodicSnapshot:
         return data
 
     def _run(self) -> None:
-        data = snapshot(self.url, self.size, cancel=self._cancel,
+        data = snapshot(self.url, self.size, browser=find_browser(self.browser), cancel=self._cancel,
                         level=logging.DEBUG if self.failing else logging.WARNING)
         self.failing = data is None
         if data is not None and not self._cancel.is_set():

@@ -17,6 +17,7 @@ from typing import Any
 
 from builtin_plugins.maintenance import swap
 from builtin_plugins.maintenance.routes import DISPLAY_MAINTENANCE, backup_routes, upgrade_routes
+from builtin_plugins.maintenance.upgrade import upgrade_capable
 from hookspecs import Permission, Setting, hookimpl
 from hookspecs.permissions import ADMIN_ONLY
 
@@ -37,6 +38,11 @@ def register_settings() -> list[Setting]:
         Setting("SVC_DISPLAY_UPGRADE_TIMEOUT_SECONDS", int, 1800, "time limit of the upgrade script", low=1, high=1800),
         Setting("SVC_DISPLAY_UPGRADE_MAX_BYTES", int, 1024 ** 3, "largest upgrade download", low=1, high=1024 ** 3),
     ]
+
+
+@hookimpl
+def health_fields(host: Any) -> dict[str, Any]:
+    return {"upgrade_capable": upgrade_capable(host.settings)}
 
 
 @hookimpl

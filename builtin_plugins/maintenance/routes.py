@@ -15,9 +15,8 @@ from svc_host.backup_archive import BackupTooNew, InvalidArchive, StagingFailed
 from builtin_plugins.maintenance.jobs import jobs_of, valid_job_id
 from builtin_plugins.maintenance.restore import EXIT_RESTART, MAX_UPLOAD, RestoreGate, UploadTooLarge, \
     save_upload, stage_and_commit
-from builtin_plugins.maintenance.upgrade import Upgrades
+from builtin_plugins.maintenance.upgrade import Upgrades, upgrade_capable
 from hookspecs import Operation, Route
-from svc_host.http.core_routes import upgrade_capable
 from svc_host.http.errors import ApiError, not_found, validation_failed
 
 log = logging.getLogger("builtin_plugins.maintenance")

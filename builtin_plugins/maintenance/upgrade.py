@@ -22,6 +22,7 @@ import binascii
 import logging
 import mmap
 import os
+import platform
 import signal
 import ssl
 import subprocess
@@ -40,6 +41,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
 from builtin_plugins.maintenance.archive import CHUNK, create_private
+from svc_host.http.core_routes import platform_arch
 
 log = logging.getLogger("builtin_plugins.maintenance")
 
@@ -310,3 +312,12 @@ def _tls_failure(exc: BaseException) -> str | None:
 
 def _host(url: str) -> str:
     return urlparse(url).hostname or "the server"
+
+
+def upgrade_capable(settings: Any) -> bool:
+    """CONTRACT: Linux on arm64 (any architecture with SVC_DISPLAY_UPGRADE_ANY_ARCH=1) with an
+    executable SVC_DISPLAY_UPGRADE_SCRIPT (GET /v1/health ``upgrade_capable``)."""
+    values = settings.plugin_values("maintenance")
+    script = values.get("upgrade_script")
+    return (platform.system() == "Linux" and (platform_arch() == "arm64" or values.get("upgrade_any_arch"))
+            and script is not None and script.is_file() and os.access(script, os.X_OK))

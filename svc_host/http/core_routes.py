@@ -16,6 +16,10 @@ from hookspecs import PUBLIC, Operation, Route
 _ARCH = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64", "armv7l": "arm", "i686": "x86"}
 
 
+# Required fields of GET /v1/health answered by a plugin's health_fields (maintenance, folder_plugins).
+PLUGIN_FIELD_DEFAULTS = {"upgrade_capable": False, "plugins_dir_configured": False}
+
+
 class HealthSchema(Schema):
     status = fields.String(required=True, metadata={"enum": ["ok"]})
     app = fields.String(required=True)
@@ -55,15 +59,6 @@ def platform_arch() -> str:
     return _ARCH.get(machine, machine or "unknown")
 
 
-def upgrade_capable(settings: Any) -> bool:
-    """CONTRACT: Linux on arm64 (any architecture with SVC_DISPLAY_UPGRADE_ANY_ARCH=1) with an
-    executable SVC_DISPLAY_UPGRADE_SCRIPT (both declared by the maintenance plugin: without it, False)."""
-    values = settings.plugin_values("maintenance")
-    script = values.get("upgrade_script")
-    return (platform.system() == "Linux" and (platform_arch() == "arm64" or values.get("upgrade_any_arch"))
-            and script is not None and script.is_file() and os.access(script, os.X_OK))
-
-
 class HealthResource:
     def __init__(self, host: Any):
         from svc_host import __version__
@@ -80,16 +75,19 @@ class HealthResource:
             "cpu_count": os.cpu_count() or 1,
             "python_version": platform.python_version(),
             "platform_arch": platform_arch(),
-            "plugins_dir_configured": bool(host.settings.plugin_values("folder_plugins").get("plugins_dir")),
         }
 
     def on_get(self, req, resp):  # noqa: ANN001
-        resp.media = {
+        own = {
             **self.static,
             "schema_version": self.host.schema_version(),
-            "upgrade_capable": upgrade_capable(self.host.settings),
             "uptime_seconds": int(time.monotonic() - self.host.started_at),
         }
+        # Fields the interface requires whose owner is a plugin (health_fields): False without it.
+        resp.media = {**PLUGIN_FIELD_DEFAULTS}
+        for _name, fields_ in self.host.plugins.call_quietly("health_fields", host=self.host):
+            resp.media.update({key: value for key, value in dict(fields_).items() if key not in own})
+        resp.media.update(own)
         # Blocks plugins add through the HEALTH_SECTIONS service (the cloud feed's ``saas``).
         for name, section in dict(self.host.services.get("health_sections") or {}).items():
             resp.media[name] = section()

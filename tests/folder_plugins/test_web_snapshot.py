@@ -51,11 +51,20 @@ def warnings(caplog) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.name == LOGGER and r.levelno >= logging.WARNING]
 
 
-def test_the_browser_comes_from_the_environment_or_the_path(monkeypatch):
-    monkeypatch.delenv(BROWSER_ENV, raising=False)
+def test_the_browser_comes_from_the_plugins_setting_or_the_path(tmp_path):
+    """SVC_DISPLAY_BROWSER is the folder_plugins plugin's declared setting (register_settings),
+    read with the host's rules, not straight from os.environ."""
+    from svc_host.config import load_settings, read_plugin_settings
+    from svc_host.plugins import load_plugins
+
     assert find_browser()
-    monkeypatch.setenv(BROWSER_ENV, "/opt/some/chrome")
-    assert find_browser() == "/opt/some/chrome"
+    assert find_browser("  ") == find_browser()
+    env = {"SVC_DISPLAY_DATA_DIR": str(tmp_path), BROWSER_ENV: "/opt/some/chrome"}
+    values = read_plugin_settings(load_settings(env), load_plugins()).plugin_values("folder_plugins")
+    assert find_browser(values.browser) == "/opt/some/chrome"
+    values = read_plugin_settings(load_settings({"SVC_DISPLAY_DATA_DIR": str(tmp_path)}),
+                                  load_plugins()).plugin_values("folder_plugins")
+    assert values.browser is None and find_browser(values.browser)
 
 
 @pytest.mark.parametrize("size", [(320, 180), (97, 61)])

@@ -208,3 +208,21 @@ def test_a_taken_port_is_not_announced_and_the_test_server_moves_to_another(env)
             assert f"https://127.0.0.1:{server.port}" in line
         finally:
             server.stop()
+
+
+def test_health_fields_come_from_their_owning_plugins(start_server, tmp_path):
+    """``upgrade_capable`` is the maintenance plugin's and ``plugins_dir_configured`` the folder
+    plugins' (hook ``health_fields``): with a plugins dir the field says so; with the owner
+    disabled the host still answers the interface's field, False."""
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    script = tmp_path / "upgrade.sh"
+    script.write_text("#!/bin/sh\nexit 0\n")
+    script.chmod(0o700)
+    env = {"SVC_DISPLAY_PLUGINS_DIR": str(plugins), "SVC_DISPLAY_UPGRADE_SCRIPT": str(script),
+           "SVC_DISPLAY_UPGRADE_ANY_ARCH": "1"}
+    body = start_server(env).get("/v1/health").json()
+    assert body["plugins_dir_configured"] is True and body["upgrade_capable"] is True
+    body = start_server({**env, "SVC_DISPLAY_DISABLE_PLUGINS": "folder_plugins,maintenance"}).get("/v1/health").json()
+    assert HEALTH_FIELDS <= set(body)
+    assert body["plugins_dir_configured"] is False and body["upgrade_capable"] is False

@@ -461,6 +461,44 @@ def scroll_box(context: RenderContext, text: str, step: str, color: RGBA, bold: 
                      bold=bold, halign=halign, valign="middle", **kwargs)
 
 
+class SameSize:
+    """Labels (:class:`TextBox`) that share one font size, the text rule for a grid (a calendar's
+    cells): the largest size at which every one of them fits its own box, down to their minimum,
+    so no cell is drawn larger than its neighbours. When even the minimum does not fit one of them,
+    ``shorter`` (``label -> str | None``) gives each label its shorter text, once (a weekday's
+    initial for its name): the grid's way of degrading. Refitted after any of them is."""
+
+    def __init__(self, labels: Sequence[TextBox], shorter: Callable[[TextBox], str | None] | None = None):
+        self.labels, self.shorter, self.shortened = [lb for lb in labels if lb.text], shorter, False
+        self._again = Clock.create_trigger(self.equalize, -1)
+        for widget in self.labels:
+            widget.bind(font_size=self._later, size=self._later)
+
+    def _later(self, *_args: Any) -> None:
+        if not getattr(self, "_busy", False):
+            self._again()
+
+    def equalize(self, *_args: Any) -> None:
+        sized = [lb for lb in self.labels if lb.width > 1 and lb.height > 1]
+        if not sized:
+            return
+        fitted = [lb.fitted(lb.width, lb.height) for lb in sized]
+        if not all(ok for _size, ok in fitted) and self.shorter is not None and not self.shortened:
+            self.shortened = True
+            for widget in sized:
+                text = self.shorter(widget)
+                if text:
+                    widget.text = text  # refits: equalized again
+            return
+        size = min(size for size, _ok in fitted)
+        self._busy = True
+        try:
+            for widget in sized:
+                widget.font_size = size
+        finally:
+            self._busy = False
+
+
 def default_minimum() -> float:
     """The minimum of a label made without one: the type scale's caption on this screen."""
     from hookspecs.render import TYPE_MIN

@@ -103,7 +103,8 @@ SLIDES = [
 
 BIRTHDAY = "Happy birthday, Maximiliane Rosenthal-Oberhauser, from all of us at Aurora"
 OVERLAYS = [["digital_clock", {"show_date": True, "time_format_preset": "24h_hm"}],
-            ["birthday_confetti", {"messages": [BIRTHDAY]}]]
+            ["birthday_confetti", {"messages": [BIRTHDAY]}],
+            ["bouncing_message", {"messages": [BIRTHDAY]}]]
 """Overlay panels whose text must stay inside the panel (judged like a slide's in the panel's box)."""
 
 
@@ -137,6 +138,17 @@ def check_long_texts(drawn: list[dict]) -> None:
     assert any(text.startswith(LONG["summary"][:40]) for text in by_type["news_article"]), by_type["news_article"]
     assert LONG["headlines"][0] in by_type["news_headlines"], by_type["news_headlines"]
     assert BIRTHDAY in by_type["birthday_confetti"], by_type["birthday_confetti"]  # whole, never shortened
+    assert BIRTHDAY in by_type["bouncing_message"], by_type["bouncing_message"]
+
+
+def check_grid(drawn: list[dict]) -> None:
+    """The month's cells share one size (the text rule for a grid): no day drawn larger than its
+    neighbours, none below the body's minimum."""
+    (month,) = [slide for slide in drawn if slide["type"] == "calendar_month"]
+    cells = [label for label in month["labels"] if label["role"] == "primary"]
+    assert len(cells) >= 28 + 7, cells
+    assert len({label["font_px"] for label in cells}) == 1, sorted({label["font_px"] for label in cells})
+    assert cells[0]["font_px"] >= month["min_px"]["body"] - 0.5, cells[0]
 
 
 @pytest.mark.slow
@@ -146,6 +158,7 @@ def test_every_text_slide_keeps_its_words_whole_at_a_readable_size_beside_corner
     assert drawn[0]["min_px"]["body"] == TYPE_MIN["body"] * 540 / 1080
     check_slides(drawn)
     check_long_texts(drawn)
+    check_grid(drawn)
 
 
 @pytest.mark.slow
@@ -153,6 +166,7 @@ def test_every_text_slide_keeps_its_words_whole_at_a_readable_size_on_a_portrait
     drawn = slides(env, tmp_path, [540, 960], [[540, 960]])
     check_slides(drawn)
     check_long_texts(drawn)
+    check_grid(drawn)
 
 
 def test_a_slide_in_part_of_the_screen_meets_the_theme_backdrop_without_a_seam(env, tmp_path):

@@ -232,3 +232,22 @@ def test_every_forecast_day_shown_keeps_its_high_and_its_low(drawn):
         if not highs or len(highs) != len(lows):
             failures.append(f"{name(scene)}: highs {highs}, lows {lows}")
     assert not failures, "\n".join(failures)
+
+
+def test_the_first_scene_of_a_run_is_laid_out_as_the_same_scene_drawn_later(tmp_path):
+    """The forecast drawn first on a fresh canvas, then again after a theme change (themes change
+    colours, not geometry): the same free area, panels and slide text boxes. The overlay panels
+    were built before the ticker claimed its band, for the whole screen's height, and kept that
+    size until something rebuilt them: the first scene's clock was 422 px wide and its free area
+    1421 px, every later one 390 and 1453."""
+    manifest = scenes.run(tmp_path, sizes=[(1920, 1080)], themes=["navy_coral", "midnight_teal"],
+                          types={"weather_forecast"}, alerts=False)
+    assert not manifest["errors"], manifest["errors"]
+    first, second = sorted((s for s in manifest["scenes"] if s["file"]), key=lambda s: s["theme"] != "navy_coral")
+
+    def geometry(scene: dict) -> dict:
+        return {"slide": scene["slide"], "panels": sorted((p["id"], p["box"]) for p in scene["panels"]),
+                "texts": sorted((label["text"], label["box"], label["font_px"]) for label in scene["labels"]
+                                if label["owner"] == "slide")}
+
+    assert geometry(first) == geometry(second)

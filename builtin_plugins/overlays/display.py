@@ -252,7 +252,9 @@ class OverlaysLayer:
             widget.size_hint, widget.pos_hint = (None, None), {}
             widget.pos, widget.size = self.widget.pos, self.widget.size
             entry["widget"] = widget
-            if decorative:  # decoration, under the slides' content; its message over them
+            if decorative and not getattr(widget, "content", False):  # decoration, under the slides'
+                # content, its message over them (a full-screen widget that says it is ``content``, a
+                # template with text, is drawn over the slides as a panel)
                 self.decoration.add_widget(widget)
                 entry["front"] = _lift_celebration(widget, self.widget)
             else:

@@ -8,7 +8,9 @@ Imported only on the UI side (a display module reaches it through
   widget's box when it moves or resizes), :func:`text_slide` (the title band and body of most
   slides), :func:`add_title` (that title band anywhere), :func:`box_hints` (a box from the top
   left as Kivy hints), :func:`label`, :func:`fit_label` (one line whose font shrinks to fit its
-  box: a headline in a box that can be narrow), :class:`Backdrop` (a colour or gradient fill, the
+  box: a headline in a box that can be narrow), :class:`ScrollBox` (a text that scrolls on one
+  line what does not fit at its minimum: a celebration message, an alert's title),
+  :class:`SameSize` (labels sharing one size: a grid's cells), :class:`Backdrop` (a colour or gradient fill, the
   compositor's own); sizes from the type scale (``context.type_px``, :data:`hookspecs.render.TYPE_SCALE`);
 - the body of a slide: :class:`Column` of :class:`Entry` items (a line or a few, an optional icon
   at their left, an optional highlight) spread over the height it is given, items that do not fit

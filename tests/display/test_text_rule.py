@@ -57,10 +57,14 @@ def test_the_kit_wraps_at_words_shrinks_to_its_minimum_and_says_what_does_not_fi
         # a column: the first item shrinks to fit, the others at its size or left out; its start shown
         {"kind": "column", "box": [300, 250], "font": 56, "minimum": minimum,
          "texts": [LONG["summary"], *LONG["headlines"][:3]]},
+        # a one-line message (a ScrollBox) that fits once shrunk, and one that does not even at its minimum
+        {"kind": "scroll", "box": [400, 80], "font": 60, "minimum": minimum, "lines": 1, "text": "Storm warning at 15:00"},
+        {"kind": "scroll", "box": [400, 80], "font": 60, "minimum": minimum, "lines": 1, "frames": 160,
+         "text": "Storm warning: strong winds expected from 15:00, terrace closed"},
     ]
     answer = run(env, {"scenario": "tests.display.text_rule:kit_texts", "size": [960, 540], "cases": cases},
                  tmp_path)
-    word, summary, line, column = answer["cases"]
+    word, summary, line, column = answer["cases"][:4]
     floors = {"title": minimum, "body": minimum, "caption": minimum}
     for case, seen in zip(cases, answer["cases"]):
         for label in seen["labels"]:
@@ -75,6 +79,17 @@ def test_the_kit_wraps_at_words_shrinks_to_its_minimum_and_says_what_does_not_fi
     (drawn,) = line["labels"]
     assert drawn["font_px"] == minimum and drawn["fits"] is False and len(drawn["lines"]) == 1, drawn
     assert column["shown"] == 1, column  # the summary alone, as large as fits
+    fitted, scrolled = answer["cases"][4:]
+    (drawn,) = fitted["labels"]
+    assert not drawn["scrolls"] and drawn["fits"] and minimum <= drawn["font_px"] < 60 and len(drawn["lines"]) == 1
+    # too long at the minimum: the whole text on one line, drawn in a window of its box that moves
+    # from its start to its end over the frames (every character shown), never cut or ellipsized
+    (drawn,) = scrolled["labels"]
+    assert drawn["scrolls"] and drawn["text"] == cases[5]["text"] and len(drawn["lines"]) == 1, drawn
+    assert " ".join(drawn["lines"]).split() == cases[5]["text"].split(), drawn
+    assert drawn["font_px"] >= minimum and drawn["texture"][0] == 400 and drawn["whole_width"] > 400, drawn
+    assert min(scrolled["offsets"]) == 0 and max(scrolled["offsets"]) == scrolled["travel"] > 0, scrolled
+    assert 0 in scrolled["offsets"][scrolled["offsets"].index(scrolled["travel"]):], scrolled  # and starts over
     (first,) = column["labels"]
     assert first["text"].startswith(LONG["summary"][:60]) and first["text"].endswith("\u2026"), first
     assert first["font_px"] == minimum, first

@@ -122,11 +122,21 @@ def kit_texts(canvas: Canvas, job: dict) -> dict:
             widget = w.Column(entries, gap=case["font"] * 0.4)
         elif case["kind"] == "line":
             widget = w.fit_label(case["text"], case["font"], (1, 1, 1, 1), minimum=case["minimum"])
+        elif case["kind"] == "scroll":
+            widget = w.ScrollBox(minimum=case["minimum"], max_lines=case["lines"], text=case["text"],
+                                 font_size=case["font"], color=(1, 1, 1, 1))
         else:
             widget = w.label(case["text"], case["font"], (1, 1, 1, 1), minimum=case["minimum"])
         _place(canvas, widget, size)
         _settle(canvas, widget)
-        answers.append({"labels": labels(widget), "shown": getattr(widget, "shown", None)})
+        answer = {"labels": labels(widget), "shown": getattr(widget, "shown", None)}
+        if case["kind"] == "scroll":  # frame time passing: where its text is drawn from, frame by frame
+            answer["travel"] = widget.travel()
+            answer["offsets"] = []
+            for _ in range(case.get("frames", 0)):
+                widget.tick(0.25)
+                answer["offsets"].append(widget.offset)
+        answers.append(answer)
         canvas.root.remove_widget(widget)
     return {"cases": answers}
 

@@ -80,8 +80,11 @@ def alert_card(context: RenderContext, alert: dict, top: float, height_hint: flo
     card.add_widget(w.Backdrop([(0.1, 0.1, 0.12, 1.0)], size_hint=(1, 1), pos_hint={"x": 0, "y": 0}))
     card.add_widget(w.Backdrop([color], size_hint=(0.015, 1), pos_hint={"x": 0, "y": 0}))
     text_width = 0.8 if alert.get("qr_payload") else 0.95
-    card.add_widget(w.label(str(alert.get("title", "")), context.font(46 * scale), (1, 1, 1, 1), bold=True,
-                            size_hint=(text_width - 0.03, 0.45), pos_hint={"x": 0.03, "top": 0.98}))
+    title = w.scroll_box(context, str(alert.get("title", "")), "body", (1, 1, 1, 1), bold=True, halign="left",
+                         nominal=context.font(46 * scale), size_hint=(text_width - 0.03, 0.45),
+                         pos_hint={"x": 0.03, "top": 0.98})
+    card.add_widget(title)  # one line, shrunk to the body's minimum, else scrolled: never cut
+    card.animate(title)
     body = str(alert.get("body", ""))[:400]
     card.add_widget(w.label(body, context.font(32 * scale), (0.88, 0.88, 0.9, 1), valign="top",
                             size_hint=(text_width - 0.03, 0.5), pos_hint={"x": 0.03, "y": 0.04}))
@@ -149,6 +152,14 @@ class AlertsLayer:
             return
         stack.pos, stack.size = self.widget.pos, self.widget.size
         self.widget.add_widget(stack)
+
+    def tick(self, dt: float) -> None:
+        """Each card's moving parts (a title too long for its line scrolls)."""
+        for stack in self.widget.children:
+            for card in stack.children:
+                tick = getattr(card, "tick", None)
+                if tick is not None:
+                    tick(dt)
 
 
 # -- the alerts slide ---------------------------------------------------------------------------

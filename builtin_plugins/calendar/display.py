@@ -71,33 +71,45 @@ def _month(context: RenderContext, key: str) -> Any:
 
 
 def month_grid(context: RenderContext, data: dict, font_px: float, week_starts_on: str = "monday",
-               highlight_today: bool = True, on_panel: bool = False) -> Any:
+               highlight_today: bool = True, on_panel: bool = False, minimum: float | None = None) -> Any:
     """A month calendar widget: weekday names, today highlighted, days with events marked; its
-    accent colours made legible on an overlay panel when ``on_panel``."""
+    accent colours made legible on an overlay panel when ``on_panel``. Its cells follow the text rule
+    together (:class:`~svc_host.display.widgets.SameSize`): one size for every cell, as large as the
+    narrowest cell holds, down to ``minimum`` (the body's on this screen by default); below it the
+    weekday names become their initials (``M T W``)."""
     from kivy.uix.gridlayout import GridLayout
 
     w = _w()
     grid = GridLayout(cols=7, spacing=2)
     fg = context.theme.text
     accent = (lambda c: w.on_panel(context, c)) if on_panel else (lambda c: c)
+    least = w.minimum_px(context, "body") if minimum is None else minimum
+    size = context.font(font_px)
     first = 6 if week_starts_on == "sunday" else 0
     names = ("Mo", "Tu", "We", "Th", "Fr", "Sa", "Su")
+    cells = []
     for name in names[first:] + names[:first]:
-        grid.add_widget(w.label(name, context.font(font_px), accent(context.theme.accents[1]), bold=True,
-                                halign="center"))
+        cell = w.label(name, size, accent(context.theme.accents[1]), bold=True, halign="center", minimum=least)
+        cell.initial = name[0]
+        cells.append(cell)
+        grid.add_widget(cell)
     for week in calendar.Calendar(firstweekday=first).monthdayscalendar(data["year"], data["month"]):
         for day in week:
             if highlight_today and day == data["today"]:
-                cell = w.Slide()
+                holder = w.Slide()
                 whole = {"size_hint": (1, 1), "pos_hint": {"x": 0, "y": 0}}
-                cell.add_widget(w.Backdrop([context.theme.accents[0]], **whole))
-                cell.add_widget(w.label(str(day), context.font(font_px), readable_on(context.theme.accents[0]),
-                                        bold=True, halign="center", **whole))
-                grid.add_widget(cell)
+                holder.add_widget(w.Backdrop([context.theme.accents[0]], **whole))
+                cell = w.label(str(day), size, readable_on(context.theme.accents[0]), bold=True, halign="center",
+                               minimum=least, **whole)
+                holder.add_widget(cell)
+                grid.add_widget(holder)
             else:
                 color = accent(context.theme.accents[2]) if day in data["marked"] else fg
-                grid.add_widget(w.label(str(day) if day else "", context.font(font_px), color,
-                                        bold=day in data["marked"], halign="center"))
+                cell = w.label(str(day) if day else "", size, color, bold=day in data["marked"], halign="center",
+                               minimum=least)
+                grid.add_widget(cell)
+            cells.append(cell)
+    grid.same_size = w.SameSize(cells, lambda cell: getattr(cell, "initial", None))
     return grid
 
 
@@ -163,7 +175,8 @@ def calendar_month_overlay(context: RenderContext) -> Any:
     scale = config_number(context, "scale", 1.0, 0.25, 4)
     layer, box = _w().panel(context, (0.3, 0.42), scale=scale)
     grid = month_grid(context, context.data, 30 * min(scale, 2.2),
-                      config_text(context, "week_starts_on", "monday"), on_panel=True)
+                      config_text(context, "week_starts_on", "monday"), on_panel=True,
+                      minimum=_w().minimum_px(context, "caption"))
     grid.size_hint = (0.94, 0.94)
     grid.pos_hint = {"center_x": 0.5, "center_y": 0.5}
     box.add_widget(grid)

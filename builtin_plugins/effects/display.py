@@ -59,30 +59,40 @@ def floating_balloons(context: RenderContext) -> Any:
 
 
 class _Bounce:
+    """Moves the message's text (not its box: the box is the band, the text its texture centred in
+    it) around the band, bouncing off its edges; a message that scrolls stays in the band."""
+
     def __init__(self, label: Any, width: float, height: float, speed: float):
         self.label, self.width, self.height = label, width, height
         self.vx, self.vy = speed, speed * 0.7
+        self.text_pos: tuple[float, float] | None = None  # where the text is, in the layer
 
     def tick(self, dt: float) -> None:
         label = self.label
         label.texture_update()
+        bw, bh = label.size
+        if label.scrolls:  # too long for the band on one line at its minimum: it scrolls there
+            label.pos, self.text_pos = ((self.width - bw) / 2, 0), None
+            return
         tw, th = label.texture_size
-        x, y = label.x + self.vx * dt, label.y + self.vy * dt
+        x, y = self.text_pos or ((self.width - tw) / 2, (self.height - th) / 2)
+        x, y = x + self.vx * dt, y + self.vy * dt
         if x < 0 or x + tw > self.width:
             self.vx = -self.vx
             x = min(max(0, x), max(0, self.width - tw))
         if y < 0 or y + th > self.height:
             self.vy = -self.vy
             y = min(max(0, y), max(0, self.height - th))
-        label.size = (tw, th)
-        label.pos = (x, y)
+        self.text_pos = (x, y)
+        label.pos = (x - (bw - tw) / 2, y - (bh - th) / 2)  # its texture is drawn centred in its box
 
 
 def bouncing_message(context: RenderContext) -> Any:
     """The phrase bounces inside the celebration band (``hookspecs.render.BAND`` at the bottom),
-    never over the slide's text."""
-    from kivy.uix.label import Label
-
+    never over the slide's text. It is one line by the text rule: at its size when that fits the
+    band, else as large as fits down to the body's minimum; a phrase longer than the band at the
+    minimum does not bounce but scrolls through the band (:class:`~svc_host.display.widgets.ScrollBox`),
+    whole, never cut."""
     w = _w()
     width, height = context.size
     band = min(height, context.type_height or height) * BAND  # the layout's band (a portrait one too)
@@ -91,14 +101,16 @@ def bouncing_message(context: RenderContext) -> Any:
     messages = config_strings(context, "messages") or ["Hello!"]
     color = parse_color(config_text(context, "color"), context.theme.accents[0])
     font = min(context.font(90) * config_number(context, "font_scale", 1.0, 0.25, 4), band * 0.62)
-    label = Label(text=messages[0], font_size=font, color=color, bold=True, size_hint=(None, None),
-                  pos=(width * 0.2, band * 0.1), outline_width=max(1, int(context.font(3))),
-                  outline_color=(0, 0, 0, 1))
+    label = w.BounceBox(minimum=min(font, w.minimum_px(context, "body")), max_lines=1, text=messages[0],
+                        font_size=font, color=color, bold=True, halign="center", valign="middle",
+                        size_hint=(None, None), size=(width * 0.96, band), pos=(width * 0.02, 0),
+                        outline_width=max(1, int(context.font(3))), outline_color=(0, 0, 0, 1))
     label.role, label.moves = ROLE_CELEBRATION, True  # it bounces in the band, on its own course
     layer.add_widget(label)
     layer.celebration = label
     layer.animate(_Bounce(label, width, band, speed(context, "speed", 0.15) * height))
     layer.animate(w.Messages(label, messages, config_number(context, "message_interval_sec", 8, 1, 3600)))
+    layer.animate(label)
     return layer
 
 

@@ -156,7 +156,10 @@ def plugin_template(context: RenderContext) -> Any:
 @renderer(prepare=_prepare_overlay)
 def plugin_template_overlay(context: RenderContext) -> Any:
     """The template ``template`` of the folder plugin ``plugin_id`` filled with ``data`` over the
-    slide (a template's ``background`` is for slides only), with ``messages`` cycled over it. A
+    slide (a template's ``background`` is for slides only), with ``messages`` cycled over it. Its
+    blocks are placed in the whole content area as the template gives them. With a text, list,
+    title, image or QR block it is content (``content``: drawn over the slides, its blocks where its
+    author put them); with only boxes and confetti it is decoration, behind the slides' content. A
     template or data error shows a panel naming the plugin and the template instead, in the
     celebration band (``hookspecs.render.BAND``), off the slide's text."""
     w = _w()
@@ -178,7 +181,15 @@ def plugin_template_overlay(context: RenderContext) -> Any:
         panel.role = ROLE_CELEBRATION
         return layer
     layer.bands = _bands(prepared["blocks"])
+    # blocks a viewer reads or scans make it content, over the slides (the overlays layer mounts it
+    # there); boxes and confetti alone are decoration, under the slides' content
+    layer.content = any(block["type"] in CONTENT_BLOCKS for block in prepared["blocks"])
     return w.with_messages(context, layer, context.theme.accents[0], 90)
+
+
+CONTENT_BLOCKS = ("title", "text", "list", "image", "qr")
+"""Template blocks that make an overlay template content (a panel over the slides, decoration kept
+out of their boxes) rather than decoration (drawn under the slides' content, as confetti is)."""
 
 
 DECORATION = ("confetti",)

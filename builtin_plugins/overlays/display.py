@@ -148,6 +148,9 @@ class OverlaysLayer:
                                                     for _id, entry in shown])
         self.placed = {overlay_id: rect for (overlay_id, _entry), rect in zip(shown, rects)}
         self._fit()
+        stale = [overlay_id for overlay_id, entry in shown if entry.get("type_height") != layout.type_height]
+        if stale:  # built for another screen height (before the ticker claimed its band): built again
+            self.stage.after(0, lambda: self._rebuild(stale))
         for (_id, entry), rect, message in zip(shown, rects, messages):
             if message is not None:
                 place_celebration(entry["widget"], rect, message)
@@ -184,6 +187,18 @@ class OverlaysLayer:
             if overlay_id not in self.overlays:
                 self._add(row)
 
+    def _rebuild(self, overlay_ids: list) -> None:
+        """Build the overlays ``overlay_ids`` again with the context the layout gives now (a panel's
+        size and type follow the screen above the ticker: one built before the ticker claimed its
+        band was 422 px wide where it is 390 once built again, and the first slide got a narrower
+        free area than every later one)."""
+        for overlay_id in overlay_ids:
+            entry = self.overlays.get(overlay_id)
+            if entry is not None and entry.get("widget") is not None and \
+                    entry.get("type_height") != self.stage.layout.type_height:
+                self._remove(overlay_id)
+                self._add(entry["row"])
+
     def _remove(self, overlay_id: Any) -> None:
         entry = self.overlays.pop(overlay_id, None)
         if entry and entry.get("front") is not None:
@@ -214,6 +229,7 @@ class OverlaysLayer:
         self.overlays[overlay_id] = entry
         renderer = self.stage.renderer("overlay", type_id)
         context = self.stage.context("overlay", row)
+        entry["type_height"] = context.type_height  # the screen height it is built for (arrange checks it)
 
         def done(data: Any, error: BaseException | None) -> None:
             if self.overlays.get(overlay_id) is not entry:
@@ -236,7 +252,9 @@ class OverlaysLayer:
             widget.size_hint, widget.pos_hint = (None, None), {}
             widget.pos, widget.size = self.widget.pos, self.widget.size
             entry["widget"] = widget
-            if decorative:  # decoration, under the slides' content; its message over them
+            if decorative and not getattr(widget, "content", False):  # decoration, under the slides'
+                # content, its message over them (a full-screen widget that says it is ``content``, a
+                # template with text, is drawn over the slides as a panel)
                 self.decoration.add_widget(widget)
                 entry["front"] = _lift_celebration(widget, self.widget)
             else:

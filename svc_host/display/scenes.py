@@ -22,7 +22,8 @@ It writes, in DIR:
   window pixels with a top-left origin (``[x, y, width, height]``): the ``slide`` rectangle,
   every ``label`` (owner ``slide``, ``overlay:<id>``, ``alert``, role, text, the ``box`` of the
   widget and the ``text_box`` where its texture is drawn, font size, the ``lines`` it was drawn
-  with), every ``image`` (``qr`` for a QR code), the overlay ``panels`` (zone and rectangle),
+  with, ``scrolls``: a one-line text scrolling through its box, whose ``text_box`` is the part
+  drawn now), every ``image`` (``qr`` for a QR code), the overlay ``panels`` (zone and rectangle),
   the alert ``cards``, the ``decorations`` (confetti and other effect layers) and the ``ticker``
   band; with ``judge`` (the tests), ``decorated`` on each label and image: whether a pixel of its
   box changes when the same frame is drawn again with the decorations hidden.
@@ -137,9 +138,11 @@ def label_entry(label: Any, owner: str, height: float, opacity: float) -> dict:
     """A label showing text: owner, role, text, boxes, font, drawn lines."""
     lines = drawn_lines(label)
     tw, th = label.texture_size
+    window = getattr(label, "window", None)  # the kit's ScrollBox: the part of its text drawn
+    drawn = window() if callable(window) else (label.center_x - tw / 2, label.center_y - th / 2, tw, th)
     return {"owner": owner, "role": getattr(label, "role", "") or "", "text": label.text,
             "box": window_box(label, height),
-            "text_box": window_box(label, height, label.center_x - tw / 2, label.center_y - th / 2, tw, th),
+            "text_box": window_box(label, height, *drawn), "scrolls": bool(getattr(label, "scrolls", False)),
             "font_px": round(float(label.font_size), 1), "bold": bool(label.bold),
             "lines": lines, "shorten": bool(label.shorten), "opacity": round(opacity, 3),
             "moves": bool(getattr(label, "moves", False))}

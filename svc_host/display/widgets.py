@@ -8,7 +8,9 @@ Imported only on the UI side (a display module reaches it through
   widget's box when it moves or resizes), :func:`text_slide` (the title band and body of most
   slides), :func:`add_title` (that title band anywhere), :func:`box_hints` (a box from the top
   left as Kivy hints), :func:`label`, :func:`fit_label` (one line whose font shrinks to fit its
-  box: a headline in a box that can be narrow), :class:`Backdrop` (a colour or gradient fill, the
+  box: a headline in a box that can be narrow), :class:`ScrollBox` (a text that scrolls on one
+  line what does not fit at its minimum: a celebration message, an alert's title),
+  :class:`SameSize` (labels sharing one size: a grid's cells), :class:`Backdrop` (a colour or gradient fill, the
   compositor's own); sizes from the type scale (``context.type_px``, :data:`hookspecs.render.TYPE_SCALE`);
 - the body of a slide: :class:`Column` of :class:`Entry` items (a line or a few, an optional icon
   at their left, an optional highlight) spread over the height it is given, items that do not fit
@@ -324,6 +326,181 @@ class TextBox(Label):
         self.fit()
 
 
+SCROLL_EMS = 3.5
+"""How fast a scrolling text moves: its font size this many times a second (about seven characters
+a second, whatever its size; the ticker's 150 px a second at 1080 lines moves its text about as fast)."""
+SCROLL_PAUSE = 2.0
+"""Seconds a scrolling text rests at its start and at its end before it moves on."""
+MAX_SCROLL_STEP = 5.0
+"""A frame gap longer than this (a stall) moves a scrolling text only this far, as the ticker."""
+
+
+class ScrollBox(TextBox):
+    """A :class:`TextBox` that scrolls what does not fit (the text rule's last step for a one-line
+    message: a celebration, an alert's title, a slide's title). Fitted as a ``TextBox`` (wrapped at
+    words into at most ``max_lines`` lines, shrunk down to ``minimum``); when even that does not fit,
+    the whole text is laid out on one line, as large as the box's height holds (at most its nominal
+    size, at least its minimum), and scrolls through the box on frame time: it rests
+    :data:`SCROLL_PAUSE` s at its start, moves :data:`SCROLL_EMS` times its font size a second until its end is in
+    the box, rests again and starts over (``tick(dt)``; its owner animates it). ``text`` stays the
+    whole message: nothing is cut, shortened or ended with an ellipsis.
+
+    Drawn by itself (the kv rule ``<-ScrollBox>`` drops the Label's rectangle): the texture's window
+    ``offset`` px from its left edge, the box wide, through the texture coordinates (no stencil or
+    scissor, which an FBO the compositor draws into would not follow). ``scrolls`` says whether it
+    scrolls; ``window()`` is the part of the text drawn (its own coordinates)."""
+
+    def __init__(self, **kwargs: Any):
+        self.scrolls, self.offset, self.rest, self.at_end = False, 0.0, SCROLL_PAUSE, False
+        self.passes, self._scrolled = 0, None  # times it was scrolled to its end; the text it scrolls
+        super().__init__(**kwargs)
+        with self.canvas:
+            Color(1, 1, 1, 1)
+            self._drawn = Rectangle()
+        self.bind(texture=self._draw, texture_size=self._draw, pos=self._draw, size=self._draw)
+        self._draw()
+
+    def fit(self, *_args: Any) -> None:
+        if self._fitting or getattr(self, "managed", False) or self.width <= 1 or \
+                (self.fit_height and self.height <= 1):
+            return
+        super().fit()
+        scrolls = not self.fits and bool(self.text)
+        if scrolls:
+            self._fitting = True
+            try:  # one line, as large as the box's height holds: only its height limits it
+                self.font_size = fit_text(self.text, 1e9, self.height if self.fit_height else None, self.nominal,
+                                          self.minimum, self.options(), 1)[0]
+                self.text_size = (None, None)
+            finally:
+                self._fitting = False
+        if (scrolls, self.text) != (self.scrolls, self._scrolled):  # a new text starts from its start
+            self.scrolls, self.offset, self.rest, self.at_end, self.passes = scrolls, 0.0, SCROLL_PAUSE, False, 0
+            self._scrolled = self.text
+        self._draw()
+
+    def travel(self) -> float:
+        """How far the text moves from its start to its end (0 when it fits)."""
+        return max(0.0, float(self.texture_size[0]) - float(self.width)) if self.scrolls else 0.0
+
+    def tick(self, dt: float) -> None:
+        travel = self.travel()
+        if travel <= 0:
+            return
+        dt = min(max(0.0, dt), MAX_SCROLL_STEP)
+        if self.rest > 0:
+            self.rest -= dt
+            if self.rest > 0:
+                return
+            dt, self.rest = -self.rest, 0.0
+            if self.at_end:  # rested at its end: back to its start, resting there first
+                self.offset, self.at_end, self.rest = 0.0, False, SCROLL_PAUSE
+                self.passes += 1
+                self._draw()
+                return
+        speed = SCROLL_EMS * float(self.font_size)
+        self.offset = min(travel, self.offset + speed * dt)
+        if self.offset >= travel:
+            self.at_end, self.rest = True, SCROLL_PAUSE
+        self._draw()
+
+    def window(self) -> tuple[float, float, float, float]:
+        """Where its text is drawn, ``(x, y, width, height)`` in its parent's coordinates."""
+        tw, th = self.texture_size
+        if self.scrolls and tw > self.width:
+            return self.x, float(int(self.center_y - th / 2.0)), float(self.width), float(th)
+        return float(int(self.center_x - tw / 2.0)), float(int(self.center_y - th / 2.0)), float(tw), float(th)
+
+    def _draw(self, *_args: Any) -> None:
+        drawn = getattr(self, "_drawn", None)
+        if drawn is None:
+            return
+        texture = self.texture
+        drawn.texture = texture  # its texture coordinates: the whole texture's
+        if texture is None:
+            drawn.size = (0, 0)
+            return
+        x, y, width, height = self.window()
+        drawn.pos, drawn.size = (x, y), (width, height)
+        tw = float(self.texture_size[0])
+        if width < tw and tw > 0:  # the window of the texture from ``offset``
+            tc = texture.tex_coords
+            a0, a1 = self.offset / tw, (self.offset + width) / tw
+
+            def uv(a: float, b: float) -> tuple[float, float]:
+                return tc[0] + a * (tc[4] - tc[0]), tc[1] + b * (tc[5] - tc[1])
+
+            drawn.tex_coords = (*uv(a0, 0), *uv(a1, 0), *uv(a1, 1), *uv(a0, 1))
+
+
+class BounceBox(ScrollBox):
+    """A :class:`ScrollBox` of one line whose text, when it fits, is drawn only as wide as itself
+    (not the box's width) so it can move within its box: the bouncing message."""
+
+    def fit(self, *_args: Any) -> None:
+        super().fit()
+        if not self.scrolls and self.width > 1 and not self._fitting:
+            self._fitting = True
+            try:
+                self.text_size = (None, None)
+            finally:
+                self._fitting = False
+            self._draw()
+
+
+from kivy.lang import Builder  # noqa: E402  the rule names the class defined above
+
+Builder.load_string("<-ScrollBox>:\n<-BounceBox>:\n")  # its own drawing only (no Label rectangle)
+
+
+def scroll_box(context: RenderContext, text: str, step: str, color: RGBA, bold: bool = False,
+               halign: str = "center", max_lines: int | None = 1, nominal: float | None = None,
+               minimum: float | None = None, **kwargs: Any) -> ScrollBox:
+    """A :class:`ScrollBox` of the type scale's ``step`` (or ``nominal`` px), shrinking down to the
+    step's minimum on this screen (or ``minimum``) and scrolling on one line below it."""
+    return ScrollBox(minimum=minimum_px(context, step) if minimum is None else minimum, max_lines=max_lines,
+                     text=text, font_size=context.type_px(step) if nominal is None else nominal, color=color,
+                     bold=bold, halign=halign, valign="middle", **kwargs)
+
+
+class SameSize:
+    """Labels (:class:`TextBox`) that share one font size, the text rule for a grid (a calendar's
+    cells): the largest size at which every one of them fits its own box, down to their minimum,
+    so no cell is drawn larger than its neighbours. When even the minimum does not fit one of them,
+    ``shorter`` (``label -> str | None``) gives each label its shorter text, once (a weekday's
+    initial for its name): the grid's way of degrading. Refitted after any of them is."""
+
+    def __init__(self, labels: Sequence[TextBox], shorter: Callable[[TextBox], str | None] | None = None):
+        self.labels, self.shorter, self.shortened = [lb for lb in labels if lb.text], shorter, False
+        self._again = Clock.create_trigger(self.equalize, -1)
+        for widget in self.labels:
+            widget.bind(font_size=self._later, size=self._later)
+
+    def _later(self, *_args: Any) -> None:
+        if not getattr(self, "_busy", False):
+            self._again()
+
+    def equalize(self, *_args: Any) -> None:
+        sized = [lb for lb in self.labels if lb.width > 1 and lb.height > 1]
+        if not sized:
+            return
+        fitted = [lb.fitted(lb.width, lb.height) for lb in sized]
+        if not all(ok for _size, ok in fitted) and self.shorter is not None and not self.shortened:
+            self.shortened = True
+            for widget in sized:
+                text = self.shorter(widget)
+                if text:
+                    widget.text = text  # refits: equalized again
+            return
+        size = min(size for size, _ok in fitted)
+        self._busy = True
+        try:
+            for widget in sized:
+                widget.font_size = size
+        finally:
+            self._busy = False
+
+
 def default_minimum() -> float:
     """The minimum of a label made without one: the type scale's caption on this screen."""
     from hookspecs.render import TYPE_MIN
@@ -497,10 +674,13 @@ def add_title(context: RenderContext, slide: Widget, title: str, accent: RGBA | 
     else:  # beside its first letter
         slide.add_widget(Backdrop([accent or context.theme.accents[0]], size_hint=(0.012, height),
                                   pos_hint={"x": max(0.0, x - 0.03), "top": 1 - y}))
-    widget = label(title, context.font(size) if size else context.type_px("title"), color or context.theme.text,
-                   bold=True, halign=halign, minimum=minimum_px(context, "title"), **box_hints(box))
-    widget.role = ROLE_TITLE
+    widget = ScrollBox(minimum=minimum_px(context, "title"), text=title,
+                       font_size=context.font(size) if size else context.type_px("title"),
+                       color=color or context.theme.text, bold=True, halign=halign, valign="middle", **box_hints(box))
+    widget.role = ROLE_TITLE  # wrapped at words in its band, shrunk to the title's minimum, else scrolled
     slide.add_widget(widget)
+    if hasattr(slide, "animate"):
+        slide.animate(widget)
     return widget
 
 
@@ -965,7 +1145,8 @@ def panel(context: RenderContext, size_hint: tuple[float, float], default_pos: s
 
 # -- moving pieces ------------------------------------------------------------------------------
 class Messages:
-    """Cycles ``messages`` in a label every ``interval`` seconds (``tick``)."""
+    """Cycles ``messages`` in a label every ``interval`` seconds (``tick``); a message that scrolls
+    (:class:`ScrollBox`) stays until it has been scrolled through once."""
 
     def __init__(self, label: Any, messages: list[str], interval: float):
         self.label, self.messages, self.interval, self.t, self.i = label, messages, interval, 0.0, 0
@@ -975,7 +1156,7 @@ class Messages:
         if len(self.messages) < 2:
             return
         self.t += dt
-        if self.t >= self.interval:
+        if self.t >= self.interval and (not getattr(self.label, "scrolls", False) or self.label.passes > 0):
             self.t = 0.0
             self.i = (self.i + 1) % len(self.messages)
             self.label.text = self.messages[self.i]
@@ -984,10 +1165,11 @@ class Messages:
 def message_label(context: RenderContext, color: RGBA, size: float = 110) -> Label:
     """A large outlined caption in the celebration band (:data:`hookspecs.render.BAND` high at the
     bottom of a full-screen overlay) by the text rule: whole, on one line or two (wrapped at words),
-    as large as the band holds down to the body's minimum; never shortened (a long name in a
+    as large as the band holds down to the body's minimum, and when even that does not fit, on one
+    line scrolling through the band (:class:`ScrollBox`); never shortened (a long name in a
     birthday message was cut in its middle, ``Happy birthday,... of us at Aurora``)."""
     font = min(context.font(size), context.size[1] * BAND * 0.62)
-    caption = TextBox(minimum=min(font, minimum_px(context, "body")), max_lines=2, text="", font_size=font,
+    caption = ScrollBox(minimum=min(font, minimum_px(context, "body")), max_lines=2, text="", font_size=font,
                       color=color, bold=True, halign="center", valign="middle", size_hint=(0.96, BAND),
                       pos_hint={"center_x": 0.5, "y": 0}, outline_width=max(1, int(context.font(4))),
                       outline_color=(0, 0, 0, 1))
@@ -1006,6 +1188,7 @@ def with_messages(context: RenderContext, layer: Slide, color: RGBA, size: float
         layer.celebration = caption  # the overlays layer keeps the celebration band free of the slide
         every = config_number(context, "message_interval_sec", 6, 1, 3600) if interval is None else interval
         layer.animate(Messages(caption, messages, every))
+        layer.animate(caption)  # scrolls a message too long for two lines at its minimum
     return layer
 
 

@@ -188,3 +188,29 @@ def composed(canvas: Canvas, job: dict) -> dict:
             "panels": [{"zone": e["zone"], "rect": window_rect(e["widget"])} for e in overlays.overlays.values()
                        if e.get("widget") is not None and e["zone"] != "fullscreen"],
             "messages": messages}
+
+
+def scrolling(canvas: Canvas, job: dict) -> dict:
+    """``slide`` with ``overlays`` up, then ``frames`` frames of ``dt`` s: each celebration message's
+    text, drawn lines, font size, box, whether it scrolls, how far it can move (``travel``), and per
+    frame its ``offset`` and a digest of the pixels of the part of it drawn."""
+    client = api(canvas)
+    for row in job["overlays"]:
+        store(client, "POST", "/v1/display/overlays", row)
+    show(canvas, client, job["slide"], None, frames=4)
+    overlays = canvas.layer("overlays")
+    (caption,) = [getattr(e.get("widget"), "celebration") for e in overlays.overlays.values()
+                  if getattr(e.get("widget"), "celebration", None) is not None]
+    x, y, width, height = caption.window()
+    wx, wy = caption.to_window(x, y)
+    window = [wx, wy, width, height]
+    seen = {"text": caption.text, "lines": drawn_lines(caption), "font_px": caption.font_size,
+            "minimum": caption.minimum, "rect": window_rect(caption), "window": window,
+            "scrolls": caption.scrolls, "travel": caption.travel(), "frames": []}
+    for _ in range(job["frames"]):
+        canvas.frame(job["dt"])
+        seen["frames"].append({"offset": caption.offset, "pixels": crops(canvas, [window])[0],
+                               "text": caption.text})
+    if job.get("png"):
+        canvas.png(f"{job['png']}-scrolling-{job['size'][0]}x{job['size'][1]}.png")
+    return seen

@@ -397,3 +397,27 @@ def test_portrait_is_a_layout_of_its_own_bands_stacked_panels_landscape_sized(en
         # the landscape type scale (TYPE_SCALE: title 80, body 56 and up), not 1920/1080 times it
         expected = 80 if mark["role"] == "title" else 56 * 1.5
         assert mark["font_px"] <= expected * (size[1] - result["ticker"][3]) * size[0] / size[1] / 1080 + 0.5, mark
+
+
+@pytest.mark.slow
+def test_a_celebration_message_too_long_for_two_lines_scrolls_whole_on_one_line(env, tmp_path):
+    """At 1080x1920 a message that does not fit its band on two lines at the body's minimum is laid
+    out whole on one line and scrolls through the band on frame time: its text stays the whole
+    message (never cut, never an ellipsis), its drawn part stays in its box, and over the frames it
+    moves from its start to its end, so every character is shown."""
+    size = (1080, 1920)
+    message = " ".join([BIRTHDAY] * 2)  # 211 characters (a message holds 280)
+    confetti = overlay("birthday_confetti", {"messages": [message], "density": 1})
+    result = run(env, {"scenario": COMPOSITION + "scrolling", "size": size, "slide": SLIDE,
+                       "overlays": [confetti] + CAFE_PANELS, "frames": 90, "dt": 0.5,
+                       "png": os.environ.get("COMPOSITION_PNG", "")}, tmp_path)
+    assert result["scrolls"] and result["text"] == message, result
+    assert " ".join(result["lines"]).split() == message.split(), result
+    assert len(result["lines"]) == 1 and result["font_px"] >= result["minimum"] - 0.01, result
+    box, window = Rect(*result["rect"]), Rect(*result["window"])
+    assert window.x >= box.x - 1 and window.right <= box.right + 1 and window.width <= size[0], (box, window)
+    offsets = [f["offset"] for f in result["frames"]]
+    assert all(f["text"] == message for f in result["frames"])
+    assert min(offsets) == 0 and max(offsets) == pytest.approx(result["travel"]) and result["travel"] > 0, offsets
+    assert len({f["pixels"] for f in result["frames"]}) > 10, "the drawn text does not move"
+    assert "Traceback" not in result["log"], result["log"][-3000:]

@@ -57,10 +57,14 @@ def test_the_kit_wraps_at_words_shrinks_to_its_minimum_and_says_what_does_not_fi
         # a column: the first item shrinks to fit, the others at its size or left out; its start shown
         {"kind": "column", "box": [300, 250], "font": 56, "minimum": minimum,
          "texts": [LONG["summary"], *LONG["headlines"][:3]]},
+        # a one-line message (a ScrollBox) that fits once shrunk, and one that does not even at its minimum
+        {"kind": "scroll", "box": [400, 80], "font": 60, "minimum": minimum, "lines": 1, "text": "Storm warning at 15:00"},
+        {"kind": "scroll", "box": [400, 80], "font": 60, "minimum": minimum, "lines": 1, "frames": 160,
+         "text": "Storm warning: strong winds expected from 15:00, terrace closed"},
     ]
     answer = run(env, {"scenario": "tests.display.text_rule:kit_texts", "size": [960, 540], "cases": cases},
                  tmp_path)
-    word, summary, line, column = answer["cases"]
+    word, summary, line, column = answer["cases"][:4]
     floors = {"title": minimum, "body": minimum, "caption": minimum}
     for case, seen in zip(cases, answer["cases"]):
         for label in seen["labels"]:
@@ -75,6 +79,17 @@ def test_the_kit_wraps_at_words_shrinks_to_its_minimum_and_says_what_does_not_fi
     (drawn,) = line["labels"]
     assert drawn["font_px"] == minimum and drawn["fits"] is False and len(drawn["lines"]) == 1, drawn
     assert column["shown"] == 1, column  # the summary alone, as large as fits
+    fitted, scrolled = answer["cases"][4:]
+    (drawn,) = fitted["labels"]
+    assert not drawn["scrolls"] and drawn["fits"] and minimum <= drawn["font_px"] < 60 and len(drawn["lines"]) == 1
+    # too long at the minimum: the whole text on one line, drawn in a window of its box that moves
+    # from its start to its end over the frames (every character shown), never cut or ellipsized
+    (drawn,) = scrolled["labels"]
+    assert drawn["scrolls"] and drawn["text"] == cases[5]["text"] and len(drawn["lines"]) == 1, drawn
+    assert " ".join(drawn["lines"]).split() == cases[5]["text"].split(), drawn
+    assert drawn["font_px"] >= minimum and drawn["texture"][0] == 400 and drawn["whole_width"] > 400, drawn
+    assert min(scrolled["offsets"]) == 0 and max(scrolled["offsets"]) == scrolled["travel"] > 0, scrolled
+    assert 0 in scrolled["offsets"][scrolled["offsets"].index(scrolled["travel"]):], scrolled  # and starts over
     (first,) = column["labels"]
     assert first["text"].startswith(LONG["summary"][:60]) and first["text"].endswith("\u2026"), first
     assert first["font_px"] == minimum, first
@@ -103,7 +118,8 @@ SLIDES = [
 
 BIRTHDAY = "Happy birthday, Maximiliane Rosenthal-Oberhauser, from all of us at Aurora"
 OVERLAYS = [["digital_clock", {"show_date": True, "time_format_preset": "24h_hm"}],
-            ["birthday_confetti", {"messages": [BIRTHDAY]}]]
+            ["birthday_confetti", {"messages": [BIRTHDAY]}],
+            ["bouncing_message", {"messages": [BIRTHDAY]}]]
 """Overlay panels whose text must stay inside the panel (judged like a slide's in the panel's box)."""
 
 
@@ -137,6 +153,17 @@ def check_long_texts(drawn: list[dict]) -> None:
     assert any(text.startswith(LONG["summary"][:40]) for text in by_type["news_article"]), by_type["news_article"]
     assert LONG["headlines"][0] in by_type["news_headlines"], by_type["news_headlines"]
     assert BIRTHDAY in by_type["birthday_confetti"], by_type["birthday_confetti"]  # whole, never shortened
+    assert BIRTHDAY in by_type["bouncing_message"], by_type["bouncing_message"]
+
+
+def check_grid(drawn: list[dict]) -> None:
+    """The month's cells share one size (the text rule for a grid): no day drawn larger than its
+    neighbours, none below the body's minimum."""
+    (month,) = [slide for slide in drawn if slide["type"] == "calendar_month"]
+    cells = [label for label in month["labels"] if label["role"] == "primary"]
+    assert len(cells) >= 28 + 7, cells
+    assert len({label["font_px"] for label in cells}) == 1, sorted({label["font_px"] for label in cells})
+    assert cells[0]["font_px"] >= month["min_px"]["body"] - 0.5, cells[0]
 
 
 @pytest.mark.slow
@@ -146,6 +173,7 @@ def test_every_text_slide_keeps_its_words_whole_at_a_readable_size_beside_corner
     assert drawn[0]["min_px"]["body"] == TYPE_MIN["body"] * 540 / 1080
     check_slides(drawn)
     check_long_texts(drawn)
+    check_grid(drawn)
 
 
 @pytest.mark.slow
@@ -153,6 +181,7 @@ def test_every_text_slide_keeps_its_words_whole_at_a_readable_size_on_a_portrait
     drawn = slides(env, tmp_path, [540, 960], [[540, 960]])
     check_slides(drawn)
     check_long_texts(drawn)
+    check_grid(drawn)
 
 
 def test_a_slide_in_part_of_the_screen_meets_the_theme_backdrop_without_a_seam(env, tmp_path):

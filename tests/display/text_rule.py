@@ -69,10 +69,13 @@ def labels(root: Any) -> list[dict]:
         widget.texture_update()
         core = widget._label  # noqa: SLF001  the lines Kivy laid out are kept there only
         lines = [" ".join(word.text for word in line.words) for line in getattr(core, "_cached_lines", [])]
+        scrolls = bool(getattr(widget, "scrolls", False))  # the kit's ScrollBox: drawn in a window of its box
+        drawn = widget.window()[2:] if scrolls else widget.texture_size
         found.append({"text": widget.text, "lines": lines, "font_px": round(float(widget.font_size), 2),
                       "minimum": _number(getattr(widget, "minimum", None)), "role": getattr(widget, "role", ""),
                       "icon": bool(getattr(widget, "icon_name", "")), "rect": window_rect(widget),
-                      "texture": [round(v, 1) for v in widget.texture_size], "fits": _flag(getattr(widget, "fits", None)),
+                      "texture": [round(v, 1) for v in drawn], "fits": _flag(getattr(widget, "fits", None)),
+                      "scrolls": scrolls, "whole_width": round(float(widget.texture_size[0]), 1),
                       "sized_by_text": widget.size_hint_y is None})
     return found
 
@@ -119,11 +122,21 @@ def kit_texts(canvas: Canvas, job: dict) -> dict:
             widget = w.Column(entries, gap=case["font"] * 0.4)
         elif case["kind"] == "line":
             widget = w.fit_label(case["text"], case["font"], (1, 1, 1, 1), minimum=case["minimum"])
+        elif case["kind"] == "scroll":
+            widget = w.ScrollBox(minimum=case["minimum"], max_lines=case["lines"], text=case["text"],
+                                 font_size=case["font"], color=(1, 1, 1, 1))
         else:
             widget = w.label(case["text"], case["font"], (1, 1, 1, 1), minimum=case["minimum"])
         _place(canvas, widget, size)
         _settle(canvas, widget)
-        answers.append({"labels": labels(widget), "shown": getattr(widget, "shown", None)})
+        answer = {"labels": labels(widget), "shown": getattr(widget, "shown", None)}
+        if case["kind"] == "scroll":  # frame time passing: where its text is drawn from, frame by frame
+            answer["travel"] = widget.travel()
+            answer["offsets"] = []
+            for _ in range(case.get("frames", 0)):
+                widget.tick(0.25)
+                answer["offsets"].append(widget.offset)
+        answers.append(answer)
         canvas.root.remove_widget(widget)
     return {"cases": answers}
 

@@ -333,7 +333,7 @@ def test_weather_location_added_as_an_interest(app, fleet):
     p = app.page
     p.goto("/#/content")
     box = interest_form(p, "Weather locations", "location")
-    add_interest(box, "location", {"Id (required)": "office", "Name (required)": "Office", "Latitude (required)": "91"})
+    add_interest(box, "location", {"Id": "office", "Name (required)": "Office", "Latitude (required)": "91"})
     box.get_by_text("Must be at most 90.").wait_for()
     add_interest(box, "location", {"Latitude (required)": "48.85", "Longitude (required)": "2.35"})
     p.get_by_text("Weather locations: office added.").wait_for()
@@ -384,13 +384,13 @@ def test_a_feed_and_a_stock_symbol_added_as_interests(app, fleet):
     p.goto("/#/content")
     # loopback and never fetched: the news integration is off
     add_interest(interest_form(p, "News feeds", "feed"), "feed", {
-        "Id (required)": "town", "Feed address (URL) (required)": "http://127.0.0.1:9/town.xml",
+        "Id": "town", "Feed address (URL) (required)": "http://127.0.0.1:9/town.xml",
         "Check every (seconds)": "900"})
     p.get_by_text("News feeds: town added.").wait_for()
     feed = display.get("/v1/interests/rss-feeds/town", key=admin).json()
     assert (feed["url"], feed["poll_seconds"], feed["enabled"]) == ("http://127.0.0.1:9/town.xml", 900, True)
     stocks = interest_form(p, "Stock symbols", "symbol")
-    add_interest(stocks, "symbol", {"Id (required)": "acme", "Symbol (required)": "acme", "Name shown": "Acme Corp."})
+    add_interest(stocks, "symbol", {"Id": "acme", "Symbol (required)": "acme", "Name shown": "Acme Corp."})
     p.get_by_text("Stock symbols: acme added.").wait_for()
     symbol = display.get("/v1/interests/stock-symbols/acme", key=admin).json()
     assert (symbol["symbol"], symbol["display_name"], symbol["enabled"]) == ("ACME", "Acme Corp.", True)

@@ -214,7 +214,8 @@ export async function render(main) {
   };
   const formHolder = h("div", {});
   replace(main, h("h1", {}, "Backups"), list, formHolder);
-  controllerRequestSchema("PUT", "/bff/v1/backup-targets").then((body) => replace(formHolder, section("Back up a display", targetForm(body, reloadAll))),
-    (err) => replace(formHolder, section("Back up a display", h("p", { class: "note error" }, describeError(err)))));
-  await reloadAll();
+  // the form shows once the list above it is drawn (nothing moves under the person's pointer)
+  const [body] = await Promise.all([controllerRequestSchema("PUT", "/bff/v1/backup-targets").catch((err) => err), reloadAll()]);
+  replace(formHolder, section("Back up a display", body instanceof Error
+    ? h("p", { class: "note error" }, describeError(body)) : targetForm(body, reloadAll)));
 }

@@ -31,13 +31,21 @@ function themePreview(theme) {
 /** A form for a custom theme: colour pickers with a live preview (POST /v1/display/themes). */
 function themeEditor(api, themeBody, done) {
   const picker = (label, value) => h("label", { class: "swatch" }, h("input", { type: "color", value }), " ", label);
-  const groups = {
-    // defaults that pass the display's contrast rules (docs/display.md, "Colour")
-    display: [picker("Background top", "#102040"), picker("Background bottom", "#1b4a6b")],
-    primaryContainer: [picker("Panel text", "#ffffff"), picker("Panel", "#b4452c")],
-    secondaryContainer: [picker("Second panel text", "#102040"), picker("Second panel", "#f4a261")],
-    accents: [picker("Accent 1", "#e9c46a"), picker("Accent 2", "#5fd3c4"), picker("Accent 3", "#ffa88f"), picker("Accent 4", "#8ab17d")],
+  // defaults that pass the display's contrast rules (docs/display.md, "Colour"); how many
+  // colours each group takes is the display's (its preview schema): a group is cut or padded
+  const defaults = {
+    display: [["Background top", "#102040"], ["Background bottom", "#1b4a6b"]],
+    primaryContainer: [["Panel text", "#ffffff"], ["Panel", "#b4452c"]],
+    secondaryContainer: [["Second panel text", "#102040"], ["Second panel", "#f4a261"]],
+    accents: [["Accent 1", "#e9c46a"], ["Accent 2", "#5fd3c4"], ["Accent 3", "#ffa88f"], ["Accent 4", "#8ab17d"]],
   };
+  const shape = property(themeBody, "preview").properties || {};
+  const groups = Object.fromEntries(Object.entries(defaults).map(([key, list]) => {
+    const { minItems = 0, maxItems = Infinity } = shape[key] || {};
+    const count = Math.min(Math.max(list.length, minItems), maxItems);
+    return [key, Array.from({ length: count }, (_, i) => (list[i] ? picker(...list[i])
+      : picker(`${list[list.length - 1][0]} ${i + 1}`, list[list.length - 1][1])))];
+  }));
   const labelSchema = property(themeBody, "label"); // the display's limits on a theme's name
   const label = field("Theme name", h("input", { type: "text", name: "label", ...inputLimits(labelSchema) }));
   const holder = h("div", { class: "theme-live", "aria-hidden": "true" });

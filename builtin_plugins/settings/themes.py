@@ -29,7 +29,7 @@ HEX = re.compile(r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
 _STOPS = {"type": "array", "minItems": 2, "maxItems": 4, "items": {"type": "string", "pattern": HEX.pattern}}
 # A preview's shape for /v1/openapi.json: what preview_problems() checks (the contrast rule aside).
 PREVIEW_JSON_SCHEMA = {
-    "type": ["object", "null"], "required": [*GROUPS, "accents"], "additionalProperties": False,
+    "type": "object", "required": [*GROUPS, "accents"], "additionalProperties": False,
     "description": "gradients of 2-4 hex stops (container groups list the foreground first) and 4 accents; "
                    "the text colours must read on their backgrounds (docs/display.md, Colour)",
     "properties": {**{group: _STOPS for group in GROUPS},

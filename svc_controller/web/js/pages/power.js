@@ -123,5 +123,8 @@ export async function powerSection(display, rerender) {
       notify(describeError(err), "error");
     }
   });
+  // a display older than its typed schedule schema names no days: its schedule is not editable here
+  if (!dayChoices.length) return section("Power", state, now, h("h3", {}, "Weekly schedule"),
+    h("p", { class: "note" }, "This display does not describe its schedule's days; upgrade it to edit the schedule here."));
   return section("Power", state, now, h("h3", {}, "Weekly schedule"), form);
 }

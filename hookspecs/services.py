@@ -188,6 +188,9 @@ class CategoriesService(Protocol):
     """The content category vocabulary (curator categories, spec 2.10), inside the caller's ``db_session``."""
 
     def exists(self, category_id: str) -> bool: ...
+    def label(self, category_id: str) -> str | None:
+        """The category's label, ``None`` when no category has this id (or its label is empty)."""
+        ...
 
 
 @runtime_checkable

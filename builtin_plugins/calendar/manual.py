@@ -21,6 +21,12 @@ from svc_host.rest.text import Text
 MAX_EPOCH_MS = 253_402_300_799_999  # 9999-12-31T23:59:59.999Z
 
 
+# what Instant takes, for /v1/openapi.json (clients draw their forms from it)
+INSTANT_SCHEMA = {"anyOf": [{"type": "integer", "minimum": 0, "maximum": MAX_EPOCH_MS, "description": "epoch milliseconds"},
+                            {"type": "string", "format": "date-time",
+                             "description": "ISO 8601; without an offset: the display's time zone"}]}
+
+
 class Instant(fields.Field):
     """Epoch milliseconds (integer) or an ISO 8601 string; kept raw, resolved by the responder."""
 
@@ -41,8 +47,8 @@ class Instant(fields.Field):
 
 class CalendarEventBody(Schema):
     title = Text(required=True, validate=validate.Length(min=1, max=2000))
-    start_ms = Instant(required=True)
-    end_ms = Instant(required=True)
+    start_ms = Instant(required=True, metadata=INSTANT_SCHEMA)
+    end_ms = Instant(required=True, metadata=INSTANT_SCHEMA)
     all_day = fields.Boolean(load_default=False)
     category_id = Text(validate=validate.Length(min=1, max=64))
     category_ids = fields.List(Text(validate=validate.Length(min=1, max=64)),

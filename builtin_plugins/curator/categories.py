@@ -116,7 +116,8 @@ def _uses(db: Any, item: Any, category_id: str) -> bool:
 
 
 class Categories:
-    """``host.services[CATEGORIES]``: whether a content category exists (inside a ``db_session``)."""
+    """``host.services[CATEGORIES]``: whether a content category exists, and its label (inside a
+    ``db_session``)."""
 
     def __init__(self, db: Any):
         self.db = db
@@ -124,6 +125,11 @@ class Categories:
     def exists(self, category_id: str) -> bool:
         category_id = lookup_id(category_id)  # a blank or space-padded id names none
         return category_id is not None and self.db.CuratorCategory.get(id=category_id) is not None
+
+    def label(self, category_id: str) -> str | None:
+        category_id = lookup_id(category_id)
+        row = self.db.CuratorCategory.get(id=category_id) if category_id is not None else None
+        return row.label if row is not None and row.label else None
 
 
 class CategoriesResource:

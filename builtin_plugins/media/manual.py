@@ -36,13 +36,17 @@ class BlobIdSchema(IdSchema):
 
 class PhotoBody(Schema):
     category = Text(required=True, validate=validate.Length(min=1, max=64))
-    bytes_base64 = Text(required=True, validate=validate.Length(min=1))
+    # x-max-bytes: the decoded size the route takes (413 beyond), for clients to check a file first
+    bytes_base64 = Text(required=True, validate=validate.Length(min=1),
+                        metadata={"x-max-bytes": MAX_PHOTO_BYTES, "description": "the file in base64"})
     content_type = Text(required=True, validate=validate.OneOf(sorted(PHOTO_TYPES)))
     alt_text = Text(validate=validate.Length(max=2000))
     photographer_name = Text(validate=validate.Length(max=500))
 
 
 class VideoBody(PhotoBody):
+    bytes_base64 = Text(required=True, validate=validate.Length(min=1),
+                        metadata={"x-max-bytes": MAX_VIDEO_BYTES, "description": "the file in base64"})
     content_type = Text(required=True, validate=validate.OneOf(sorted(VIDEO_EXTENSIONS)))
     duration_seconds = fields.Float(required=True, allow_nan=False,
                                     validate=validate.Range(min=0, max=86400, min_inclusive=False))

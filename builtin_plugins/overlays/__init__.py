@@ -157,7 +157,9 @@ class _OverlayFields(StorableSchema):
     overlay_kind = fields.String(validate=validate.Length(min=1, max=64),
                                  metadata={"description": "legacy: mapped into overlay_type"})
     messages_json = fields.Raw(metadata={"description": "legacy: JSON array of strings (or a string holding "
-                                                        "one), merged into config_json.messages"})
+                                                        "one), merged into config_json.messages",
+                                         "anyOf": [{"type": "array", "items": {"type": "string"}},
+                                                   {"type": "string"}, {"type": "null"}]})
 
 
 class OverlayUpsert(_OverlayFields):

@@ -40,7 +40,7 @@ class PowerStatus(Schema):
 
 class SchedulePut(Schema):
     # checked by schedule.validate, which names the bad item (/schedule/1/off) as the CONTRACT asks
-    schedule = fields.Raw(required=True, metadata={"description": "[{days, on, off}]; empty: always on"})
+    schedule = fields.Raw(required=True, metadata=sched.JSON_SCHEMA)
 
 
 class PowerPost(Schema):

@@ -19,6 +19,17 @@ DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 WEEK_MINUTES = 7 * 24 * 60
 MAX_WINDOWS = 64
 _TIME = re.compile(r"^([01][0-9]|2[0-3]):([0-5][0-9])$")
+# The schedule's shape for /v1/openapi.json (what validate() checks, overlaps aside), so a client
+# (the controller's web app) draws its form from the display's own limits.
+JSON_SCHEMA = {
+    "type": "array", "maxItems": MAX_WINDOWS, "description": "windows {days, on, off}; empty: always on",
+    "items": {"type": "object", "required": ["days", "on", "off"], "additionalProperties": False, "properties": {
+        "days": {"type": "array", "minItems": 1, "items": {"type": "string", "enum": list(DAYS)}},
+        "on": {"type": "string", "pattern": _TIME.pattern, "description": "HH:MM (24 h)"},
+        "off": {"type": "string", "pattern": _TIME.pattern,
+                "description": "HH:MM (24 h); earlier than on: the window runs past midnight"},
+    }},
+}
 
 
 class ScheduleError(ValueError):

@@ -22,6 +22,7 @@ from builtin_plugins.settings.themes import (
     CUSTOM_THEMES_KEY,
     DEFAULT_THEME_ID,
     LABEL_MAX,
+    PREVIEW_JSON_SCHEMA,
     MAX_CUSTOM_THEMES,
     THEME_KEY_VALUE,
     all_themes,
@@ -152,13 +153,12 @@ class ThemeList(Schema):
 
 class ThemeCreate(StorableSchema):
     label = fields.String(required=True, validate=validate.Length(min=1, max=LABEL_MAX))
-    preview = fields.Raw(required=True, allow_none=True, metadata={
-        "description": "{display, primaryContainer, secondaryContainer}: 2-4 hex stops each; accents: 4 hex"})
+    preview = fields.Raw(required=True, allow_none=True, metadata=PREVIEW_JSON_SCHEMA)
 
 
 class ThemePatch(StorableSchema):
     label = fields.String(validate=validate.Length(min=1, max=LABEL_MAX))
-    preview = fields.Raw(allow_none=True, metadata={"description": "as in ThemeCreate"})
+    preview = fields.Raw(allow_none=True, metadata=PREVIEW_JSON_SCHEMA)
 
 
 def _check_preview(preview: Any) -> dict[str, list]:

@@ -26,6 +26,15 @@ MAX_CUSTOM_THEMES = 20
 LABEL_MAX = 80
 GROUPS = ("display", "primaryContainer", "secondaryContainer")
 HEX = re.compile(r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
+_STOPS = {"type": "array", "minItems": 2, "maxItems": 4, "items": {"type": "string", "pattern": HEX.pattern}}
+# A preview's shape for /v1/openapi.json: what preview_problems() checks (the contrast rule aside).
+PREVIEW_JSON_SCHEMA = {
+    "type": "object", "required": [*GROUPS, "accents"], "additionalProperties": False,
+    "description": "gradients of 2-4 hex stops (container groups list the foreground first) and 4 accents; "
+                   "the text colours must read on their backgrounds (docs/display.md, Colour)",
+    "properties": {**{group: _STOPS for group in GROUPS},
+                   "accents": {**_STOPS, "minItems": 4, "maxItems": 4}},
+}
 
 
 def _theme(label: str, display: list[str], primary: list[str], secondary: list[str],

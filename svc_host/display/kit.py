@@ -24,6 +24,7 @@ from types import ModuleType
 from typing import Any
 
 from hookspecs.render import Rect, RenderContext, parse_colors
+from hookspecs.services import CATEGORIES, service
 
 POSITIONS: dict[str, dict[str, float]] = {
     "top_right": {"right": 0.98, "top": 0.97}, "top_left": {"x": 0.02, "top": 0.97},
@@ -122,10 +123,10 @@ def category_label(context: RenderContext, category_id: str | None) -> str:
     jokes``); ``""`` without one (loader thread, inside a db_session)."""
     if not category_id:
         return ""
-    entity = getattr(context.host.db, "CuratorCategory", None) if context.host is not None else None
-    row = entity.get(id=category_id) if entity is not None else None
-    if row is not None and row.label:
-        return row.label
+    categories = service(context.host, CATEGORIES) if context.host is not None else None
+    label = categories.label(category_id) if categories is not None else None
+    if label:
+        return label
     return category_id.replace("-", " ").replace("_", " ").capitalize()
 
 

@@ -138,3 +138,23 @@ def test_works_without_the_content_features(make_host):
     assert api.get("/v1/catalog/alerts").status_code == 200
     assert api.get("/v1/interests/rss-feeds").status_code == 404
     assert api.get("/v1/media/jokes/x").status_code == 404
+
+
+def test_the_label_service_names_a_category_for_the_canvas(api, make_host):
+    """``CategoriesService.label`` (the canvas's ``category_label`` asks it, never the table)."""
+    from hookspecs.render import RenderContext
+    from hookspecs.services import CATEGORIES, CategoriesService
+    from svc_host.display.kit import category_label
+
+    assert api.post("/v1/curator/categories", json={"id": "dad-jokes", "label": "Groaners"}).status_code == 201
+    host = api.host
+    assert isinstance(host.services[CATEGORIES], CategoriesService)
+    context = RenderContext(host=host, kind="screen", type_id="joke", row={})
+    with orm.db_session:
+        assert host.services[CATEGORIES].label("dad-jokes") == "Groaners"
+        assert host.services[CATEGORIES].label(" dad-jokes") is None and host.services[CATEGORIES].label("none") is None
+        assert category_label(context, "dad-jokes") == "Groaners"
+        assert category_label(context, "no_such-thing") == "No such thing"
+    bare = make_host({"SVC_DISPLAY_DISABLE_PLUGINS": "curator"})  # no service: the id made readable
+    with orm.db_session:
+        assert category_label(RenderContext(host=bare, kind="screen", type_id="joke", row={}), "dad-jokes") == "Dad jokes"

@@ -90,10 +90,7 @@ KNOWN_FOREIGN_ENTITIES = {
     ("folder_plugins", "KeyValue"): "the plugin ticker type's reads=: its lines are key-values",
 }
 # (folder, entity) of the host and the controller, likewise.
-KNOWN_HOST_ENTITIES = {
-    ("svc_host", "CuratorCategory"): "svc_host/display/kit.py category_label (the canvas, reworked "
-                                     "elsewhere): CategoriesService needs a label()",
-}
+KNOWN_HOST_ENTITIES: dict[tuple[str, str], str] = {}
 
 
 def entity_owners() -> dict[str, str]:

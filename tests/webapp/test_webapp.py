@@ -333,7 +333,7 @@ def test_weather_location_added_as_an_interest(app, fleet):
     p = app.page
     p.goto("/#/content")
     box = interest_form(p, "Weather locations", "location")
-    add_interest(box, "location", {"Id (required)": "office", "Name (required)": "Office", "Latitude (required)": "91"})
+    add_interest(box, "location", {"Id": "office", "Name (required)": "Office", "Latitude (required)": "91"})
     box.get_by_text("Must be at most 90.").wait_for()
     add_interest(box, "location", {"Latitude (required)": "48.85", "Longitude (required)": "2.35"})
     p.get_by_text("Weather locations: office added.").wait_for()
@@ -384,17 +384,73 @@ def test_a_feed_and_a_stock_symbol_added_as_interests(app, fleet):
     p.goto("/#/content")
     # loopback and never fetched: the news integration is off
     add_interest(interest_form(p, "News feeds", "feed"), "feed", {
-        "Id (required)": "town", "Feed address (URL) (required)": "http://127.0.0.1:9/town.xml",
+        "Id": "town", "Feed address (URL) (required)": "http://127.0.0.1:9/town.xml",
         "Check every (seconds)": "900"})
     p.get_by_text("News feeds: town added.").wait_for()
     feed = display.get("/v1/interests/rss-feeds/town", key=admin).json()
     assert (feed["url"], feed["poll_seconds"], feed["enabled"]) == ("http://127.0.0.1:9/town.xml", 900, True)
     stocks = interest_form(p, "Stock symbols", "symbol")
-    add_interest(stocks, "symbol", {"Id (required)": "acme", "Symbol (required)": "acme", "Name shown": "Acme Corp."})
+    add_interest(stocks, "symbol", {"Id": "acme", "Symbol (required)": "acme", "Name shown": "Acme Corp."})
     p.get_by_text("Stock symbols: acme added.").wait_for()
     symbol = display.get("/v1/interests/stock-symbols/acme", key=admin).json()
     assert (symbol["symbol"], symbol["display_name"], symbol["enabled"]) == ("ACME", "Acme Corp.", True)
     stocks.locator("tbody tr", has_text="ACME · Acme Corp.").wait_for()
+    assert not app.errors, app.errors
+
+
+def test_a_feed_takes_the_poll_interval_the_display_allows(app, fleet):
+    """The feed form's limit is the display's (604800 s), read from its /v1/openapi.json: the app
+    capped it at 86400 before, refusing what the display takes."""
+    display, admin = fleet["display"], fleet["admin"]
+    p = app.page
+    p.goto("/#/content")
+    box = interest_form(p, "News feeds", "feed")
+    add_interest(box, "feed", {"Id": "weekly", "Feed address (URL) (required)": "http://127.0.0.1:9/weekly.xml",
+                               "Check every (seconds)": "604801"})
+    box.get_by_text("Must be at most 604800.").wait_for()
+    assert display.get("/v1/interests/rss-feeds/weekly", key=admin).status_code == 404  # nothing sent
+    add_interest(box, "feed", {"Check every (seconds)": "604800"})
+    p.get_by_text("News feeds: weekly added.").wait_for()
+    assert display.get("/v1/interests/rss-feeds/weekly", key=admin).json()["poll_seconds"] == 604800
+    assert not app.errors, app.errors
+
+
+def test_the_forms_follow_the_displays_schema_with_no_app_edit(app, fleet):
+    """A display whose schema says otherwise (here its /v1/openapi.json as it passes the browser,
+    changed: a lower limit and a field the app has never heard of) gets forms that say so."""
+    display, admin = fleet["display"], fleet["admin"]
+    p = app.page
+    pattern = "**/bff/v1/proxy/v1/openapi.json"
+
+    def changed(route):
+        answer = route.fetch()
+        doc = answer.json()
+        schemas = doc["components"]["schemas"]
+        schemas["RssFeedBody"]["properties"]["poll_seconds"]["maximum"] = 7200
+        schemas["StockSymbolBody"]["properties"]["exchange"] = {"type": "string", "maxLength": 8}
+        route.fulfill(response=answer, json=doc)
+
+    p.route(pattern, changed)
+    try:
+        p.goto("/#/content")
+        p.reload()  # the app reads a display's document once per page session
+        feeds = interest_form(p, "News feeds", "feed")
+        assert feeds.get_by_label("Check every (seconds)").get_attribute("max") == "7200"
+        add_interest(feeds, "feed", {"Id": "hourly", "Feed address (URL) (required)": "http://127.0.0.1:9/h.xml",
+                                     "Check every (seconds)": "7201"})
+        feeds.get_by_text("Must be at most 7200.").wait_for()
+        stocks = interest_form(p, "Stock symbols", "symbol")
+        add_interest(stocks, "symbol", {"Id": "bolt", "Symbol (required)": "BOLT", "Exchange": "NASDAQ-GS1"})
+        stocks.get_by_text("At most 8 characters.").wait_for()
+        assert display.get("/v1/interests/rss-feeds/hourly", key=admin).status_code == 404
+        assert display.get("/v1/interests/stock-symbols/bolt", key=admin).status_code == 404
+    finally:
+        p.unroute(pattern)
+        p.reload()
+    # the display's own document again: its limit and no such field
+    feeds = interest_form(p, "News feeds", "feed")
+    assert feeds.get_by_label("Check every (seconds)").get_attribute("max") == "604800"
+    assert interest_form(p, "Stock symbols", "symbol").get_by_label("Exchange").count() == 0
     assert not app.errors, app.errors
 
 
@@ -577,7 +633,11 @@ def test_the_backup_target_forms_inputs_sit_on_one_line(app):
     p = app.page
     p.goto("/#/backups")
     form = p.get_by_role("form", name="New backup target")
-    boxes = [form.get_by_label(name).bounding_box() for name in ("Schedule (cron)", "Time zone", "Backups kept")]
+    form.get_by_label("Backups kept").wait_for()
+    # the three read in one go: the target cards above may still be filling in (moving the form down)
+    boxes = form.evaluate("""form => ["cronExpr", "timezone", "retentionCount"].map((name) => {
+        const r = form.querySelector(`[name=${name}]`).getBoundingClientRect();
+        return { y: r.y, height: r.height }; })""")
     assert len({round(box["y"]) for box in boxes}) == 1 and len({round(box["height"]) for box in boxes}) == 1, boxes
     assert not app.errors, app.errors
 

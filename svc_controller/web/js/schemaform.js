@@ -10,16 +10,24 @@ export function humanize(name) {
   return String(name).replace(/_/g, " ").replace(/([a-z])([A-Z])/g, "$1 $2").replace(/^./, (c) => c.toUpperCase());
 }
 
+/** The schema's type, a nullable one (["string", "null"], as OpenAPI 3.1 writes it) read as its other type. */
+export function typeOf(schema) {
+  if (!Array.isArray(schema.type)) return schema.type;
+  const types = schema.type.filter((t) => t !== "null");
+  return types.length === 1 ? types[0] : schema.type;
+}
+
 function kindOf(schema) {
   if (Array.isArray(schema.enum)) return "enum";
-  if (schema.type === "array") {
+  const type = typeOf(schema);
+  if (type === "array") {
     const items = schema.items || {};
     if (Array.isArray(items.enum)) return "enum-list";
-    if (items.type === "string") return "string-list";
+    if (typeOf(items) === "string") return "string-list";
     return "json";
   }
-  if (schema.type === "object" || schema.type === undefined || Array.isArray(schema.type)) return "json";
-  return schema.type; // string, integer, number, boolean
+  if (type === "object" || type === undefined || Array.isArray(type)) return "json";
+  return type; // string, integer, number, boolean
 }
 
 function control(name, schema, required, value) {
@@ -93,8 +101,9 @@ export function check(schema, value, required) {
   if (value === undefined) return required ? ["This field is required."] : [];
   if (value && value.__invalidJson) return ["This is not valid JSON."];
   const out = [];
-  if (schema.type === "integer" && !Number.isInteger(value)) out.push("Enter a whole number.");
-  if ((schema.type === "number" || schema.type === "integer") && Number.isNaN(value)) return ["Enter a number."];
+  const type = typeOf(schema);
+  if ((type === "number" || type === "integer") && Number.isNaN(value)) return ["Enter a number."];
+  if (type === "integer" && !Number.isInteger(value)) out.push("Enter a whole number.");
   if (typeof value === "number") {
     if (schema.minimum !== undefined && value < schema.minimum) out.push(`Must be at least ${schema.minimum}.`);
     if (schema.maximum !== undefined && value > schema.maximum) out.push(`Must be at most ${schema.maximum}.`);
@@ -103,12 +112,13 @@ export function check(schema, value, required) {
     if (schema.minLength && value.length < schema.minLength) out.push(schema.minLength === 1 ? "This field is required." : `At least ${schema.minLength} characters.`);
     if (schema.maxLength !== undefined && value.length > schema.maxLength) out.push(`At most ${schema.maxLength} characters.`);
     if (schema.pattern && !new RegExp(schema.pattern, "u").test(value)) {
-      out.push(schema.pattern === HEX_PATTERN ? "Enter a colour such as #1a2b3c." : "This value does not have the expected form.");
+      // patternMessage: the form's own words for the display's pattern (presentation)
+      out.push(schema.patternMessage || (schema.pattern === HEX_PATTERN ? "Enter a colour such as #1a2b3c." : "This value does not have the expected form."));
     }
   }
   if (Array.isArray(value)) {
     if (schema.maxItems !== undefined && value.length > schema.maxItems) out.push(`At most ${schema.maxItems} entries.`);
-    if (schema.items && schema.items.type === "string") {
+    if (schema.items && typeOf(schema.items) === "string") {
       for (const item of value) out.push(...check(schema.items, item, false).map((m) => `"${item}": ${m}`));
     }
   }
@@ -127,7 +137,8 @@ export function schemaFields(schema, initial = {}, { legend = "Settings of this 
   const known = Object.keys(props);
   const rows = known.map((name) => {
     const sub = props[name];
-    const c = control(name, sub, required.has(name), initial ? initial[name] : undefined);
+    // a null (a nullable field not set) is shown as not set
+    const c = control(name, sub, required.has(name), initial && initial[name] !== null ? initial[name] : undefined);
     const label = `${sub.title || humanize(name)}${required.has(name) ? " (required)" : ""}`;
     const f = field(label, c.input, { hint: sub.description || c.hint, name });
     if (required.has(name)) c.input.setAttribute("aria-required", "true");

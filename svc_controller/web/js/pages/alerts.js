@@ -2,34 +2,40 @@
 import { displayApi, describeError, ApiError } from "../api.js";
 import { h, replace, field, setFieldError, button, notify, formatTime } from "../dom.js";
 import { needDisplay, section, table } from "./common.js";
+import { schemaFields } from "../schemaform.js";
+import { requestSchema, formSchema, property } from "../contract.js";
 
 const EXPIRY = [["15 minutes", 15], ["1 hour", 60], ["4 hours", 240], ["1 day", 1440], ["1 week", 10080], ["Never", 0]];
 
-function raiseForm(api, reload) {
-  const title = field("Title", h("input", { type: "text", name: "title", maxlength: "200" }));
-  const body = field("Text", h("textarea", { name: "body", rows: 3 }));
-  const severity = field("Severity", h("select", { name: "severity" }, ["info", "warning", "critical"].map((s) => h("option", { value: s }, s))));
+// The form is the display's POST /v1/alerts body (limits, severities) with titles laid over;
+// the expiry is chosen from EXPIRY and sent as expires_at.
+const LOOK = { title: { title: "Title" }, body: { title: "Text" }, severity: { title: "Severity" },
+  qr_payload: { title: "QR code content", description: "Optional: shown as a QR code on the alert." }, icon: { title: "Icon" } };
+
+function raiseForm(api, body, reload) {
+  const fields = schemaFields(formSchema(body, LOOK, { omit: ["expires_at", "priority", "source"] }),
+    { severity: property(body, "severity").default }, { legend: "The alert" });
   const expiry = field("Expires after", h("select", { name: "expiry" }, EXPIRY.map(([label, minutes]) => h("option", { value: String(minutes) }, label))));
   expiry.input.value = "60";
-  const qr = field("QR code content (optional)", h("input", { type: "text", name: "qr_payload" }));
   const form = h("form", { class: "stack", novalidate: true, "aria-label": "Raise an alert" },
-    title.wrap, body.wrap, h("div", { class: "row" }, severity.wrap, expiry.wrap), qr.wrap,
+    fields.element, expiry.wrap,
     h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Raise alert")));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    setFieldError(title, []);
-    if (!title.input.value.trim()) { setFieldError(title, "Give the alert a title."); title.input.focus(); return; }
+    setFieldError(expiry, []);
+    const { value, ok } = fields.collect();
+    if (!ok) return fields.focusFirstError();
     const minutes = Number(expiry.input.value);
-    const payload = { title: title.input.value.trim(), body: body.input.value, severity: severity.input.value, priority: 50,
-      expires_at: minutes ? Date.now() + minutes * 60000 : null };
-    if (qr.input.value.trim()) payload.qr_payload = qr.input.value.trim();
+    const payload = { priority: 50, ...value, expires_at: minutes ? Date.now() + minutes * 60000 : null };
     try {
       await api.post("/v1/alerts", payload);
       notify("Alert raised.");
       reload();
     } catch (err) {
       if (err instanceof ApiError && err.code === "validation_failed" && err.details) {
-        for (const [k, f] of Object.entries({ title, body, severity, qr_payload: qr, expires_at: expiry })) setFieldError(f, err.details[k]);
+        const { expires_at: late, ...rest } = err.details;
+        setFieldError(expiry, late);
+        fields.showErrors(Object.fromEntries(Object.entries(rest).map(([k, v]) => [`/${k}`, v])));
       }
       notify(describeError(err), "error");
     }
@@ -56,6 +62,9 @@ export async function render(main, { display }) {
       replace(listHolder, h("p", { class: "note error" }, describeError(err)));
     }
   };
-  replace(main, h("h1", {}, `Alerts on ${display.name}`), listHolder, section("Raise an alert", raiseForm(api, reload)));
+  const formHolder = h("div", {});
+  replace(main, h("h1", {}, `Alerts on ${display.name}`), listHolder, formHolder);
+  requestSchema(display, "POST", "/v1/alerts").then((body) => replace(formHolder, section("Raise an alert", raiseForm(api, body, reload))),
+    (err) => replace(formHolder, section("Raise an alert", h("p", { class: "note error" }, describeError(err)))));
   await reload();
 }

@@ -4,6 +4,8 @@ import { bff, displayApi, describeError, ApiError } from "../api.js";
 import { h, replace, field, setFieldError, button, notify, confirmDialog, formatBytes } from "../dom.js";
 import { listDisplays } from "../store.js";
 import { section, table } from "./common.js";
+import { check } from "../schemaform.js";
+import { controllerRequestSchema, property, inputLimits } from "../contract.js";
 
 const when = (iso) => (iso ? new Date(iso).toLocaleString() : "—");
 
@@ -167,14 +169,16 @@ function targetCard(target, reloadAll) {
     }, { kind: "danger" })));
 }
 
-function targetForm(reloadAll) {
+function targetForm(targetBody, reloadAll) {
   const displays = listDisplays();
   const which = field("Display", h("select", { name: "display" }, displays.map((d) => h("option", { value: d.id }, `${d.name} (${d.role || "?"})`))),
     { hint: "The controller keeps this display's key, encrypted, to pull backups; backups need an admin key." });
   const cron = field("Schedule (cron)", h("input", { type: "text", name: "cronExpr", placeholder: "0 2 * * 0", spellcheck: "false" }),
     { hint: "Five fields: minute hour day month weekday. Empty: Sundays 02:00, 5 minutes apart per display." });
   const zone = field("Time zone", h("input", { type: "text", name: "timezone", placeholder: "Europe/Paris", list: "zones-b" }), { hint: "Empty: the controller's." });
-  const keep = field("Backups kept", h("input", { type: "number", name: "retentionCount", min: "1", max: "365", value: "7" }));
+  // the number kept: the controller's limits (PUT /bff/v1/backup-targets in its /bff/v1/openapi.json)
+  const keepSchema = property(targetBody, "retentionCount");
+  const keep = field("Backups kept", h("input", { type: "number", name: "retentionCount", ...inputLimits(keepSchema), value: "7" }));
   const form = h("form", { class: "stack", novalidate: true, "aria-label": "New backup target" }, which.wrap, h("div", { class: "row fields" }, cron.wrap, zone.wrap, keep.wrap),
     h("datalist", { id: "zones-b" }, (Intl.supportedValuesOf ? Intl.supportedValuesOf("timeZone") : []).map((z) => h("option", { value: z }))),
     h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Save target")));
@@ -184,7 +188,11 @@ function targetForm(reloadAll) {
     Object.values(fields).forEach((f) => setFieldError(f, []));
     const display = displays.find((d) => d.id === which.input.value);
     if (!display) { setFieldError(which, "Add a display first."); return; }
-    const body = { displayId: display.id, baseUrl: display.url, apiKey: display.apiKey, retentionCount: Number(keep.input.value), enabled: true };
+    const kept = keep.input.value.trim() === "" ? undefined : Number(keep.input.value);
+    const problems = check(keepSchema, kept, false);
+    if (problems.length) { setFieldError(keep, problems); keep.input.focus(); return; }
+    const body = { displayId: display.id, baseUrl: display.url, apiKey: display.apiKey, enabled: true };
+    if (kept !== undefined) body.retentionCount = kept;
     if (cron.input.value.trim()) body.cronExpr = cron.input.value.trim();
     if (zone.input.value.trim()) body.timezone = zone.input.value.trim();
     try { await bff.put("/backup-targets", body); notify(`Backups of ${display.name} scheduled.`); reloadAll(); }
@@ -204,6 +212,10 @@ export async function render(main) {
       replace(list, targets.length ? targets.map((t) => targetCard(t, reloadAll)) : h("li", {}, "No backup target yet."));
     } catch (err) { replace(list, h("li", { class: "note error" }, describeError(err))); }
   };
-  replace(main, h("h1", {}, "Backups"), list, section("Back up a display", targetForm(reloadAll)));
-  await reloadAll();
+  const formHolder = h("div", {});
+  replace(main, h("h1", {}, "Backups"), list, formHolder);
+  // the form shows once the list above it is drawn (nothing moves under the person's pointer)
+  const [body] = await Promise.all([controllerRequestSchema("PUT", "/bff/v1/backup-targets").catch((err) => err), reloadAll()]);
+  replace(formHolder, section("Back up a display", body instanceof Error
+    ? h("p", { class: "note error" }, describeError(body)) : targetForm(body, reloadAll)));
 }

@@ -2,31 +2,25 @@
 // search and moderation, manual entries with photo upload.
 import { displayApi, describeError, ApiError } from "../api.js";
 import { h, replace, field, setFieldError, button, notify, confirmDialog, formatTime } from "../dom.js";
-import { schemaFields } from "../schemaform.js";
+import { schemaFields, check } from "../schemaform.js";
+import { requestSchema, formSchema, property, inputLimits, choices } from "../contract.js";
 import { needDisplay, section, toggle, table } from "./common.js";
 
-const SLUG = { type: "string", pattern: "^[a-z0-9][a-z0-9_-]{0,63}$", title: "Id", description: "Lowercase letters, digits, - and _." };
+// Each interest form is the display's request body (POST <path> in its /v1/openapi.json) with
+// these titles laid over; the limits, patterns and required fields are the display's.
+const ID_LOOK = { title: "Id", description: "Kept for good; left empty, the display makes one." };
 const INTERESTS = [
   { path: "/v1/interests/weather-locations", title: "Weather locations", one: "location",
     show: (r) => [r.name, `${r.latitude}, ${r.longitude}`],
-    schema: { type: "object", required: ["id", "name", "latitude", "longitude"], properties: {
-      id: SLUG, name: { type: "string", maxLength: 200, title: "Name" },
-      latitude: { type: "number", minimum: -90, maximum: 90, title: "Latitude" },
-      longitude: { type: "number", minimum: -180, maximum: 180, title: "Longitude" },
-      include_active_weather_alerts: { type: "boolean", title: "Include weather alerts" } } } },
+    look: { id: ID_LOOK, name: { title: "Name" }, latitude: { title: "Latitude" }, longitude: { title: "Longitude" },
+      include_active_weather_alerts: { title: "Include weather alerts" } } },
   { path: "/v1/interests/rss-feeds", title: "News feeds", one: "feed",
     show: (r) => [r.title || r.url, r.category || ""],
-    schema: { type: "object", required: ["id", "url"], properties: {
-      id: SLUG, url: { type: "string", maxLength: 2000, title: "Feed address (URL)" },
-      category: { type: "string", maxLength: 64, title: "Category" },
-      poll_seconds: { type: "integer", minimum: 60, maximum: 86400, title: "Check every (seconds)" },
-      max_articles: { type: "integer", minimum: 1, maximum: 500, title: "Keep at most (articles)" } } } },
+    look: { id: ID_LOOK, url: { title: "Feed address (URL)" }, title: { title: "Title" }, category: { title: "Category" },
+      poll_seconds: { title: "Check every (seconds)" }, max_articles: { title: "Keep at most (articles)" } } },
   { path: "/v1/interests/stock-symbols", title: "Stock symbols", one: "symbol",
     show: (r) => [r.symbol, r.display_name || ""],
-    schema: { type: "object", required: ["id", "symbol"], properties: {
-      id: SLUG, symbol: { type: "string", maxLength: 32, title: "Symbol" },
-      display_name: { type: "string", maxLength: 200, title: "Name shown" },
-      category: { type: "string", maxLength: 64, title: "Category" } } } },
+    look: { id: ID_LOOK, symbol: { title: "Symbol" }, display_name: { title: "Name shown" }, category: { title: "Category" } } },
   // The id of a joke or trivia interest is one of the display's content categories: picked
   // from GET /v1/curator/categories, or made there first (categoryForm).
   { path: "/v1/interests/joke-categories", title: "Joke categories", one: "category", categories: true },
@@ -41,15 +35,19 @@ function showServerErrors(err, form) {
   notify(describeError(err), "error");
 }
 
-function interestForm(api, spec, reload) {
-  const form = schemaFields(spec.schema, {}, { legend: `New ${spec.one}` });
+function interestForm(api, spec, body, reload) {
+  const form = schemaFields(formSchema(body, spec.look, { omit: ["enabled"] }), {}, { legend: `New ${spec.one}` });
   const el = h("form", { class: "stack", novalidate: true }, form.element,
     h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, `Add ${spec.one}`)));
   el.addEventListener("submit", async (e) => {
     e.preventDefault();
     const { value, ok } = form.collect();
     if (!ok) return form.focusFirstError();
-    try { await api.post(spec.path, { enabled: true, ...value }); notify(`${spec.title}: ${value.id} added.`); reload(); }
+    try {
+      const made = await api.post(spec.path, { enabled: true, ...value });
+      notify(`${spec.title}: ${(made && made.id) || value.id} added.`);
+      reload();
+    }
     catch (err) { showServerErrors(err, form); }
   });
   return el;
@@ -57,16 +55,20 @@ function interestForm(api, spec, reload) {
 
 /** Add a joke or trivia interest: a category picked from the display's list (those not yet
  *  chosen), or a new one made first with POST /v1/curator/categories. */
-function categoryForm(api, spec, rows, categories, reload) {
+function categoryForm(api, spec, rows, categories, newCategory, reload) {
   const taken = new Set(rows.map((r) => r.id));
   const free = categories.filter((c) => !taken.has(c.id));
   const select = h("select", { name: "id" }, free.map((c) => h("option", { value: c.id }, `${c.label} (${c.id})`)),
     h("option", { value: NEW_CATEGORY }, "A new category…"));
   const pick = field("Category", select, { name: "id", hint: free.length ? "The display's content categories; the last choice makes a new one." : "Every category is chosen already: make a new one." });
-  const newId = field("New category id (required)", h("input", { type: "text", name: "new_id", spellcheck: "false", autocomplete: "off" }),
-    { name: "new_id", hint: SLUG.description });
-  const newLabel = field("New category name (required)", h("input", { type: "text", name: "label", maxlength: "200" }), { name: "label" });
-  const newBox = h("fieldset", { class: "stack" }, h("legend", {}, "New category"), newId.wrap, newLabel.wrap);
+  // the new category's id and name: the display's POST /v1/curator/categories body
+  const made = schemaFields(formSchema(newCategory, {
+    id: { title: "New category id", patternMessage: "Use lowercase letters, digits, - and _.",
+      description: "Lowercase letters, digits, - and _." },
+    label: { title: "New category name" } }, { only: true }), {}, { legend: "New category" });
+  const newId = made.fields.id;
+  const newLabel = made.fields.label;
+  const newBox = made.element;
   const sync = () => { newBox.hidden = select.value !== NEW_CATEGORY; };
   select.addEventListener("change", sync);
   sync();
@@ -77,12 +79,10 @@ function categoryForm(api, spec, rows, categories, reload) {
     [pick, newId, newLabel].forEach((f) => setFieldError(f, []));
     let id = select.value;
     if (id === NEW_CATEGORY) {
-      id = newId.input.value.trim();
-      const label = newLabel.input.value.trim();
-      setFieldError(newId, new RegExp(SLUG.pattern).test(id) ? [] : (id ? "Use lowercase letters, digits, - and _ (at most 64)." : "This field is required."));
-      setFieldError(newLabel, label ? [] : "This field is required.");
-      const bad = newBox.querySelector("[aria-invalid=true]");
-      if (bad) { bad.focus(); return; }
+      const { value, ok } = made.collect();
+      if (!ok) { made.focusFirstError(); return; }
+      id = value.id;
+      const label = value.label;
       try { await api.post("/v1/curator/categories", { id, label }); }
       catch (err) {
         if (err instanceof ApiError && err.status === 409) setFieldError(newId, "A category with this id exists already: pick it in the list.");
@@ -104,17 +104,19 @@ function categoryForm(api, spec, rows, categories, reload) {
   return el;
 }
 
-async function interestSection(api, spec, holder) {
-  const reload = () => interestSection(api, spec, holder);
+async function interestSection(api, display, spec, holder) {
+  const reload = () => interestSection(api, display, spec, holder);
   let rows;
   let categories = [];
+  let body;
   try {
-    [rows, categories] = await Promise.all([api.get(spec.path).then((r) => r.items),
-      spec.categories ? api.get("/v1/curator/categories").then((r) => r.items) : []]);
+    [rows, categories, body] = await Promise.all([api.get(spec.path).then((r) => r.items),
+      spec.categories ? api.get("/v1/curator/categories").then((r) => r.items) : [],
+      spec.categories ? requestSchema(display, "POST", "/v1/curator/categories") : requestSchema(display, "POST", spec.path)]);
   } catch (err) { replace(holder, section(spec.title, h("p", { class: "note error" }, describeError(err)))); return; }
   const labels = Object.fromEntries(categories.map((c) => [c.id, c.label]));
   const show = spec.show || ((r) => [labels[r.id]]);
-  const el = spec.categories ? categoryForm(api, spec, rows, categories, reload) : interestForm(api, spec, reload);
+  const el = spec.categories ? categoryForm(api, spec, rows, categories, body, reload) : interestForm(api, spec, body, reload);
   replace(holder, section(spec.title,
     rows.length ? table(["Id", "", "On", "Actions"], rows.map((r) => h("tr", {},
       h("th", { scope: "row" }, r.id), h("td", {}, show(r).filter(Boolean).join(" · ")),
@@ -127,13 +129,15 @@ async function interestSection(api, spec, holder) {
     h("details", {}, h("summary", {}, `Add a ${spec.one}`), el)));
 }
 
-function integrationRow(api, row, reload) {
+function integrationRow(api, row, patchBody, reload) {
   // a row whose type no loaded plugin registers: shown, never editable (the display refuses its PATCH, 409)
   if (row.plugin_missing) return h("li", { class: "card integration" },
     h("h3", {}, row.integration_type, " ", h("code", { class: "id" }, row.id), " ", h("span", { class: "badge warn" }, "plugin missing")),
     h("p", { class: "note" }, "No loaded plugin provides this type (it failed to load or was removed). "
       + "Fix or restore the plugin and restart the display; the row and its settings are kept."));
-  const poll = h("input", { type: "number", min: "30", step: "1", value: String(row.poll_seconds), "aria-label": `${row.id} poll interval in seconds`, class: "narrow" });
+  // the poll interval's limits: the display's PATCH /v1/integrations/{id} body
+  const pollSchema = property(patchBody, "poll_seconds");
+  const poll = h("input", { type: "number", step: "1", ...inputLimits(pollSchema), value: String(row.poll_seconds), "aria-label": `${row.id} poll interval in seconds`, class: "narrow" });
   const secretInputs = (row.secret_fields || []).map((s) => {
     const f = field(`${s.name}${s.configured ? " (set; type to replace)" : ""}`,
       h("input", { type: "password", autocomplete: "new-password", spellcheck: "false", placeholder: s.configured ? "••••••••" : "" }));
@@ -150,7 +154,11 @@ function integrationRow(api, row, reload) {
     { hint: "Empty: the provider's default address." }) : null;
   const save = async () => {
     const body = {};
-    if (Number(poll.value) !== row.poll_seconds) body.poll_seconds = Number(poll.value);
+    const pollValue = poll.value.trim() === "" ? undefined : Number(poll.value);
+    const pollProblems = check(pollSchema, pollValue, true);
+    poll.setAttribute("aria-invalid", pollProblems.length ? "true" : "false");
+    if (pollProblems.length) { notify(`${row.id}: poll interval: ${pollProblems.join(" ")}`, "error"); poll.focus(); return; }
+    if (pollValue !== row.poll_seconds) body.poll_seconds = pollValue;
     if (config) {
       const { value, ok } = config.collect();
       if (!ok) { config.focusFirstError(); return; }
@@ -184,7 +192,7 @@ function integrationRow(api, row, reload) {
     h("div", { class: "actions" }, button("Save", save, { "aria-label": `Save ${row.id}` })));
 }
 
-async function integrationsSection(api, holder) {
+async function integrationsSection(api, display, holder) {
   const query = h("input", { type: "search", id: "integration-q", placeholder: "weather, news…" });
   const list = h("ul", { class: "cards" });
   const load = async () => {
@@ -194,11 +202,12 @@ async function integrationsSection(api, holder) {
       const params = new URLSearchParams({ limit: "100", include_config_schema: "true" });
       if (enabledOnly.checked) params.set("enabled", "true");
       for (const word of q.split(/[\s_%]+/).filter(Boolean).slice(0, 1)) params.set("q", word);
-      const page = await api.get(`/v1/integrations?${params}`);
+      const [page, patchBody] = await Promise.all([api.get(`/v1/integrations?${params}`),
+        requestSchema(display, "PATCH", "/v1/integrations/{id}")]);
       // The display sends each type's schema once, on the first row of that type.
       const schemas = {};
       for (const r of page.items) if (r.config_json_schema) schemas[r.integration_type] = r.config_json_schema;
-      replace(list, page.items.length ? page.items.map((r) => integrationRow(api, { ...r, config_json_schema: schemas[r.integration_type] }, load))
+      replace(list, page.items.length ? page.items.map((r) => integrationRow(api, { ...r, config_json_schema: schemas[r.integration_type] }, patchBody, load))
         : h("li", {}, "No integration matches."));
     } catch (err) { replace(list, h("li", { class: "note error" }, describeError(err))); }
   };
@@ -266,62 +275,87 @@ function fileToBase64(file) {
   });
 }
 
-function manualSection(api) {
-  const category = field("Category", h("input", { type: "text", name: "category", value: "general" }), { hint: "A content category id." });
-  const photo = field("Photo", h("input", { type: "file", name: "photo", accept: "image/jpeg,image/png,image/webp" }), { hint: "JPEG, PNG or WebP, at most 8 MiB." });
-  const alt = field("Description (alt text)", h("input", { type: "text", name: "alt_text" }));
-  const by = field("Photographer", h("input", { type: "text", name: "photographer_name" }));
-  const photoForm = h("form", { class: "stack", novalidate: true, "aria-label": "Upload a photo" }, photo.wrap, category.wrap, alt.wrap, by.wrap,
+const MIB = 1024 * 1024;
+
+/** Photo upload: its accepted types and size, category and text limits are the display's (POST /v1/curator/manual/photos). */
+function photoForm(api, body) {
+  const kinds = choices(property(body, "content_type"));
+  const maxBytes = property(body, "bytes_base64")["x-max-bytes"];
+  const names = Object.fromEntries(kinds.map(([type]) => [type, type.replace(/^image\//, "").toUpperCase()]));
+  const sizeWords = maxBytes ? `, at most ${maxBytes % MIB === 0 ? `${maxBytes / MIB} MiB` : `${maxBytes} bytes`}` : "";
+  const fields = schemaFields(formSchema(body, {
+    category: { title: "Category", description: "A content category id." },
+    alt_text: { title: "Description (alt text)" }, photographer_name: { title: "Photographer" } },
+  { omit: ["bytes_base64", "content_type"] }), { category: "general" }, { legend: "About the photo" });
+  const photo = field("Photo", h("input", { type: "file", name: "photo", accept: kinds.map(([type]) => type).join(",") }),
+    { hint: `${Object.values(names).join(", ")}${sizeWords}.` });
+  const form = h("form", { class: "stack", novalidate: true, "aria-label": "Upload a photo" }, photo.wrap, fields.element,
     h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Upload photo")));
-  photoForm.addEventListener("submit", async (e) => {
+  form.addEventListener("submit", async (e) => {
     e.preventDefault();
-    [photo, category].forEach((f) => setFieldError(f, []));
+    setFieldError(photo, []);
+    const { value, ok } = fields.collect();
     const file = photo.input.files[0];
-    if (!file) { setFieldError(photo, "Choose a photo."); photo.input.focus(); return; }
-    if (file.size > 8 * 1024 * 1024) { setFieldError(photo, "This photo is larger than 8 MiB."); return; }
+    if (!file) setFieldError(photo, "Choose a photo.");
+    else if (kinds.length && !kinds.some(([type]) => type === file.type)) setFieldError(photo, `Choose a ${Object.values(names).join(", ")} file.`);
+    else if (maxBytes && file.size > maxBytes) setFieldError(photo, `This photo is larger than the display takes${sizeWords}.`);
+    const bad = form.querySelector("[aria-invalid=true]");
+    if (!ok || bad) { if (bad) bad.focus(); return; }
     try {
-      const body = { category: category.input.value.trim(), content_type: file.type, bytes_base64: await fileToBase64(file) };
-      if (alt.input.value.trim()) body.alt_text = alt.input.value.trim();
-      if (by.input.value.trim()) body.photographer_name = by.input.value.trim();
-      await api.post("/v1/curator/manual/photos", body);
-      photoForm.reset();
+      await api.post("/v1/curator/manual/photos", { ...value, content_type: file.type, bytes_base64: await fileToBase64(file) });
+      form.reset();
       notify("Photo uploaded.");
     } catch (err) {
-      if (err instanceof ApiError && err.details) { setFieldError(category, err.details.category); setFieldError(photo, err.details.bytes_base64 || err.details.content_type); }
+      if (err instanceof ApiError && err.details) { fields.showErrors(Object.fromEntries(Object.entries(err.details).map(([k, v]) => [`/${k}`, v]))); setFieldError(photo, err.details.bytes_base64 || err.details.content_type); }
       notify(describeError(err), "error");
     }
   });
-  const text = (title, maxLength = 1000) => ({ type: "string", minLength: 1, maxLength, title });
-  const MANUAL = [
-    { one: "joke", path: "/v1/curator/manual/jokes", schema: { type: "object", required: ["category_id", "setup", "punchline"],
-      properties: { category_id: text("Category", 64), setup: text("Setup"), punchline: text("Punchline") } } },
-    { one: "trivia question", path: "/v1/curator/manual/trivia", schema: { type: "object",
-      required: ["category_id", "question", "option_a", "option_b", "option_c", "option_d", "correct_option"],
-      properties: { category_id: text("Category", 64), question: text("Question"), option_a: text("Answer A", 300),
-        option_b: text("Answer B", 300), option_c: text("Answer C", 300), option_d: text("Answer D", 300),
-        correct_option: { enum: ["A", "B", "C", "D"], title: "Right answer" } } } },
-    { one: "calendar event", path: "/v1/curator/manual/calendar-events", schema: { type: "object",
-      required: ["title", "start", "end", "category_id"],
-      properties: { title: text("Title", 300), start: { type: "string", format: "date-time", title: "Starts" },
-        end: { type: "string", format: "date-time", title: "Ends" }, all_day: { type: "boolean", title: "All day" },
-        category_id: text("Category", 64), location: { type: "string", maxLength: 300, title: "Place" } } },
-      // datetime-local values are the browser's local time: sent as epoch milliseconds
-      body: ({ start, end, ...rest }) => ({ ...rest, all_day: Boolean(rest.all_day), start_ms: new Date(start).getTime(), end_ms: new Date(end).getTime() }) },
-  ];
-  const manualForms = MANUAL.map((spec) => {
-    const fields = schemaFields(spec.schema, { category_id: "general" }, { legend: `A ${spec.one}` });
-    const form = h("form", { class: "stack", novalidate: true, "aria-label": `Add a ${spec.one}` }, fields.element,
-      h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, `Add ${spec.one}`)));
-    form.addEventListener("submit", async (e) => {
-      e.preventDefault();
-      const { value, ok } = fields.collect();
-      if (!ok) return fields.focusFirstError();
-      try { await api.post(spec.path, spec.body ? spec.body(value) : value); notify(`${spec.one.charAt(0).toUpperCase()}${spec.one.slice(1)} added.`); }
-      catch (err) { showServerErrors(err, fields); }
-    });
-    return form;
+  return form;
+}
+
+// Manual entries: the display's request bodies with titles laid over (and, for a calendar
+// event, its instants entered as local date and time).
+const MANUAL = [
+  { one: "joke", path: "/v1/curator/manual/jokes",
+    look: { category_id: { title: "Category" }, setup: { title: "Setup" }, punchline: { title: "Punchline" } } },
+  { one: "trivia question", path: "/v1/curator/manual/trivia",
+    look: { category_id: { title: "Category" }, question: { title: "Question" }, option_a: { title: "Answer A" },
+      option_b: { title: "Answer B" }, option_c: { title: "Answer C" }, option_d: { title: "Answer D" },
+      correct_option: { title: "Right answer" } } },
+  { one: "calendar event", path: "/v1/curator/manual/calendar-events",
+    look: { title: { title: "Title" }, start_ms: { type: "string", format: "date-time", title: "Starts" },
+      end_ms: { type: "string", format: "date-time", title: "Ends" }, all_day: { title: "All day" },
+      category_id: { title: "Category" }, location: { title: "Place" }, description: { title: "Description" } },
+    omit: ["category_ids"],
+    // datetime-local values are the browser's local time: sent as epoch milliseconds
+    body: ({ start_ms, end_ms, ...rest }) => ({ ...rest, all_day: Boolean(rest.all_day),
+      start_ms: new Date(start_ms).getTime(), end_ms: new Date(end_ms).getTime() }) },
+];
+
+function manualForm(api, spec, body) {
+  const schema = formSchema(body, spec.look, { omit: spec.omit || [] });
+  // a category is always sent (the display needs one of category_id / category_ids)
+  if ("category_id" in schema.properties && !schema.required.includes("category_id")) schema.required.push("category_id");
+  const fields = schemaFields(schema, { category_id: "general" }, { legend: `A ${spec.one}` });
+  const form = h("form", { class: "stack", novalidate: true, "aria-label": `Add a ${spec.one}` }, fields.element,
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, `Add ${spec.one}`)));
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const { value, ok } = fields.collect();
+    if (!ok) return fields.focusFirstError();
+    try { await api.post(spec.path, spec.body ? spec.body(value) : value); notify(`${spec.one.charAt(0).toUpperCase()}${spec.one.slice(1)} added.`); }
+    catch (err) { showServerErrors(err, fields); }
   });
-  return section("Add your own content", h("div", { class: "grid2" }, photoForm, ...manualForms));
+  return form;
+}
+
+async function manualSection(api, display, holder) {
+  try {
+    const [photoBody, ...bodies] = await Promise.all([requestSchema(display, "POST", "/v1/curator/manual/photos"),
+      ...MANUAL.map((spec) => requestSchema(display, "POST", spec.path))]);
+    replace(holder, section("Add your own content", h("div", { class: "grid2" }, photoForm(api, photoBody),
+      ...MANUAL.map((spec, i) => manualForm(api, spec, bodies[i])))));
+  } catch (err) { replace(holder, section("Add your own content", h("p", { class: "note error" }, describeError(err)))); }
 }
 
 export async function render(main, { display }) {
@@ -329,8 +363,9 @@ export async function render(main, { display }) {
   const api = displayApi(display);
   const interestHolders = INTERESTS.map(() => h("div", {}));
   const integrations = h("div", {});
+  const manual = h("div", {});
   replace(main, h("h1", {}, `Content of ${display.name}`),
     h("h2", { class: "group" }, "Interests"), h("div", { class: "grid-sections" }, interestHolders),
-    integrations, catalogSection(api), manualSection(api));
-  await Promise.all([...INTERESTS.map((spec, i) => interestSection(api, spec, interestHolders[i])), integrationsSection(api, integrations)]);
+    integrations, catalogSection(api), manual);
+  await Promise.all([manualSection(api, display, manual), ...INTERESTS.map((spec, i) => interestSection(api, display, spec, interestHolders[i])), integrationsSection(api, display, integrations)]);
 }

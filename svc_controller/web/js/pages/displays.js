@@ -4,8 +4,8 @@ import { h, replace, field, setFieldError, button, notify, confirmDialog } from 
 import { listDisplays, saveDisplay, removeDisplay, setCurrent, currentDisplay, slug } from "../store.js";
 import { section } from "./common.js";
 import { powerLine } from "./power.js";
+import { requestSchema, property, choices, inputLimits } from "../contract.js";
 
-const ROLES = ["admin", "operator", "power_viewer", "viewer"];
 
 function normaliseUrl(text) {
   let value = text.trim();
@@ -80,15 +80,38 @@ function addForm(ctx) {
     placeholder: "https://192.168.1.20:8787" }), { hint: "The display's address on your network; port 8787 when none is given." });
   const methodPair = h("input", { type: "radio", name: "method", value: "pair", checked: true, id: "method-pair" });
   const methodKey = h("input", { type: "radio", name: "method", value: "key", id: "method-key" });
-  const role = field("Role to request", h("select", { name: "role" }, ROLES.map((r) => h("option", { value: r }, r))),
+  // the roles (and the code's length) are the display's: read from its /v1/openapi.json once the address is known
+  const role = field("Role to request", h("select", { name: "role" }, h("option", { value: "" }, "(the display's roles, once its address is typed)")),
     { hint: "admin is needed for backups and restores; operator can change the program." });
   const key = field("API key", h("input", { type: "password", name: "apiKey", autocomplete: "off", spellcheck: "false" }),
     { hint: "A key made on the display, for example with svc-display keys create. It starts with svc_." });
   key.wrap.hidden = true;
   const code = field("Code shown on the display", h("input", { type: "text", name: "code", autocomplete: "one-time-code",
-    inputmode: "text", spellcheck: "false", placeholder: "XXXX-XXXX", maxlength: "12" }),
+    inputmode: "text", spellcheck: "false", placeholder: "XXXX-XXXX" }),
     { hint: "The display shows an 8-character code for 5 minutes." });
   code.wrap.hidden = true;
+  let rolesOf = null; // the address whose roles the select shows (or is fetching)
+  const loadRoles = async () => {
+    const url = normaliseUrl(address.input.value);
+    if (!url || url === rolesOf) return;
+    rolesOf = url;
+    try {
+      const [request, confirm] = await Promise.all([requestSchema({ url }, "POST", "/v1/adoption/request"),
+        requestSchema({ url }, "POST", "/v1/adoption/confirm")]);
+      if (rolesOf !== url) return; // the address changed meanwhile
+      const schema = property(request, "role");
+      const previous = role.input.value;
+      const list = choices(schema);
+      replace(role.input, list.map(([v, text]) => h("option", { value: v }, text)));
+      role.input.value = list.some(([v]) => v === previous) ? previous : (schema.default !== undefined ? schema.default : (list[0] || [""])[0]);
+      for (const [k, v] of Object.entries(inputLimits(property(confirm, "challenge_code")))) code.input.setAttribute(k, v);
+    } catch {
+      if (rolesOf === url) rolesOf = null; // unreachable or refused: the submit says why
+    }
+  };
+  let typing = null;
+  address.input.addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(loadRoles, 300); });
+  address.input.addEventListener("change", loadRoles);
   const submit = h("button", { type: "submit", class: "primary" }, "Request a code");
   let pending = null; // {display, identifier} while waiting for the code
 
@@ -146,7 +169,9 @@ function addForm(ctx) {
         return;
       }
       const identifier = `svc-controller-${display.id}-${Math.random().toString(36).slice(2, 8)}`;
-      await api.post("/v1/adoption/request", { identifier, role: role.input.value }, { anonymous: true });
+      await loadRoles();
+      const chosen = role.input.value; // empty: the display's default role
+      await api.post("/v1/adoption/request", { identifier, ...(chosen ? { role: chosen } : {}) }, { anonymous: true });
       pending = { display, identifier };
       code.wrap.hidden = false;
       submit.textContent = "Pair";

@@ -4,9 +4,11 @@
 import { displayApi, describeError, ApiError } from "../api.js";
 import { h, replace, field, setFieldError, notify, button, newId } from "../dom.js";
 import { section } from "./common.js";
+import { requestSchema, property, choices } from "../contract.js";
 
-const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+// the days a window may name, and how many windows, are the display's (PUT /v1/display/power/schedule)
 const DAY_NAMES = { mon: "Mon", tue: "Tue", wed: "Wed", thu: "Thu", fri: "Fri", sat: "Sat", sun: "Sun" };
+const WORKDAYS = ["mon", "tue", "wed", "thu", "fri"]; // a new window's days, as far as the display has them
 
 /** "07:00", or "Mon 07:00" when it is not within the next day, in the display's zone. */
 function when(ms, zone) {
@@ -43,10 +45,10 @@ export async function powerLine(display, cell) {
   }
 }
 
-function windowRow(win, remove) {
+function windowRow(win, dayChoices, remove) {
   const legend = newId("win");
-  const days = DAYS.map((d) => h("label", { class: "check" },
-    h("input", { type: "checkbox", name: "day", value: d, checked: win.days.includes(d) }), ` ${DAY_NAMES[d]}`));
+  const days = dayChoices.map(([d, name]) => h("label", { class: "check" },
+    h("input", { type: "checkbox", name: "day", value: d, checked: win.days.includes(d) }), ` ${name}`));
   const on = field("On at", h("input", { type: "time", name: "on", value: win.on, required: true }));
   const off = field("Off at", h("input", { type: "time", name: "off", value: win.off, required: true }),
     { hint: "Earlier than on: runs past midnight." });
@@ -75,6 +77,10 @@ export async function powerSection(display, rerender) {
     return section("Power", h("p", { class: "note error" }, describeError(err)));
   }
   const { power, zone } = loaded;
+  let windows;
+  try { windows = property(await requestSchema(display, "PUT", "/v1/display/power/schedule"), "schedule"); }
+  catch (err) { return section("Power", h("p", { class: "note error" }, describeError(err))); }
+  const dayChoices = choices(property(windows.items || {}, "days"), DAY_NAMES);
   const state = h("p", { class: "power-state" }, h("strong", {}, describePower(power, zone)),
     ` · backend ${power.backend}${power.backend_available ? "" : " (not available)"}`,
     power.panel_state !== "unknown" ? ` · the panel reads ${power.panel_state}` : "");
@@ -88,15 +94,19 @@ export async function powerSection(display, rerender) {
     power.override ? button("Back to schedule", () => send({ state: "auto" }, "The display follows its schedule again.")) : null);
   const rows = h("div", { class: "stack" });
   const empty = h("p", { class: "hint" }, "No window: the display is always on.");
-  const sync = () => { empty.hidden = rows.children.length > 0; };
-  const add = (win) => { rows.append(windowRow(win, sync)); sync(); };
+  const addButton = button("Add a window", () => add({ days: WORKDAYS.filter((d) => dayChoices.some(([v]) => v === d)), on: "07:00", off: "19:00" }), { kind: "secondary" });
+  const sync = () => {
+    empty.hidden = rows.children.length > 0;
+    addButton.disabled = windows.maxItems !== undefined && rows.children.length >= windows.maxItems;
+  };
+  const add = (win) => { rows.append(windowRow(win, dayChoices, sync)); sync(); };
   power.schedule.forEach(add);
   sync();
   const form = h("form", { class: "stack", novalidate: true, "aria-label": "Power schedule" },
     h("p", { class: "hint" }, `Times are the display's (${zone || "UTC"}). The display is on inside the windows and off outside them.`),
     rows, empty,
     h("div", { class: "actions" },
-      button("Add a window", () => add({ days: ["mon", "tue", "wed", "thu", "fri"], on: "07:00", off: "19:00" }), { kind: "secondary" }),
+      addButton,
       h("button", { type: "submit", class: "primary" }, "Save schedule")));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -113,5 +123,8 @@ export async function powerSection(display, rerender) {
       notify(describeError(err), "error");
     }
   });
+  // a display older than its typed schedule schema names no days: its schedule is not editable here
+  if (!dayChoices.length) return section("Power", state, now, h("h3", {}, "Weekly schedule"),
+    h("p", { class: "note" }, "This display does not describe its schedule's days; upgrade it to edit the schedule here."));
   return section("Power", state, now, h("h3", {}, "Weekly schedule"), form);
 }

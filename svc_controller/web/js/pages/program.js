@@ -3,48 +3,39 @@ import { displayApi, describeError, ApiError } from "../api.js";
 import { h, replace, field, setFieldError, button, notify, confirmDialog } from "../dom.js";
 import { schemaFields, humanize } from "../schemaform.js";
 import { needDisplay, section, toggle, table } from "./common.js";
+import { requestSchema, formSchema } from "../contract.js";
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-const int = (minimum, maximum, extra = {}) => ({ type: "integer", minimum, maximum, ...extra });
-const str = (maxLength, extra = {}) => ({ type: "string", maxLength, ...extra });
-
-// The row fields of each kind, as small schemas so the same form code draws them.
+// The row fields of each kind: the display's request bodies (POST to create, PATCH to edit, from
+// its /v1/openapi.json) with these titles laid over; the limits are the display's, and a field
+// the display adds shows up without an edit here.
+const OMIT = ["id", "config_json", "overlay_kind", "messages_json"];
 const KINDS = {
   screens: {
     title: "Screens", one: "screen", path: "/v1/screens", typeField: "screen_type", nameField: "name",
     meta: async (api) => (await api.get("/v1/meta/screen-types")).items,
-    fields: { type: "object", properties: {
-      name: str(200, { title: "Name" }), description: str(2000, { title: "Description" }),
-      enabled: { type: "boolean", title: "Enabled" },
-      dwell_seconds: { type: "number", minimum: 1, maximum: 3600, title: "Dwell time (seconds)" },
-      frequency_weight: { type: "number", minimum: 0, maximum: 1000, title: "Weight", description: "Relative chance of being shown." },
-    } },
+    look: { name: { title: "Name" }, description: { title: "Description" }, enabled: { title: "Enabled" },
+      dwell_seconds: { title: "Dwell time (seconds)" },
+      frequency_weight: { title: "Weight" }, sort_order: { title: "Sort order" },
+      data_key: { title: "Data key" }, require_news_photo: { title: "Only news with a photo" } },
     columns: (row) => [`${row.dwell_seconds} s`, String(row.frequency_weight)], headers: ["Dwell", "Weight"],
   },
   tickers: {
     title: "Ticker tapes", one: "ticker tape", path: "/v1/ticker/tapes", typeField: "ticker_type", nameField: "name",
     meta: async (api) => (await api.get("/v1/meta/ticker-tape-types")).items,
-    fields: { type: "object", properties: {
-      name: str(200, { title: "Name" }), description: str(2000, { title: "Description" }),
-      enabled: { type: "boolean", title: "Enabled" },
-      frequency_weight: { type: "number", minimum: 0, maximum: 1000, title: "Weight" },
-      sort_order: int(-1000000, 1000000, { title: "Sort order" }),
-    } },
+    look: { name: { title: "Name" }, description: { title: "Description" }, enabled: { title: "Enabled" },
+      frequency_weight: { title: "Weight" }, sort_order: { title: "Sort order" } },
     columns: (row) => [String(row.frequency_weight)], headers: ["Weight"],
   },
   overlays: {
     title: "Overlays", one: "overlay", path: "/v1/display/overlays", typeField: "overlay_type", nameField: "label",
     meta: async (api) => (await api.get("/v1/meta/config-schemas")).overlay_types,
-    fields: { type: "object", required: ["start_month", "start_day"], properties: {
-      label: str(200, { title: "Label" }), enabled: { type: "boolean", title: "Enabled" },
-      start_month: int(1, 12, { title: "Start month" }), start_day: int(1, 31, { title: "Start day" }),
-      end_month: int(1, 12, { title: "End month", description: "Leave empty for a one-day window." }),
-      end_day: int(1, 31, { title: "End day" }),
-      repeat_annually: { type: "boolean", title: "Repeat every year" },
-      year_exact: int(1970, 9999, { title: "Only in year" }),
-      nth_week_of_month: int(1, 5, { title: "Nth week of the month", description: "With the weekday below: for example the 2nd Sunday." }),
-      nth_weekday: int(1, 7, { title: "Weekday (1 = Monday … 7 = Sunday)" }),
-    } },
+    look: { label: { title: "Label" }, enabled: { title: "Enabled" },
+      start_month: { title: "Start month" }, start_day: { title: "Start day" },
+      end_month: { title: "End month", description: "Leave empty for a one-day window." }, end_day: { title: "End day" },
+      repeat_annually: { title: "Repeat every year" }, year_exact: { title: "Only in year" },
+      nth_week_of_month: { title: "Nth week of the month", description: "With the weekday below: for example the 2nd Sunday." },
+      nth_weekday: { title: "Weekday (1 = Monday … 7 = Sunday)" } },
     columns: (row) => [windowText(row)], headers: ["When"],
   },
 };
@@ -59,7 +50,7 @@ function windowText(row) {
 function typeId(kind, t) { return t[KINDS[kind].typeField]; }
 
 /** The editor of one row: create (row null) or edit. */
-function editor(kind, api, types, row, done) {
+function editor(kind, api, types, bodies, row, done) {
   const spec = KINDS[kind];
   const creating = row === null;
   const typeSelect = h("select", { name: spec.typeField, disabled: !creating },
@@ -70,7 +61,8 @@ function editor(kind, api, types, row, done) {
   // a new overlay shows all year, every year, until its window is narrowed (1 January alone was a
   // one-day window: an overlay created without touching the dates never showed)
   const whole = { start_month: 1, start_day: 1, end_month: 12, end_day: 31, repeat_annually: true };
-  const common = schemaFields(spec.fields, creating ? { enabled: true, ...(kind === "overlays" ? whole : {}) } : row,
+  const rowSchema = formSchema(creating ? bodies.create : bodies.edit, spec.look, { omit: [...OMIT, spec.typeField] });
+  const common = schemaFields(rowSchema, creating ? { enabled: true, ...(kind === "overlays" ? whole : {}) } : row,
     { legend: `About this ${spec.one}`, keepUnknown: false });
   const configHolder = h("div", {});
   let config = null;
@@ -141,12 +133,14 @@ function editor(kind, api, types, row, done) {
   return form;
 }
 
-async function kindSection(kind, api, holder) {
+async function kindSection(kind, api, display, holder) {
   const spec = KINDS[kind];
-  const [rows, types] = await Promise.all([api.get(spec.path), spec.meta(api)]);
-  const reload = () => kindSection(kind, api, holder).catch((err) => notify(describeError(err), "error"));
+  const [rows, types, create, edit] = await Promise.all([api.get(spec.path), spec.meta(api),
+    requestSchema(display, "POST", spec.path), requestSchema(display, "PATCH", `${spec.path}/{id}`)]);
+  const bodies = { create, edit };
+  const reload = () => kindSection(kind, api, display, holder).catch((err) => notify(describeError(err), "error"));
   const open = (row) => {
-    const form = editor(kind, api, types, row, (changed) => (changed ? reload() : replace(holder, view)));
+    const form = editor(kind, api, types, bodies, row, (changed) => (changed ? reload() : replace(holder, view)));
     replace(holder, h("section", { class: "card" }, form));
     form.querySelector("select:not([disabled]), input")?.focus();
   };
@@ -183,6 +177,6 @@ export async function render(main, { display }) {
   if (overlaysOn && overlaysOn.value === "false") {
     main.insertBefore(h("p", { class: "note warn" }, "All overlays are switched off on this display (key-value display.overlay.enabled = false)."), holders.screens);
   }
-  await Promise.all(Object.keys(KINDS).map((k) => kindSection(k, api, holders[k]).catch((err) =>
+  await Promise.all(Object.keys(KINDS).map((k) => kindSection(k, api, display, holders[k]).catch((err) =>
     replace(holders[k], section(KINDS[k].title, h("p", { class: "note error" }, describeError(err)))))));
 }

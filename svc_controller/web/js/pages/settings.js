@@ -3,6 +3,8 @@ import { displayApi, describeError, ApiError } from "../api.js";
 import { h, replace, field, setFieldError, notify, button, confirmDialog } from "../dom.js";
 import { needDisplay, section } from "./common.js";
 import { powerSection } from "./power.js";
+import { check } from "../schemaform.js";
+import { requestSchema, property, inputLimits, choices } from "../contract.js";
 
 function gradient(stops) {
   const list = (stops || []).filter((s) => /^#[0-9a-fA-F]{3,8}$/.test(s));
@@ -27,16 +29,25 @@ function themePreview(theme) {
 }
 
 /** A form for a custom theme: colour pickers with a live preview (POST /v1/display/themes). */
-function themeEditor(api, done) {
+function themeEditor(api, themeBody, done) {
   const picker = (label, value) => h("label", { class: "swatch" }, h("input", { type: "color", value }), " ", label);
-  const groups = {
-    // defaults that pass the display's contrast rules (docs/display.md, "Colour")
-    display: [picker("Background top", "#102040"), picker("Background bottom", "#1b4a6b")],
-    primaryContainer: [picker("Panel text", "#ffffff"), picker("Panel", "#b4452c")],
-    secondaryContainer: [picker("Second panel text", "#102040"), picker("Second panel", "#f4a261")],
-    accents: [picker("Accent 1", "#e9c46a"), picker("Accent 2", "#5fd3c4"), picker("Accent 3", "#ffa88f"), picker("Accent 4", "#8ab17d")],
+  // defaults that pass the display's contrast rules (docs/display.md, "Colour"); how many
+  // colours each group takes is the display's (its preview schema): a group is cut or padded
+  const defaults = {
+    display: [["Background top", "#102040"], ["Background bottom", "#1b4a6b"]],
+    primaryContainer: [["Panel text", "#ffffff"], ["Panel", "#b4452c"]],
+    secondaryContainer: [["Second panel text", "#102040"], ["Second panel", "#f4a261"]],
+    accents: [["Accent 1", "#e9c46a"], ["Accent 2", "#5fd3c4"], ["Accent 3", "#ffa88f"], ["Accent 4", "#8ab17d"]],
   };
-  const label = field("Theme name", h("input", { type: "text", name: "label", maxlength: "60" }));
+  const shape = property(themeBody, "preview").properties || {};
+  const groups = Object.fromEntries(Object.entries(defaults).map(([key, list]) => {
+    const { minItems = 0, maxItems = Infinity } = shape[key] || {};
+    const count = Math.min(Math.max(list.length, minItems), maxItems);
+    return [key, Array.from({ length: count }, (_, i) => (list[i] ? picker(...list[i])
+      : picker(`${list[list.length - 1][0]} ${i + 1}`, list[list.length - 1][1])))];
+  }));
+  const labelSchema = property(themeBody, "label"); // the display's limits on a theme's name
+  const label = field("Theme name", h("input", { type: "text", name: "label", ...inputLimits(labelSchema) }));
   const holder = h("div", { class: "theme-live", "aria-hidden": "true" });
   const preview = () => Object.fromEntries(Object.entries(groups).map(([k, list]) => [k, list.map((l) => l.querySelector("input").value)]));
   const redraw = () => replace(holder, themePreview({ preview: preview() }));
@@ -49,7 +60,8 @@ function themeEditor(api, done) {
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     setFieldError(label, []);
-    if (!label.input.value.trim()) { setFieldError(label, "Give the theme a name."); label.input.focus(); return; }
+    const problems = label.input.value.trim() ? check(labelSchema, label.input.value.trim(), true) : ["Give the theme a name."];
+    if (problems.length) { setFieldError(label, problems); label.input.focus(); return; }
     try {
       const theme = await api.post("/v1/display/themes", { label: label.input.value.trim(), preview: preview() });
       notify(`Theme ${theme.label || label.input.value.trim()} created.`);
@@ -67,7 +79,8 @@ const zones = () => (typeof Intl.supportedValuesOf === "function" ? Intl.support
 export async function render(main, { display }) {
   if (!display) return needDisplay(main, "Settings");
   const api = displayApi(display);
-  const [settings, themes] = await Promise.all([api.get("/v1/display/settings"), api.get("/v1/display/themes")]);
+  const [settings, themes, body, themeBody] = await Promise.all([api.get("/v1/display/settings"), api.get("/v1/display/themes"),
+    requestSchema(display, "PUT", "/v1/display/settings"), requestSchema(display, "POST", "/v1/display/themes")]);
   const themeChoices = h("fieldset", { class: "themes" }, h("legend", {}, "Theme"),
     themes.items.map((t) => h("div", { class: "theme-cell" }, h("label", { class: "theme" },
       h("input", { type: "radio", name: "display_theme_id", value: t.id, checked: t.id === settings.display_theme_id }),
@@ -77,20 +90,22 @@ export async function render(main, { display }) {
         try { await api.del(`/v1/display/themes/${encodeURIComponent(t.id)}`); notify(`Theme ${t.label} deleted.`); rerender(); }
         catch (err) { notify(describeError(err), "error"); }
       }, { kind: "danger small" }) : null)));
-  const select = (name, label, options) => {
-    const f = field(label, h("select", { name }, options.map(([v, text]) => h("option", { value: v }, text))), { name });
+  // the choices and ranges are the display's (PUT /v1/display/settings); the words are ours
+  const select = (name, label, words) => {
+    const f = field(label, h("select", { name }, choices(property(body, name), words).map(([v, text]) => h("option", { value: v }, text))), { name });
     f.input.value = settings[name];
     return f;
   };
-  const time = select("controller_time_format", "Time format", [["24h", "24-hour (14:30)"], ["12h", "12-hour (2:30 PM)"]]);
-  const date = select("controller_date_order", "Date order", [["dmy", "day month year"], ["mdy", "month day year"], ["ymd", "year month day"]]);
-  const unit = select("display_weather_temperature_unit", "Temperature unit", [["c", "Celsius (°C)"], ["f", "Fahrenheit (°F)"]]);
+  const time = select("controller_time_format", "Time format", { "24h": "24-hour (14:30)", "12h": "12-hour (2:30 PM)" });
+  const date = select("controller_date_order", "Date order", { dmy: "day month year", mdy: "month day year", ymd: "year month day" });
+  const unit = select("display_weather_temperature_unit", "Temperature unit", { c: "Celsius (°C)", f: "Fahrenheit (°F)" });
   const zone = field("Timezone", h("input", { type: "text", name: "display_timezone", list: "zones", autocomplete: "off",
+    ...inputLimits(property(body, "display_timezone")),
     value: settings.display_timezone || "", placeholder: "Europe/Paris" }), { hint: "An IANA zone; empty uses the display's default.", name: "display_timezone" });
-  const scaleScreen = field("Text size on slides", h("input", { type: "number", name: "display_text_scale_screen", step: "0.05", min: "0.5", max: "3",
-    value: String(settings.display_text_scale_screen) }), { name: "display_text_scale_screen" });
-  const scaleTicker = field("Text size in the ticker", h("input", { type: "number", name: "display_text_scale_ticker", step: "0.05", min: "0.5", max: "3",
-    value: String(settings.display_text_scale_ticker) }), { name: "display_text_scale_ticker" });
+  const scale = (name, label) => field(label, h("input", { type: "number", name, step: "0.05", ...inputLimits(property(body, name)),
+    value: String(settings[name]) }), { name });
+  const scaleScreen = scale("display_text_scale_screen", "Text size on slides");
+  const scaleTicker = scale("display_text_scale_ticker", "Text size in the ticker");
   const all = { controller_time_format: time, controller_date_order: date, display_weather_temperature_unit: unit,
     display_timezone: zone, display_text_scale_screen: scaleScreen, display_text_scale_ticker: scaleTicker };
   const themeError = h("p", { class: "field-error", hidden: true });
@@ -104,17 +119,23 @@ export async function render(main, { display }) {
     event.preventDefault();
     Object.values(all).forEach((f) => setFieldError(f, []));
     themeError.hidden = true;
-    const body = {};
+    const changes = {};
+    let bad = null;
     const theme = form.querySelector("input[name=display_theme_id]:checked");
-    if (theme && theme.value !== settings.display_theme_id) body.display_theme_id = theme.value;
+    if (theme && theme.value !== settings.display_theme_id) changes.display_theme_id = theme.value;
     for (const [name, f] of Object.entries(all)) {
       let value = f.input.value.trim();
-      if (name.startsWith("display_text_scale")) value = Number(value);
-      if (value !== settings[name]) body[name] = value;
+      if (name.startsWith("display_text_scale")) value = value === "" ? NaN : Number(value);
+      if (value !== settings[name]) {
+        const problems = check(property(body, name), value, false);
+        if (problems.length) { setFieldError(f, problems); bad = bad || f; }
+        changes[name] = value;
+      }
     }
-    if (!Object.keys(body).length) { notify("Nothing changed."); return; }
+    if (bad) { bad.input.focus(); return; }
+    if (!Object.keys(changes).length) { notify("Nothing changed."); return; }
     try {
-      Object.assign(settings, await api.put("/v1/display/settings", body));
+      Object.assign(settings, await api.put("/v1/display/settings", changes));
       notify("Settings saved.");
     } catch (err) {
       if (err instanceof ApiError && err.details) {
@@ -126,6 +147,6 @@ export async function render(main, { display }) {
   });
   const rerender = () => render(main, { display });
   replace(main, h("h1", {}, `Settings of ${display.name}`), section("Look and formats", form),
-    section("Your own theme", h("details", {}, h("summary", {}, "Make a theme"), themeEditor(api, rerender))),
+    section("Your own theme", h("details", {}, h("summary", {}, "Make a theme"), themeEditor(api, themeBody, rerender))),
     await powerSection(display, rerender));
 }

@@ -19,8 +19,9 @@ next ``malloc_trim`` (``--settle``: one more) (every 30 s, ``svc_host/display/ru
 
 ``--probe`` loads ``benchmarks/memprobe/sitecustomize.py`` in the server and prints its report
 at the cold start, at the start and at the end (``SVC_MEMPROBE_FRAMES=6`` in the environment
-adds tracemalloc, from start-up: slow, and RSS figures are higher): where the rest that the churn leaves is (glibc heap, pymalloc arenas, Python
-objects), and the top allocations that differ from the cold start.
+adds tracemalloc, from start-up: slow, and RSS figures are higher): where the rest that the churn
+leaves is (garbage a full collection would free, glibc heap, pymalloc arenas, Python objects),
+and the top allocations that differ from the cold start.
 
     .venv/bin/python benchmarks/upgrade_churn.py [--minutes 30] [--at-once 500] [--warmup 6]
         [--mode upgrade|idle] [--probe]

@@ -19,8 +19,9 @@ next ``malloc_trim`` (``--settle``: one more) (every 30 s, ``svc_host/display/ru
 
 ``--probe`` loads ``benchmarks/memprobe/sitecustomize.py`` in the server and prints its report
 at the cold start, at the start and at the end (``SVC_MEMPROBE_FRAMES=6`` in the environment
-adds tracemalloc, from start-up: slow, and RSS figures are higher): where the rest that the churn leaves is (glibc heap, pymalloc arenas, Python
-objects), and the top allocations that differ from the cold start.
+adds tracemalloc, from start-up: slow, and RSS figures are higher): where the rest that the churn
+leaves is (garbage a full collection would free, glibc heap, pymalloc arenas, Python objects),
+and the top allocations that differ from the cold start.
 
     .venv/bin/python benchmarks/upgrade_churn.py [--minutes 30] [--at-once 500] [--warmup 6]
         [--mode upgrade|idle] [--probe]
@@ -40,28 +41,11 @@ sys.path.insert(0, str(REPO))
 
 from svc_display.testing import ServerProcess  # noqa: E402
 from svc_display.testing.memory import MIB, rss  # noqa: E402
-from tests.host.test_hostile_http import refused_upgrades, sources  # noqa: E402
+from tests.host.test_hostile_http import idle_sockets, refused_upgrades  # noqa: E402
 
 GOAL = 0.10
 TRIM_WAIT = 35  # past the server's next malloc_trim (every 30 s)
 SETTLE = 30  # --settle: one more trim, at least 30 s after the last round's connections closed
-
-
-async def idle_sockets(server: ServerProcess, at_once: int, hold: float) -> collections.Counter:
-    """``at_once`` TCP connections from as many addresses, sending nothing, held ``hold`` seconds
-    and closed; counted as ``open`` (still open when closed) or ``closed by server``."""
-    async def one(source: str) -> str:
-        reader, writer = await asyncio.open_connection("127.0.0.1", server.port, local_addr=(source, 0))
-        try:
-            try:
-                data = await asyncio.wait_for(reader.read(1), hold)
-            except asyncio.TimeoutError:
-                return "open"
-            return "closed by server" if not data else "answered"
-        finally:
-            writer.close()
-
-    return collections.Counter(await asyncio.gather(*(one(source) for source in sources(at_once, third_octet=20))))
 
 
 def churn_round(server: ServerProcess, args) -> collections.Counter:

@@ -4,7 +4,8 @@ Put on ``PYTHONPATH`` with ``SVC_MEMPROBE_DIR`` set, it starts a thread in the s
 for each ``<name>.request`` file appearing in that folder, writes ``<name>.txt``: glibc's
 ``mallinfo2`` (main heap in use and free) and ``malloc_info`` (every arena), the threads,
 pymalloc's arenas and blocks, and the object types whose counts changed most since the first
-probe (``gc.get_objects``). ``SVC_MEMPROBE_FRAMES=6`` also starts tracemalloc at start-up (6
+probe (``gc.get_objects``), and first what a full collection finds unreachable (by type) and the RSS
+before and after it. ``SVC_MEMPROBE_FRAMES=6`` also starts tracemalloc at start-up (6
 frames; slow, and its own tables raise RSS) and reports its top differences by traceback.
 Written by hand: a few calls of the standard library and glibc, read from outside.
 """
@@ -86,9 +87,38 @@ def _types() -> collections.Counter:
     return collections.Counter(type(o).__name__ for o in gc.get_objects())
 
 
-def _probe(first: list) -> str:
+def _rss_mib() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _garbage() -> str:
+    """What a full collection finds unreachable now (cycles the churn left for the next
+    generation-2 collection), by type, and the RSS before and after it and a malloc_trim."""
+    before = _rss_mib()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        found = gc.collect()
+        types = collections.Counter(type(o).__name__ for o in gc.garbage)
+    finally:
+        gc.garbage.clear()
+        gc.set_debug(0)
     gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+    top = ", ".join(f"{count} {name}" for name, count in types.most_common(8))
+    return (f"full collection: {found} unreachable objects ({top or 'none'}); RSS {before:.1f} MiB before, "
+            f"{_rss_mib():.1f} MiB after it and a malloc_trim")
+
+
+def _probe(first: list) -> str:
+    garbage = _garbage()
     out = io.StringIO()
+    print(garbage, file=out)
     types = _types()
     print(f"pid {os.getpid()}, threads {threading.active_count()}: {[t.name for t in threading.enumerate()]}",
           file=out)

@@ -39,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import asyncio.sslproto
 import errno
+import functools
 import io
 import json
 import logging
@@ -147,14 +148,21 @@ def _peer_address(transport: Any) -> str:
 def _counted(base: type) -> type:
     class CountedTls(base):  # type: ignore[misc, valid-type]
         """The loop's TLS protocol, giving the connection's place back when the socket closes
-        (handshake failed or timed out included, when the HTTP protocol never hears of it)."""
+        (handshake failed or timed out included, when the HTTP protocol never hears of it), and
+        letting go of an HTTP protocol that never got the connection (see
+        :meth:`GuardedHttpToolsProtocol.discard`)."""
 
         slot: "_Slot | None" = None
+        http: "GuardedHttpToolsProtocol | None" = None
 
         def connection_lost(self, exc: Exception | None) -> None:
             if self.slot is not None:
                 self.slot.release()
             super().connection_lost(exc)
+            if self.http is not None:
+                http, self.http = self.http, None
+                if http.transport is None:  # the handshake never ended: its connection_lost never comes
+                    http.discard()
 
     CountedTls.__name__ = CountedTls.__qualname__ = f"Counted{base.__name__}"
     return CountedTls
@@ -186,6 +194,11 @@ class TlsGate(asyncio.Protocol):
     handshake must end within ``handshake_timeout`` and which gives the place back when the
     socket closes.
 
+    The HTTP protocol is made only then, for a connection that starts a handshake: an idle
+    connection (accepted, never sending a byte) costs this gate, its timer and the transport,
+    nothing more (an HTTP protocol made at accept and never connected was garbage kept in a
+    reference cycle with its parser until a full collection: docs/reliability.md, idle churn).
+
     This is what ``loop.create_server(ssl=...)`` does inside the loop, plus the count: there,
     nothing of the application sees a connection before its handshake has completed, so
     a client could hold any number of silent TLS sockets for asyncio's default 60 s. Handing the
@@ -194,9 +207,9 @@ class TlsGate(asyncio.Protocol):
     is handed over on its first read, which is passed on; a first byte that cannot start a TLS
     handshake is plain HTTP to this port, answered with a plain 400 saying to use https."""
 
-    def __init__(self, app_protocol: Any, context: ssl.SSLContext, limits: ConnectionLimits,
+    def __init__(self, app_protocol: Callable[[], Any], context: ssl.SSLContext, limits: ConnectionLimits,
                  handshake_timeout: float, loop: asyncio.AbstractEventLoop):
-        self.app_protocol = app_protocol
+        self.app_protocol = app_protocol  # the HTTP protocol's factory
         self.context = context
         self.limits = limits
         self.handshake_timeout = handshake_timeout
@@ -220,11 +233,13 @@ class TlsGate(asyncio.Protocol):
         if data[:1] != TLS_HANDSHAKE_RECORD:
             self._plain_http(data)
             return
-        self.app_protocol.slot = self.slot  # counted here: the HTTP protocol does not count again
-        self.app_protocol.gated = True
-        tls = _tls_protocol_class(self.loop)(self.loop, self.app_protocol, self.context, None, server_side=True,
+        http = self.app_protocol()
+        http.slot = self.slot  # counted here: the HTTP protocol does not count again
+        http.gated = True
+        tls = _tls_protocol_class(self.loop)(self.loop, http, self.context, None, server_side=True,
                                              ssl_handshake_timeout=self.handshake_timeout)
         tls.slot = self.slot
+        tls.http = http
         self.transport.set_protocol(tls)  # later reads go straight to the TLS protocol
         tls.connection_made(self.transport)
         buffer = tls.get_buffer(len(data))  # both loops' TLS protocols are buffered protocols
@@ -347,7 +362,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
         def tls_factory(**kwargs: Any) -> asyncio.BaseProtocol:
             loop = kwargs.get("_loop") or asyncio.get_running_loop()
-            return TlsGate(protocol(**kwargs), tls_context, gate_limits, float(header_timeout), loop)
+            return TlsGate(functools.partial(protocol, **kwargs), tls_context, gate_limits, float(header_timeout),
+                           loop)
 
         return tls_factory
 
@@ -395,6 +411,13 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             self._shutdown_timer.cancel()
             self._shutdown_timer = None
         super().connection_lost(exc)
+
+    def discard(self) -> None:
+        """Let go of a protocol that never got its connection (a TLS handshake that failed or
+        timed out): its httptools parser holds it through bound callbacks, a reference cycle
+        that only a full garbage collection frees, which allocations on the Python heap alone
+        set off (uvicorn breaks it in ``connection_lost``, which such a protocol never gets)."""
+        self.parser = None  # type: ignore[assignment]
 
     def handle_websocket_upgrade(self) -> None:
         """The WebSocket protocol takes the transport over and this one never hears of its

@@ -10,7 +10,7 @@ import requests
 
 from tests.cloud_feed.conftest import KEY, write
 
-pytestmark = [pytest.mark.slow, pytest.mark.storage]
+pytestmark = [pytest.mark.slow, pytest.mark.svc_display_storage]
 
 
 

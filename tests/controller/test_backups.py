@@ -17,7 +17,7 @@ import requests
 
 from svc_display.testing import ServerProcess, free_port
 from svc_display.testing.memory import MIB, peak_rss, reset_peak, rss
-from tests.conftest import throwaway_pg_database
+from svc_display.testing.databases import throwaway_pg_database
 from tests.controller.archives import make_archive, svc_database
 from tests.controller.conftest import ControllerProcess, display_env, running, start_display
 from tests.controller.upstream import Upstream
@@ -33,7 +33,7 @@ from tests.maintenance.archives import (
     with_files,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.storage]
+pytestmark = [pytest.mark.slow, pytest.mark.svc_display_storage]
 
 ZONE = "Europe/Paris"
 API_KEY = "svc_" + "K3yN0tT0B3Se3n" * 3

@@ -15,6 +15,7 @@ from hookspecs.render import Layout, Preferences, Rect, RenderContext, default_t
 from hookspecs.services import curated, preferences
 from builtin_plugins.live_preview import TicketBook, normalise_origin
 from svc_host.display import DisplayBus, choose_mode, parse_size
+from svc_display.testing.clock import FixedClock
 
 
 def test_bus_runs_handlers_in_order_and_contains_failures():
@@ -70,14 +71,6 @@ def test_time_presets():
     assert context.format_preset(moment, None) == "3:04 PM"
     assert context.format_preset(moment, "bogus", seconds=True) == "3:04:05 PM"
     assert RenderContext(None, "screen", "clock", {}).format_preset(moment, None) == "15:04"
-
-
-class FixedClock:
-    def __init__(self, ms: int):
-        self.ms = ms
-
-    def now_ms(self) -> int:
-        return self.ms
 
 
 class FakeHost:

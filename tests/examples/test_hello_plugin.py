@@ -8,7 +8,8 @@ import pytest
 from pony import orm
 
 from hookspecs import hookimpl
-from tests.conftest import REPO, write_broken_plugin
+from tests import REPO
+from tests.examples.plugins import write_broken_plugin
 
 EXAMPLE = REPO / "examples" / "hello-plugin"
 HOOKS = ["register_entities", "register_integration_types", "register_migrations", "register_overlay_types",
@@ -113,7 +114,7 @@ class HelloOne:
             text = orm.Optional(str, 200)
 
 
-@pytest.mark.storage
+@pytest.mark.svc_display_storage
 def test_upgrading_to_1_1_adds_the_lang_column_and_keeps_the_rows(hello_plugin, svc_display_host,
                                                                   svc_display_api, database_url):
     env = {"SVC_DISPLAY_DATABASE_URL": database_url} if database_url else {}

@@ -78,9 +78,10 @@ import pytest
 from svc_display.testing.clients import ApiClient, issue_key
 from svc_display.testing.clock import FixedClock, advance_clock
 from svc_display.testing.server import ServerProcess, free_port
+from svc_display.testing.waiting import wait_for
 
 __all__ = ["ApiClient", "issue_key", "ServerProcess", "free_port", "PluginNotLoaded", "FixedClock",
-           "advance_clock", "BACKENDS", "backends"]
+           "advance_clock", "BACKENDS", "backends", "wait_for"]
 
 STORAGE_MARKER = "svc_display_storage"
 BACKENDS = ("sqlite", "postgres")

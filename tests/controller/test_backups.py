@@ -32,6 +32,7 @@ from tests.maintenance.archives import (
     members_of,
     with_files,
 )
+from svc_display.testing import wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.svc_display_storage]
 
@@ -68,16 +69,6 @@ def snapshots(ctl, target_id):
     r = ctl.get(f"/bff/v1/backup-targets/{target_id}/snapshots")
     assert r.status_code == 200, r.text
     return r.json()["items"]
-
-
-def wait_for(predicate, timeout=60, what="condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture

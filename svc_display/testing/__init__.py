@@ -206,12 +206,13 @@ def svc_display_host(svc_display_env: dict[str, str], svc_display_plugin: Any):
     def factory(plugins: Iterable[Any] = (), disable: Iterable[str] = (),
                 env: dict[str, str] | None = None, strict: bool = True) -> Any:
         installed = {ep.name: ep.value for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+        # (name, plugin) pairs; a third item, the origin ("builtin" ...), is passed on to the host
         given = [item if isinstance(item, tuple) else (_plugin_name(item, installed), item)
                  for item in [*svc_display_plugin.registered, *plugins]]
         values = {**svc_display_env, **(env or {})}
         disabled = [name for name in values.get("SVC_DISPLAY_DISABLE_PLUGINS", "").split(",") if name]
         # a given plugin replaces its installed copy (the test's module object is the one registered)
-        disabled += [*disable, *(name for name, _ in given if name in installed)]
+        disabled += [*disable, *(item[0] for item in given if item[0] in installed)]
         if disabled:
             values["SVC_DISPLAY_DISABLE_PLUGINS"] = ",".join(dict.fromkeys(disabled))
         capture = _Capture()
@@ -221,9 +222,9 @@ def svc_display_host(svc_display_env: dict[str, str], svc_display_plugin: Any):
             host = build_host(load_settings(values), extra_plugins=given)
         finally:
             logger.removeHandler(capture)
-        host.svc_display_testing = {"env": values, "plugins": given}
+        host.svc_display_testing = {"env": values, "plugins": [(item[0], item[1]) for item in given]}
         hosts.append(host)
-        skipped = [name for name, _ in given if name not in host.plugins.info]
+        skipped = [item[0] for item in given if item[0] not in host.plugins.info]
         if skipped and strict:
             raise PluginNotLoaded(f"plugin {skipped[0]!r} was skipped by the host: " + "; ".join(
                 line for line in capture.lines if repr(skipped[0]) in line))

@@ -164,3 +164,14 @@ def _caller(hook: str, references: tuple[Reference, ...]) -> Callable[[Any], Any
             resolve(reference)(host)
 
     return display_samples
+
+
+def implementation(plugin: Any, hook: str) -> Callable[..., Any] | None:
+    """``plugin``'s implementation of ``hook``: the hand-written function, or the one its
+    ``FEATURE`` declares; None when it has neither (for tools and tests that read a plugin
+    module without a host)."""
+    own = getattr(plugin, hook, None)
+    if callable(own):
+        return own
+    feature = getattr(plugin, "FEATURE", None)
+    return feature.hookimpls().get(hook) if isinstance(feature, Feature) else None

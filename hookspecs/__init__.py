@@ -34,6 +34,7 @@ from hookspecs.types import (  # noqa: F401  (re-exported for plugins)
     WebSocketRoute,
 )
 from hookspecs.settings import Setting, SettingValues  # noqa: F401  (re-exported for plugins)
+from hookspecs.feature import Feature  # noqa: F401  (re-exported for plugins)
 
 if TYPE_CHECKING:  # pragma: no cover  (pytest's hookspec.py does the same: real classes, no import cost)
     import argparse

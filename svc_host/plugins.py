@@ -103,7 +103,7 @@ class PluginHost:
         return set(self.info) | set(self.disabled) | set(self.failed)
 
     def register(self, plugin: Any, name: str, origin: str, version: str = "") -> None:
-        self.pm.register(plugin, name=name)
+        self.pm.register(_with_feature(plugin), name=name)
         module = getattr(plugin, "__name__", type(plugin).__name__)
         self.info[name] = PluginInfo(name, version, origin, module)
 
@@ -221,6 +221,43 @@ class PluginHost:
         rows += [_state_row(info, "failed", reason) for name, (info, reason) in self.failed.items()
                  if name not in self.info]
         return sorted(rows, key=lambda r: (r["origin"] != "builtin", r["id"]))
+
+
+class _Declared:
+    """A plugin with a ``FEATURE`` declaration as pluggy sees it: the plugin's own attributes
+    (its hand-written hook implementations among them) plus the declaration's generic ones."""
+
+    def __init__(self, plugin: Any, impls: dict[str, Any]):
+        self._plugin = plugin
+        self.__name__ = getattr(plugin, "__name__", type(plugin).__name__)
+        marker = hookspecs.PROJECT + "_impl"
+        # pluggy looks hook implementations up statically (no __getattr__): copy the plugin's own
+        own = {attr: getattr(plugin, attr) for attr in dir(plugin) if not attr.startswith("__")}
+        vars(self).update({attr: value for attr, value in own.items()
+                           if callable(value) and hasattr(value, marker)})
+        vars(self).update(impls)
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._plugin, attr)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(dir(self._plugin)) | set(vars(self)))
+
+
+def _with_feature(plugin: Any) -> Any:
+    """``plugin`` itself, or with the hooks its ``FEATURE`` (``hookspecs.Feature``) declares.
+
+    A hook both declared and implemented by hand is refused: one of the two would be ignored."""
+    feature = getattr(plugin, "FEATURE", None)
+    if feature is None:
+        return plugin
+    if not isinstance(feature, hookspecs.Feature):
+        raise TypeError(f"FEATURE is a {type(feature).__name__}, not a hookspecs.Feature")
+    impls = feature.hookimpls()
+    both = sorted(hook for hook in impls if callable(getattr(plugin, hook, None)))
+    if both:
+        raise TypeError(f"{', '.join(both)} both declared in FEATURE and implemented; keep one")
+    return _Declared(plugin, impls)
 
 
 def _state_row(info: PluginInfo, state: str, reason: str | None) -> dict[str, Any]:

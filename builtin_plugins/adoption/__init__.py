@@ -19,7 +19,7 @@ from typing import Any
 
 from pony import orm
 
-from hookspecs import LayerSpec, Permission, Setting, hookimpl
+from hookspecs import Feature, LayerSpec, Setting, hookimpl
 from hookspecs.permissions import ADOPTION_ADMIN, declare
 from builtin_plugins.adoption.challenges import LAYER, TOPIC, AdoptionService, define_entities
 from builtin_plugins.adoption.routes import routes
@@ -33,24 +33,6 @@ def _service(host: Any) -> AdoptionService:
     if service is None:
         service = host.services["adoption"] = AdoptionService(host)
     return service
-
-
-@hookimpl
-def register_settings() -> list[Setting]:
-    return [
-        Setting("SVC_DISPLAY_ADOPTION_RATE_PER_MIN", int, 10, "adoption requests per minute (0: no limit)",
-                low=0, high=100000),
-    ]
-
-
-@hookimpl
-def register_permissions() -> list[Permission]:
-    return declare(ADOPTION_ADMIN)
-
-
-@hookimpl
-def register_entities(db: Any) -> None:
-    define_entities(db)
 
 
 @hookimpl
@@ -79,18 +61,6 @@ def serving(host: Any) -> None:
 
 
 @hookimpl
-def register_display_layers() -> list[LayerSpec]:
-    return [LayerSpec(LAYER, 400, "builtin_plugins.adoption.display:AdoptionLayer", area="content",
-                      topics=(TOPIC,),
-                      description="the pending adoption requests (newest first, at most three), for the person "
-                                  "in front"),
-            LayerSpec("welcome", 110, "builtin_plugins.adoption.welcome:WelcomeLayer", area="free",
-                      topics=("screens", TOPIC),
-                      description="with no enabled slide: the display's name, URLs, certificate fingerprint "
-                                  "and how to pair")]
-
-
-@hookimpl
 def shutdown(host: Any) -> None:
     service = host.services.get("adoption")
     if service is not None:
@@ -100,3 +70,21 @@ def shutdown(host: Any) -> None:
 # Builtin packages this one imports (besides the shared kit `common`); tests/host/test_boundaries.py
 # checks every cross-package import against it, and the host disables this plugin when one is off.
 REQUIRES: tuple[str, ...] = ("clients",)
+
+
+FEATURE = Feature(
+    permissions=declare(ADOPTION_ADMIN),
+    settings=[
+          Setting("SVC_DISPLAY_ADOPTION_RATE_PER_MIN", int, 10, "adoption requests per minute (0: no limit)",
+                  low=0, high=100000),
+      ],
+    entities=define_entities,
+    display_layers=[LayerSpec(LAYER, 400, "builtin_plugins.adoption.display:AdoptionLayer", area="content",
+                              topics=(TOPIC,),
+                              description="the pending adoption requests (newest first, at most three), for the person "
+                                          "in front"),
+                    LayerSpec("welcome", 110, "builtin_plugins.adoption.welcome:WelcomeLayer", area="free",
+                              topics=("screens", TOPIC),
+                              description="with no enabled slide: the display's name, URLs, certificate fingerprint "
+                                          "and how to pair")],
+)

@@ -24,6 +24,7 @@ from pony import orm
 from hookspecs import (
     AUTHENTICATED,
     ContentList,
+    Feature,
     FeedKind,
     LayerSpec,
     Operation,
@@ -66,16 +67,6 @@ SCREEN_TYPES: list[ScreenType] = [
 
 
 @hookimpl
-def register_screen_types() -> list[ScreenType]:
-    return list(SCREEN_TYPES)
-
-
-@hookimpl
-def register_permissions() -> list[Permission]:
-    return [Permission(ALERTS_WRITE, "raise and dismiss alerts", OPERATORS)]
-
-
-@hookimpl
 def register_entities(db: Any) -> None:
     class Alert(db.Entity):
         _table_ = "svc_alert"
@@ -104,14 +95,6 @@ def catalog_json(row: Any) -> dict[str, Any]:
 ALERT_FEED = FeedKind("alert", lambda i, now: {
     "title": i.text("title", TITLE_MAX, True), "body": i.text("body", BODY_MAX),
     "severity": i.choice("severity", SEVERITIES, default="info"), "created_at_ms": now}, provenance="source")
-
-
-@hookimpl
-def register_content_lists() -> list[ContentList]:
-    return [ContentList("alerts", "Alert", catalog_json, label="alerts",
-                        filters={"title": "title", "body": "body", "source": "source",
-                                 "severity": "severity"},
-                        order=(("id", True),), feed=ALERT_FEED)]
 
 
 def is_active(row: Any, now_ms: int) -> bool:
@@ -233,12 +216,6 @@ def startup(host: Any) -> None:
     host.services["alerts"] = AlertService(host)
 
 
-@hookimpl
-def register_display_layers() -> list[LayerSpec]:
-    return [LayerSpec("alerts", 300, "builtin_plugins.alerts.display:AlertsLayer", area="alert",
-                      topics=(TOPIC,), description="the active alerts as cards over the slides and overlays")]
-
-
 class AlertCreate(StorableSchema):
     title = fields.String(required=True, validate=[validate.Length(min=1, max=TITLE_MAX), NOT_BLANK])
     body = fields.String(load_default="", validate=validate.Length(max=BODY_MAX))
@@ -335,8 +312,14 @@ def register_routes(host: Any) -> list[Route]:
     ]
 
 
-@hookimpl
-def display_samples(host: Any) -> None:
-    from builtin_plugins.alerts import samples
-
-    samples.write(host)
+FEATURE = Feature(
+    permissions=[Permission(ALERTS_WRITE, "raise and dismiss alerts", OPERATORS)],
+    screen_types=SCREEN_TYPES,
+    content_lists=[ContentList("alerts", "Alert", catalog_json, label="alerts",
+                               filters={"title": "title", "body": "body", "source": "source",
+                                        "severity": "severity"},
+                               order=(("id", True),), feed=ALERT_FEED)],
+    display_layers=[LayerSpec("alerts", 300, "builtin_plugins.alerts.display:AlertsLayer", area="alert",
+                              topics=(TOPIC,), description="the active alerts as cards over the slides and overlays")],
+    samples="builtin_plugins.alerts.samples:write",
+)

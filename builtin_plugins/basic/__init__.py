@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookspecs import OverlayType, ScreenType, Setting, TickerType, hookimpl
+from hookspecs import Feature, OverlayType, ScreenType, Setting, TickerType
 from hookspecs.schema import BLOB_KEY, HEX_COLOR, OPACITY, POSITION, boolean, enum, number, obj, text
 
 SCREEN_TYPES: list[ScreenType] = [
@@ -99,31 +99,13 @@ TICKER_TYPES: list[TickerType] = [
 ]
 
 
-@hookimpl
-def register_settings() -> list[Setting]:
-    return [
-        Setting("SVC_DISPLAY_CONTROLLER_PUBLIC_URL", str, None, "URL of the controller app (invite QR code)",
-                schemes=("http", "https")),
-    ]
-
-
-@hookimpl
-def register_screen_types() -> list[ScreenType]:
-    return list(SCREEN_TYPES)
-
-
-@hookimpl
-def register_overlay_types() -> list[OverlayType]:
-    return list(OVERLAY_TYPES)
-
-
-@hookimpl
-def register_ticker_types() -> list[TickerType]:
-    return list(TICKER_TYPES)
-
-
-@hookimpl
-def display_samples(host: Any) -> None:
-    from builtin_plugins.basic import samples
-
-    samples.write(host)
+FEATURE = Feature(
+    settings=[
+          Setting("SVC_DISPLAY_CONTROLLER_PUBLIC_URL", str, None, "URL of the controller app (invite QR code)",
+                  schemes=("http", "https")),
+      ],
+    screen_types=SCREEN_TYPES,
+    overlay_types=OVERLAY_TYPES,
+    ticker_types=TICKER_TYPES,
+    samples="builtin_plugins.basic.samples:write",
+)

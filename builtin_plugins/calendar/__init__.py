@@ -17,48 +17,9 @@ from __future__ import annotations
 from typing import Any
 
 from builtin_plugins.calendar import cloud, content, google, ical, manual, models, nutrislice, types
-from hookspecs import (
-    ContentList,
-    IntegrationType,
-    Operation,
-    OverlayType,
-    Permission,
-    Route,
-    ScreenType,
-    hookimpl,
-)
+from hookspecs import Feature, Operation, Route, hookimpl
 from hookspecs.permissions import CURATOR_WRITE, INTEGRATIONS_READ, declare
 from svc_host.rest.rows import IdSchema
-
-
-@hookimpl
-def register_permissions() -> list[Permission]:
-    return declare(CURATOR_WRITE, INTEGRATIONS_READ)  # INTEGRATIONS_READ: the Google calendar list
-
-
-@hookimpl
-def register_entities(db: Any) -> None:
-    models.define_entities(db)
-
-
-@hookimpl
-def register_integration_types() -> list[IntegrationType]:
-    return [ical.INTEGRATION_TYPE, cloud.GOOGLE, cloud.MICROSOFT, nutrislice.INTEGRATION_TYPE]
-
-
-@hookimpl
-def register_screen_types() -> list[ScreenType]:
-    return list(types.SCREEN_TYPES)
-
-
-@hookimpl
-def register_overlay_types() -> list[OverlayType]:
-    return list(types.OVERLAY_TYPES)
-
-
-@hookimpl
-def register_content_lists() -> list[ContentList]:
-    return list(content.LISTS)
 
 
 @hookimpl
@@ -69,8 +30,13 @@ def register_routes(host: Any) -> list[Route]:
             *google.routes(host)]
 
 
-@hookimpl
-def display_samples(host: Any) -> None:
-    from builtin_plugins.calendar import samples
-
-    samples.write(host)
+FEATURE = Feature(
+    # INTEGRATIONS_READ: the Google calendar list
+    permissions=declare(CURATOR_WRITE, INTEGRATIONS_READ),
+    entities=models.define_entities,
+    integration_types=[ical.INTEGRATION_TYPE, cloud.GOOGLE, cloud.MICROSOFT, nutrislice.INTEGRATION_TYPE],
+    screen_types=types.SCREEN_TYPES,
+    overlay_types=types.OVERLAY_TYPES,
+    content_lists=content.LISTS,
+    samples="builtin_plugins.calendar.samples:write",
+)

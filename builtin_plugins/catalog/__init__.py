@@ -9,21 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookspecs import Permission, hookimpl
+from hookspecs import Feature, hookimpl
 from builtin_plugins.catalog.routes import PERMISSIONS, catalog_routes, catalog_tables
 from builtin_plugins.catalog.row_counts import ensure_row_counts
 
 
 @hookimpl
-def register_permissions() -> list[Permission]:
-    return list(PERMISSIONS)
-
-
-@hookimpl
-def register_routes(host: Any) -> list:
-    return catalog_routes(host)
-
-
-@hookimpl
 def startup(host: Any) -> None:
     ensure_row_counts(host.db, catalog_tables(host))  # the unfiltered totals (row_counts.py)
+
+
+FEATURE = Feature(
+    permissions=PERMISSIONS,
+    routes=catalog_routes,
+)

@@ -10,7 +10,7 @@ from typing import Any
 
 from pony import orm
 
-from hookspecs import Permission, hookimpl
+from hookspecs import Feature, hookimpl
 from hookspecs.services import CLIENT_KEYS
 from hookspecs.permissions import ADOPTION_ADMIN, declare
 from builtin_plugins.clients.keys import (
@@ -25,21 +25,6 @@ from builtin_plugins.clients.keys import (
 )
 from builtin_plugins.clients.routes import routes
 from svc_host.permissions import ROLES
-
-
-@hookimpl
-def register_permissions() -> list[Permission]:
-    return declare(ADOPTION_ADMIN)
-
-
-@hookimpl
-def register_entities(db: Any) -> None:
-    define_entities(db)
-
-
-@hookimpl
-def register_routes(host: Any) -> list[Any]:
-    return routes(host)
 
 
 class KeyIssuer:
@@ -129,3 +114,10 @@ def _keys_revoke(host: Any, args: Any) -> int:
             return 1
     print(json.dumps({"revoked": identifier}))
     return 0
+
+
+FEATURE = Feature(
+    permissions=declare(ADOPTION_ADMIN),
+    entities=define_entities,
+    routes=routes,
+)

@@ -6,7 +6,7 @@ the shared one of ``hookspecs.formatting``.
 from __future__ import annotations
 
 from builtin_plugins.clock import items
-from hookspecs import OverlayType, ScreenType, TickerType, hookimpl
+from hookspecs import Feature, OverlayType, ScreenType, TickerType
 from hookspecs.formatting import TIME_PRESETS
 from hookspecs.schema import (
     DATE_ORDER,
@@ -98,16 +98,8 @@ TICKER_TYPES: list[TickerType] = [
 ]
 
 
-@hookimpl
-def register_screen_types() -> list[ScreenType]:
-    return list(SCREEN_TYPES)
-
-
-@hookimpl
-def register_overlay_types() -> list[OverlayType]:
-    return list(OVERLAY_TYPES)
-
-
-@hookimpl
-def register_ticker_types() -> list[TickerType]:
-    return list(TICKER_TYPES)
+FEATURE = Feature(
+    screen_types=SCREEN_TYPES,
+    overlay_types=OVERLAY_TYPES,
+    ticker_types=TICKER_TYPES,
+)

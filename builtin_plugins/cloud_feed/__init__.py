@@ -15,25 +15,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookspecs import Setting, hookimpl
+from hookspecs import Feature, Setting, hookimpl
 from hookspecs.services import CLOUD_FEED, HEALTH_SECTIONS, INTEGRATION_TELEMETRY, service
 
 from builtin_plugins.cloud_feed.consumer import FeedConsumer
 
 SERVICE = CLOUD_FEED
-
-
-@hookimpl
-def register_settings() -> list[Setting]:
-    return [
-        Setting("SVC_SAAS_API_URL", str, None, "the SaaS controller's URL", schemes=("http", "https"),
-                required_when="SVC_SAAS_MODE"),
-        Setting("SVC_SAAS_DISPLAY_ID", str, None, "this display's id at the controller", required_when="SVC_SAAS_MODE"),
-        Setting("SVC_SAAS_API_KEY", str, None, "this display's key at the controller", required_when="SVC_SAAS_MODE",
-                secret=True),
-        Setting("SVC_SAAS_RECONNECT_MIN_MS", int, 1000, "cloud feed reconnect backoff floor in ms", low=10,
-                high=60000),
-    ]
 
 
 @hookimpl
@@ -53,3 +40,16 @@ def shutdown(host: Any) -> None:
     consumer = host.services.get(SERVICE)
     if consumer is not None:
         consumer.stop()
+
+
+FEATURE = Feature(
+    settings=[
+          Setting("SVC_SAAS_API_URL", str, None, "the SaaS controller's URL", schemes=("http", "https"),
+                  required_when="SVC_SAAS_MODE"),
+          Setting("SVC_SAAS_DISPLAY_ID", str, None, "this display's id at the controller", required_when="SVC_SAAS_MODE"),
+          Setting("SVC_SAAS_API_KEY", str, None, "this display's key at the controller", required_when="SVC_SAAS_MODE",
+                  secret=True),
+          Setting("SVC_SAAS_RECONNECT_MIN_MS", int, 1000, "cloud feed reconnect backoff floor in ms", low=10,
+                  high=60000),
+      ],
+)

@@ -19,44 +19,9 @@ from __future__ import annotations
 from typing import Any
 
 from builtin_plugins.content import content, jokes, models, openai, quotes, routes, trivia, types
-from hookspecs import ContentList, IntegrationType, Permission, Route, ScreenType, TickerType, hookimpl
+from hookspecs import Feature, hookimpl
 from hookspecs.content import add_writers
 from hookspecs.permissions import CURATOR_WRITE, INTERESTS_READ, INTERESTS_WRITE, declare
-
-
-@hookimpl
-def register_permissions() -> list[Permission]:
-    return declare(INTERESTS_READ, INTERESTS_WRITE, CURATOR_WRITE)
-
-
-@hookimpl
-def register_entities(db: Any) -> None:
-    models.define_entities(db)
-
-
-@hookimpl
-def register_integration_types() -> list[IntegrationType]:
-    return [trivia.INTEGRATION_TYPE, jokes.INTEGRATION_TYPE, quotes.INTEGRATION_TYPE, openai.INTEGRATION_TYPE]
-
-
-@hookimpl
-def register_screen_types() -> list[ScreenType]:
-    return list(types.SCREEN_TYPES)
-
-
-@hookimpl
-def register_ticker_types() -> list[TickerType]:
-    return list(types.TICKER_TYPES)
-
-
-@hookimpl
-def register_content_lists() -> list[ContentList]:
-    return list(content.LISTS)
-
-
-@hookimpl
-def register_routes(host: Any) -> list[Route]:
-    return routes.routes(host)
 
 
 @hookimpl
@@ -64,8 +29,13 @@ def startup(host: Any) -> None:
     add_writers(host, content.LISTS)  # joke, quote and trivia items (a sidecar's) are written with its mappings
 
 
-@hookimpl
-def display_samples(host: Any) -> None:
-    from builtin_plugins.content import samples
-
-    samples.write(host)
+FEATURE = Feature(
+    permissions=declare(INTERESTS_READ, INTERESTS_WRITE, CURATOR_WRITE),
+    entities=models.define_entities,
+    integration_types=[trivia.INTEGRATION_TYPE, jokes.INTEGRATION_TYPE, quotes.INTEGRATION_TYPE, openai.INTEGRATION_TYPE],
+    screen_types=types.SCREEN_TYPES,
+    ticker_types=types.TICKER_TYPES,
+    content_lists=content.LISTS,
+    routes=routes.routes,
+    samples="builtin_plugins.content.samples:write",
+)

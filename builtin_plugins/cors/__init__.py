@@ -7,16 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookspecs import hookimpl
+from hookspecs import Feature, hookimpl
 from hookspecs.permissions import ADOPTION_ADMIN, declare
 from builtin_plugins.cors.middleware import CorsMiddleware
 from builtin_plugins.cors.policy import PrivateOriginPolicy
 from builtin_plugins.cors.store import OriginStore, define_entities
-
-
-@hookimpl
-def register_entities(db: Any) -> None:
-    define_entities(db)
 
 
 def _store(host: Any) -> OriginStore:
@@ -25,18 +20,6 @@ def _store(host: Any) -> OriginStore:
         store = host.services["cors"] = OriginStore(host)
         host.services["cors_policy"] = PrivateOriginPolicy(host.clock.now_ms)
     return store
-
-
-@hookimpl
-def register_permissions() -> list[Any]:
-    return declare(ADOPTION_ADMIN)  # the origin routes
-
-
-@hookimpl
-def register_routes(host: Any) -> list[Any]:
-    from builtin_plugins.cors.routes import routes
-
-    return routes(host)
 
 
 @hookimpl
@@ -51,3 +34,11 @@ def startup(host: Any) -> None:
     store.seed_from_settings()
     # The live-preview WebSocket checks Origin against the same stored list.
     host.services["origin_allowed"] = store.is_allowed
+
+
+FEATURE = Feature(
+    # the origin routes
+    permissions=declare(ADOPTION_ADMIN),
+    entities=define_entities,
+    routes="builtin_plugins.cors.routes:routes",
+)

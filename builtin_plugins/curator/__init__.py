@@ -13,7 +13,7 @@ from marshmallow import Schema, fields
 
 from pony import orm
 
-from hookspecs import AUTHENTICATED, Operation, Permission, Route, hookimpl
+from hookspecs import AUTHENTICATED, Feature, Operation, Route, hookimpl
 from hookspecs.permissions import CURATOR_WRITE, declare
 from hookspecs.services import CATEGORIES, CURATOR_RUNTIME, EVENTS, RUNTIME_SIGNALS, publish, service
 from builtin_plugins.curator import categories, configurations
@@ -65,27 +65,6 @@ class PredicatesResource:
         resp.media = {"items": [{"id": p.id, "label": p.label, "description": p.description,
                                  "implemented": bool(p.implemented and p.evaluate is not None)}
                                 for p in predicates]}
-
-
-@hookimpl
-def register_permissions() -> list[Permission]:
-    return declare(CURATOR_WRITE)
-
-
-@hookimpl
-def register_entities(db: Any) -> None:
-    categories.define_entities(db)
-    configurations.define_entities(db)
-
-
-@hookimpl
-def register_migrations() -> list:
-    return list(categories.MIGRATIONS)
-
-
-@hookimpl
-def register_curator_predicates() -> list:
-    return list(BUILTIN_PREDICATES)
 
 
 class CuratorService:
@@ -146,3 +125,11 @@ def register_routes(host: Any) -> list:
             "GET": Operation(AUTHENTICATED, "the predicate catalog", response=PredicateListSchema,
                              tags=("meta",))}),
     ]
+
+
+FEATURE = Feature(
+    permissions=declare(CURATOR_WRITE),
+    entities=(categories.define_entities, configurations.define_entities),
+    migrations=categories.MIGRATIONS,
+    curator_predicates=BUILTIN_PREDICATES,
+)

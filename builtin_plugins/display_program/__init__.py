@@ -15,7 +15,7 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
-from hookspecs import Operation, Permission, Route, hookimpl
+from hookspecs import Feature, Operation, Route, hookimpl
 from hookspecs.services import PROGRAM_TELEMETRY
 from builtin_plugins.display_program.telemetry import CAPACITY, ProgramTelemetry
 from svc_host.http.errors import ApiError
@@ -96,11 +96,6 @@ class TelemetryResource:
 
 
 @hookimpl
-def register_permissions() -> list[Permission]:
-    return declare(NAVIGATION_CONTROL, TELEMETRY_READ)
-
-
-@hookimpl
 def startup(host: Any) -> None:
     host.services[PROGRAM_TELEMETRY] = ProgramTelemetry(host.clock)
 
@@ -121,3 +116,8 @@ def register_routes(host: Any) -> list[Route]:
                              query=TelemetryQuery, response=TickerProgramList, tags=["telemetry"]),
         }, db_session=False),
     ]
+
+
+FEATURE = Feature(
+    permissions=declare(NAVIGATION_CONTROL, TELEMETRY_READ),
+)

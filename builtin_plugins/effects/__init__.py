@@ -4,9 +4,8 @@ are snake_case, like the ``birthday_confetti`` keys the interface fixes; phrase-
 keep their phrases in ``messages``."""
 from __future__ import annotations
 
-from typing import Any
 
-from hookspecs import OverlayType, hookimpl
+from hookspecs import Feature, OverlayType
 from hookspecs.schema import (
     BLOB_KEY,
     COLORS,
@@ -149,13 +148,7 @@ OVERLAY_TYPES: list[OverlayType] = [
 ]
 
 
-@hookimpl
-def register_overlay_types() -> list[OverlayType]:
-    return list(OVERLAY_TYPES)
-
-
-@hookimpl
-def display_samples(host: Any) -> None:
-    from builtin_plugins.effects import samples
-
-    samples.write(host)
+FEATURE = Feature(
+    overlay_types=OVERLAY_TYPES,
+    samples="builtin_plugins.effects.samples:write",
+)

@@ -24,7 +24,7 @@ from typing import Any
 from builtin_plugins.folder_plugins import items, plugin_http
 from builtin_plugins.folder_plugins import routes as plugin_routes
 from builtin_plugins.folder_plugins.registry import FolderPlugins, describe
-from hookspecs import IntegrationType, OverlayType, Permission, ScreenType, Setting, TickerType, hookimpl
+from hookspecs import Feature, OverlayType, ScreenType, Setting, TickerType, hookimpl
 from hookspecs.permissions import INTEGRATIONS_READ, declare
 from hookspecs.schema import BLOB_KEY, MESSAGES, OPACITY, SLUG, enum, integer, number, obj, text
 from hookspecs.services import FOLDER_PLUGINS, service
@@ -95,44 +95,8 @@ TICKER_TYPES: list[TickerType] = [
 
 
 @hookimpl
-def register_settings() -> list[Setting]:
-    return [
-        Setting("SVC_DISPLAY_PLUGINS_DIR", Path, None, "folder of extra plugins"),
-        Setting("SVC_DISPLAY_BROWSER", str, None,
-                "the Chromium (or Chrome) that draws plugin_web overlays (else the first on PATH)"),
-        Setting("SVC_DISPLAY_PLUGIN_START_TIMEOUT_SECONDS", int, 30,
-                "a folder plugin's sidecar must answer its health path within (else it is restarted)", low=1, high=600),
-    ]
-
-
-@hookimpl
 def health_fields(host: Any) -> dict[str, Any]:
     return {"plugins_dir_configured": host.settings.plugin_values("folder_plugins").get("plugins_dir") is not None}
-
-
-@hookimpl
-def register_permissions() -> list[Permission]:
-    return declare(INTEGRATIONS_READ)  # GET /v1/plugins
-
-
-@hookimpl
-def register_integration_types() -> list[IntegrationType]:
-    return [plugin_http.INTEGRATION_TYPE]
-
-
-@hookimpl
-def register_screen_types() -> list[ScreenType]:
-    return list(SCREEN_TYPES)
-
-
-@hookimpl
-def register_overlay_types() -> list[OverlayType]:
-    return list(OVERLAY_TYPES)
-
-
-@hookimpl
-def register_ticker_types() -> list[TickerType]:
-    return list(TICKER_TYPES)
 
 
 @hookimpl
@@ -160,10 +124,23 @@ def authenticate_token(host: Any, token: str) -> Any:
 
 
 @hookimpl
-def register_routes(host: Any) -> list[Any]:
-    return plugin_routes.routes(host)
-
-
-@hookimpl
 def describe_plugins(settings: Any) -> list[dict[str, Any]]:
     return describe(settings)
+
+
+FEATURE = Feature(
+    # GET /v1/plugins
+    permissions=declare(INTEGRATIONS_READ),
+    settings=[
+          Setting("SVC_DISPLAY_PLUGINS_DIR", Path, None, "folder of extra plugins"),
+          Setting("SVC_DISPLAY_BROWSER", str, None,
+                  "the Chromium (or Chrome) that draws plugin_web overlays (else the first on PATH)"),
+          Setting("SVC_DISPLAY_PLUGIN_START_TIMEOUT_SECONDS", int, 30,
+                  "a folder plugin's sidecar must answer its health path within (else it is restarted)", low=1, high=600),
+      ],
+    integration_types=[plugin_http.INTEGRATION_TYPE],
+    screen_types=SCREEN_TYPES,
+    overlay_types=OVERLAY_TYPES,
+    ticker_types=TICKER_TYPES,
+    routes=plugin_routes.routes,
+)

@@ -3,9 +3,9 @@ states into plugin ticker lines (key-value ``ticker.marquee.home_assistant``) an
 from __future__ import annotations
 
 from builtin_plugins.home_assistant import collector
-from hookspecs import IntegrationType, hookimpl
+from hookspecs import Feature
 
 
-@hookimpl
-def register_integration_types() -> list[IntegrationType]:
-    return [collector.INTEGRATION_TYPE]
+FEATURE = Feature(
+    integration_types=[collector.INTEGRATION_TYPE],
+)

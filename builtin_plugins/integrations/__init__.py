@@ -22,36 +22,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookspecs import Permission, Setting, hookimpl
+from hookspecs import Feature, Permission, Setting, hookimpl
 from hookspecs.permissions import INTEGRATIONS_READ, OPERATORS, TELEMETRY_READ, declare
 from builtin_plugins.integrations.accounts import AccountStore
 from builtin_plugins.integrations.engine import Engine
 from builtin_plugins.integrations.models import define_entities
 from builtin_plugins.integrations.routes import INTEGRATIONS_WRITE, routes
-
-
-@hookimpl
-def register_settings() -> list[Setting]:
-    return [
-        Setting("SVC_DISPLAY_GOOGLE_CLIENT_ID", str, None, "OAuth client id for Google accounts"),
-        Setting("SVC_DISPLAY_MICROSOFT_CLIENT_ID", str, None, "OAuth client id for Microsoft accounts"),
-    ]
-
-
-@hookimpl
-def register_permissions() -> list[Permission]:
-    return [Permission(INTEGRATIONS_WRITE, "configure integrations and their secrets", OPERATORS),
-            *declare(INTEGRATIONS_READ, TELEMETRY_READ)]
-
-
-@hookimpl
-def register_entities(db: Any) -> None:
-    define_entities(db)
-
-
-@hookimpl
-def register_routes(host: Any) -> list:
-    return routes(host)
 
 
 @hookimpl(tryfirst=True)
@@ -70,3 +46,15 @@ def shutdown(host: Any) -> None:
     engine = host.services.get("integrations")
     if engine is not None:
         engine.stop()
+
+
+FEATURE = Feature(
+    permissions=[Permission(INTEGRATIONS_WRITE, "configure integrations and their secrets", OPERATORS),
+                 *declare(INTEGRATIONS_READ, TELEMETRY_READ)],
+    settings=[
+          Setting("SVC_DISPLAY_GOOGLE_CLIENT_ID", str, None, "OAuth client id for Google accounts"),
+          Setting("SVC_DISPLAY_MICROSOFT_CLIENT_ID", str, None, "OAuth client id for Microsoft accounts"),
+      ],
+    entities=define_entities,
+    routes=routes,
+)

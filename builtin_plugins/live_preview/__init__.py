@@ -34,7 +34,7 @@ from urllib.parse import urlparse
 
 from marshmallow import Schema, fields
 
-from hookspecs import Operation, Permission, Route, Setting, WebSocketRoute, hookimpl
+from hookspecs import Feature, Operation, Route, Setting, WebSocketRoute, hookimpl
 from svc_host.http.errors import ApiError
 from hookspecs.permissions import NAVIGATION_CONTROL, declare
 from svc_host.tls import local_ipv4_addresses
@@ -284,21 +284,6 @@ def _book(host: Any) -> TicketBook:
 
 
 @hookimpl
-def register_settings() -> list[Setting]:
-    return [
-        Setting("SVC_DISPLAY_LIVE_PREVIEW_ENABLED", bool, True, "1: the live-preview WebSocket is offered"),
-        Setting("SVC_DISPLAY_LIVE_PREVIEW_FPS", int, 10, "live-preview frames per second", low=1, high=60),
-        Setting("SVC_DISPLAY_LIVE_PREVIEW_WIDTH", int, 720, "live-preview frame width in pixels", low=64, high=3840),
-        Setting("SVC_DISPLAY_LIVE_PREVIEW_QUALITY", int, 50, "live-preview JPEG quality", low=1, high=100),
-    ]
-
-
-@hookimpl
-def register_permissions() -> list[Permission]:
-    return declare(NAVIGATION_CONTROL)
-
-
-@hookimpl
 def register_routes(host: Any) -> list[Route]:
     book = _book(host)
     return [
@@ -322,3 +307,14 @@ def register_websocket_routes(host: Any) -> list[WebSocketRoute]:
         if not any(isinstance(f, RedactTickets) for f in logger.filters):
             logger.addFilter(RedactTickets())
     return [WebSocketRoute("/v1/display/live-preview/ws", PreviewSocket(host, _book(host)))]
+
+
+FEATURE = Feature(
+    permissions=declare(NAVIGATION_CONTROL),
+    settings=[
+          Setting("SVC_DISPLAY_LIVE_PREVIEW_ENABLED", bool, True, "1: the live-preview WebSocket is offered"),
+          Setting("SVC_DISPLAY_LIVE_PREVIEW_FPS", int, 10, "live-preview frames per second", low=1, high=60),
+          Setting("SVC_DISPLAY_LIVE_PREVIEW_WIDTH", int, 720, "live-preview frame width in pixels", low=64, high=3840),
+          Setting("SVC_DISPLAY_LIVE_PREVIEW_QUALITY", int, 50, "live-preview JPEG quality", low=1, high=100),
+      ],
+)

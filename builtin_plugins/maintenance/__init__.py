@@ -18,7 +18,7 @@ from typing import Any
 from builtin_plugins.maintenance import swap
 from builtin_plugins.maintenance.routes import DISPLAY_MAINTENANCE, backup_routes, upgrade_routes
 from builtin_plugins.maintenance.upgrade import upgrade_capable
-from hookspecs import Permission, Setting, hookimpl
+from hookspecs import Feature, Permission, Setting, hookimpl
 from hookspecs.permissions import ADMIN_ONLY
 
 log = logging.getLogger("builtin_plugins.maintenance")
@@ -28,26 +28,8 @@ _held: dict[str, list[int]] = {}
 
 
 @hookimpl
-def register_settings() -> list[Setting]:
-    return [
-        Setting("SVC_DISPLAY_UPGRADE_SCRIPT", Path, None, "script run by the upgrade route"),
-        Setting("SVC_DISPLAY_UPGRADE_ANY_ARCH", bool, False, "1: upgrades on any architecture, not only arm64"),
-        Setting("SVC_DISPLAY_UPGRADE_CA_FILE", Path, None, "PEM bundle trusted for upgrade downloads (else system CAs)"),
-        Setting("SVC_DISPLAY_UPGRADE_PUBLIC_KEY", Path, None, "Ed25519 public key (PEM): upgrades need a valid .sig"),
-        # Both only ever lower the contract's limits (30 min, 1 GiB): tests and small boards.
-        Setting("SVC_DISPLAY_UPGRADE_TIMEOUT_SECONDS", int, 1800, "time limit of the upgrade script", low=1, high=1800),
-        Setting("SVC_DISPLAY_UPGRADE_MAX_BYTES", int, 1024 ** 3, "largest upgrade download", low=1, high=1024 ** 3),
-    ]
-
-
-@hookimpl
 def health_fields(host: Any) -> dict[str, Any]:
     return {"upgrade_capable": upgrade_capable(host.settings)}
-
-
-@hookimpl
-def register_permissions() -> list[Permission]:
-    return [Permission(DISPLAY_MAINTENANCE, "backup, restore and upgrade", ADMIN_ONLY)]
 
 
 @hookimpl
@@ -203,3 +185,18 @@ def _applied_migrations(path: Path) -> set[tuple[str, str]]:
             conn.close()
     except sqlite3.Error:
         return set()
+
+
+FEATURE = Feature(
+    permissions=[Permission(DISPLAY_MAINTENANCE, "backup, restore and upgrade", ADMIN_ONLY)],
+    # Both only ever lower the contract's limits (30 min, 1 GiB): tests and small boards.
+    settings=[
+          Setting("SVC_DISPLAY_UPGRADE_SCRIPT", Path, None, "script run by the upgrade route"),
+          Setting("SVC_DISPLAY_UPGRADE_ANY_ARCH", bool, False, "1: upgrades on any architecture, not only arm64"),
+          Setting("SVC_DISPLAY_UPGRADE_CA_FILE", Path, None, "PEM bundle trusted for upgrade downloads (else system CAs)"),
+          Setting("SVC_DISPLAY_UPGRADE_PUBLIC_KEY", Path, None, "Ed25519 public key (PEM): upgrades need a valid .sig"),
+          # Both only ever lower the contract's limits (30 min, 1 GiB): tests and small boards.
+          Setting("SVC_DISPLAY_UPGRADE_TIMEOUT_SECONDS", int, 1800, "time limit of the upgrade script", low=1, high=1800),
+          Setting("SVC_DISPLAY_UPGRADE_MAX_BYTES", int, 1024 ** 3, "largest upgrade download", low=1, high=1024 ** 3),
+      ],
+)

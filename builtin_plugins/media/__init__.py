@@ -18,47 +18,8 @@ from typing import Any
 
 from builtin_plugins.media import content, lookups, manual, models, providers, types, webdav
 from builtin_plugins.media.media_check import PHOTO_EXTENSIONS, VIDEO_EXTENSIONS, check_image, check_video
-from hookspecs import (
-    ContentList,
-    IntegrationType,
-    Operation,
-    OverlayType,
-    Permission,
-    Route,
-    ScreenType,
-    hookimpl,
-)
+from hookspecs import Feature, Operation, Route, hookimpl
 from hookspecs.permissions import CURATOR_WRITE, TELEMETRY_READ, declare
-
-
-@hookimpl
-def register_permissions() -> list[Permission]:
-    return declare(TELEMETRY_READ, CURATOR_WRITE)
-
-
-@hookimpl
-def register_entities(db: Any) -> None:
-    models.define_entities(db)
-
-
-@hookimpl
-def register_integration_types() -> list[IntegrationType]:
-    return [*providers.TYPES, *webdav.TYPES]
-
-
-@hookimpl
-def register_screen_types() -> list[ScreenType]:
-    return list(types.SCREEN_TYPES)
-
-
-@hookimpl
-def register_overlay_types() -> list[OverlayType]:
-    return list(types.OVERLAY_TYPES)
-
-
-@hookimpl
-def register_content_lists() -> list[ContentList]:
-    return list(content.LISTS)
 
 
 def _upload(summary: str, body: type, max_bytes: int) -> dict:
@@ -84,8 +45,12 @@ def register_routes(host: Any) -> list[Route]:
     ]
 
 
-@hookimpl
-def display_samples(host: Any) -> None:
-    from builtin_plugins.media import samples
-
-    samples.write(host)
+FEATURE = Feature(
+    permissions=declare(TELEMETRY_READ, CURATOR_WRITE),
+    entities=models.define_entities,
+    integration_types=[*providers.TYPES, *webdav.TYPES],
+    screen_types=types.SCREEN_TYPES,
+    overlay_types=types.OVERLAY_TYPES,
+    content_lists=content.LISTS,
+    samples="builtin_plugins.media.samples:write",
+)

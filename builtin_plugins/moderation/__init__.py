@@ -12,7 +12,7 @@ from typing import Any
 
 from marshmallow import Schema, fields
 
-from hookspecs import ContentList, Operation, Permission, Route, hookimpl
+from hookspecs import ContentList, Feature, Operation, Route, hookimpl
 from hookspecs.content import release_blob
 from svc_host.http.errors import not_found
 from hookspecs.permissions import CONTENT_MODERATE, declare
@@ -64,11 +64,6 @@ class ModeratedResource:
 
 
 @hookimpl
-def register_permissions() -> list[Permission]:
-    return declare(CONTENT_MODERATE)
-
-
-@hookimpl
 def register_routes(host: Any) -> list[Route]:
     tags = ("moderation",)
     routes = []
@@ -86,3 +81,8 @@ def register_routes(host: Any) -> list[Route]:
                                          publishes=("catalog",))
         routes.append(Route(f"/v1/content/{item.path}/{key}", ModeratedResource(host, item), operations))
     return routes
+
+
+FEATURE = Feature(
+    permissions=declare(CONTENT_MODERATE),
+)

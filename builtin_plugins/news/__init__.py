@@ -22,66 +22,10 @@ from builtin_plugins.news.search_index import (
     has_word_index,
     sync_terms,
 )
-from hookspecs import (
-    ContentList,
-    IntegrationType,
-    Migration,
-    Permission,
-    Route,
-    ScreenType,
-    TickerType,
-    hookimpl,
-)
+from hookspecs import Feature, Migration, hookimpl
 from hookspecs.permissions import INTERESTS_READ, INTERESTS_WRITE, declare
 from hookspecs.content import add_writers
 from hookspecs.services import SEARCH
-
-
-@hookimpl
-def register_permissions() -> list[Permission]:
-    return declare(INTERESTS_READ, INTERESTS_WRITE)
-
-
-@hookimpl
-def register_entities(db: Any) -> None:
-    models.define_entities(db)
-
-
-@hookimpl
-def register_migrations() -> list[Migration]:
-    # Recorded as the catalog's, whose migrations they were: a database that applied them
-    # never runs them again.
-    return [Migration("rss_article_search_index", create_search_index,
-                      "FTS5 trigram index (SQLite) or pg_trgm GIN indexes (PostgreSQL) for RSS articles",
-                      recorded_as="catalog"),
-            Migration("rss_article_word_index", create_word_index,
-                      "FTS5 word index, its term list and pending queue for RSS articles (SQLite)",
-                      recorded_as="catalog")]
-
-
-@hookimpl
-def register_integration_types() -> list[IntegrationType]:
-    return [rss.INTEGRATION_TYPE, hackernews.INTEGRATION_TYPE]
-
-
-@hookimpl
-def register_screen_types() -> list[ScreenType]:
-    return list(types.SCREEN_TYPES)
-
-
-@hookimpl
-def register_ticker_types() -> list[TickerType]:
-    return list(types.TICKER_TYPES)
-
-
-@hookimpl
-def register_content_lists() -> list[ContentList]:
-    return list(content.LISTS)
-
-
-@hookimpl
-def register_routes(host: Any) -> list[Route]:
-    return routes.routes(host)
 
 
 class RssSearch:
@@ -103,8 +47,21 @@ def startup(host: Any) -> None:
     add_writers(host, content.LISTS)  # rss_article items (a sidecar's) are written with its mapping
 
 
-@hookimpl
-def display_samples(host: Any) -> None:
-    from builtin_plugins.news import samples
-
-    samples.write(host)
+FEATURE = Feature(
+    permissions=declare(INTERESTS_READ, INTERESTS_WRITE),
+    entities=models.define_entities,
+    # Recorded as the catalog's, whose migrations they were: a database that applied them
+    # never runs them again.
+    migrations=[Migration("rss_article_search_index", create_search_index,
+                          "FTS5 trigram index (SQLite) or pg_trgm GIN indexes (PostgreSQL) for RSS articles",
+                          recorded_as="catalog"),
+                Migration("rss_article_word_index", create_word_index,
+                          "FTS5 word index, its term list and pending queue for RSS articles (SQLite)",
+                          recorded_as="catalog")],
+    integration_types=[rss.INTEGRATION_TYPE, hackernews.INTEGRATION_TYPE],
+    screen_types=types.SCREEN_TYPES,
+    ticker_types=types.TICKER_TYPES,
+    content_lists=content.LISTS,
+    routes=routes.routes,
+    samples="builtin_plugins.news.samples:write",
+)

@@ -17,7 +17,7 @@ from typing import Any, Mapping
 from marshmallow import Schema, fields, validate
 from pony import orm
 
-from hookspecs import AUTHENTICATED, LayerSpec, Migration, Operation, Permission, Route, hookimpl
+from hookspecs import AUTHENTICATED, Feature, LayerSpec, Migration, Operation, Permission, Route, hookimpl
 from hookspecs.permissions import OPERATORS
 from svc_host.rest import typed_rows
 from svc_host.rest.configurable import (
@@ -44,11 +44,6 @@ FIELDS = ("id", "overlay_type", "label", "enabled", "config_json", *WINDOW_FIELD
 DEFAULTS: dict[str, Any] = {"label": "", "enabled": True, "config_json": {}, "repeat_annually": True,
                             "end_month": None, "end_day": None, "year_exact": None, "nth_week_of_month": None,
                             "nth_weekday": None}
-
-
-@hookimpl
-def register_permissions() -> list[Permission]:
-    return [Permission(OVERLAYS_WRITE, "create, change and delete overlays", OPERATORS)]
 
 
 @hookimpl
@@ -87,15 +82,6 @@ def _hearts_rain_to_shape_rain(db: Any) -> None:
         config = dict(row.config_json or {})
         config.setdefault("shapes", ["heart"])
         row.config_json = config
-
-
-@hookimpl
-def register_migrations() -> list[Migration]:
-    return [
-        Migration("hearts_rain_to_shape_rain", _hearts_rain_to_shape_rain, "legacy overlay type hearts_rain"),
-        Migration("seed_default_birthday_example", _seed_birthday_example,
-                  "a disabled birthday_confetti example on May 13 (first start only)"),
-    ]
 
 
 # ---- request handling ----------------------------------------------------------------
@@ -296,13 +282,6 @@ def startup(host: Any) -> None:
 
 
 @hookimpl
-def register_display_layers() -> list[LayerSpec]:
-    return [LayerSpec("overlays", 200, "builtin_plugins.overlays.display:OverlaysLayer", area="content",
-                      topics=("overlays", "curator", "settings", "catalog"),
-                      description="the overlays active now, over the slides")]
-
-
-@hookimpl
 def register_routes(host: Any) -> list[Route]:
     tags = ["overlays"]
     return [
@@ -321,3 +300,16 @@ def register_routes(host: Any) -> list[Route]:
                                 publishes=PUBLISHES),
         }),
     ]
+
+
+FEATURE = Feature(
+    permissions=[Permission(OVERLAYS_WRITE, "create, change and delete overlays", OPERATORS)],
+    migrations=[
+            Migration("hearts_rain_to_shape_rain", _hearts_rain_to_shape_rain, "legacy overlay type hearts_rain"),
+            Migration("seed_default_birthday_example", _seed_birthday_example,
+                      "a disabled birthday_confetti example on May 13 (first start only)"),
+        ],
+    display_layers=[LayerSpec("overlays", 200, "builtin_plugins.overlays.display:OverlaysLayer", area="content",
+                              topics=("overlays", "curator", "settings", "catalog"),
+                              description="the overlays active now, over the slides")],
+)

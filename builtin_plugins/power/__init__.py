@@ -18,32 +18,11 @@ from typing import Any
 from builtin_plugins.power import routes as power_routes
 from builtin_plugins.power.backends import BACKENDS, DEFAULT_TIMEOUT, ENV_BACKEND, ENV_TIMEOUT, choose
 from builtin_plugins.power.controller import PowerService
-from hookspecs import Permission, Setting, hookimpl
+from hookspecs import Feature, Permission, Setting, hookimpl
 from hookspecs.permissions import OPERATORS
 from hookspecs.services import CANVAS_BLANK, DISPLAY_POWER, HEALTH_SECTIONS
 
 log = logging.getLogger(__name__)
-
-
-@hookimpl
-def register_permissions() -> list[Permission]:
-    return [Permission(power_routes.DISPLAY_POWER_PERMISSION, "turn the display on and off, edit its power schedule",
-                       OPERATORS)]
-
-
-@hookimpl
-def register_settings() -> list[Setting]:
-    return [
-        Setting(ENV_BACKEND, str, None, "cec, vcgencmd, wlr, dpms or none (default: the first whose tool "
-                "is available)", choices=BACKENDS, key="backend"),
-        Setting(ENV_TIMEOUT, float, DEFAULT_TIMEOUT, "seconds a power command may take", low=0.1, high=300.0,
-                key="command_timeout"),
-    ]
-
-
-@hookimpl
-def register_routes(host: Any) -> list[Any]:
-    return power_routes.routes(host)
 
 
 @hookimpl
@@ -66,3 +45,16 @@ def shutdown(host: Any) -> None:
     power = host.services.get(DISPLAY_POWER)
     if power is not None:
         power.stop()
+
+
+FEATURE = Feature(
+    permissions=[Permission(power_routes.DISPLAY_POWER_PERMISSION, "turn the display on and off, edit its power schedule",
+                            OPERATORS)],
+    settings=[
+          Setting(ENV_BACKEND, str, None, "cec, vcgencmd, wlr, dpms or none (default: the first whose tool "
+                  "is available)", choices=BACKENDS, key="backend"),
+          Setting(ENV_TIMEOUT, float, DEFAULT_TIMEOUT, "seconds a power command may take", low=0.1, high=300.0,
+                  key="command_timeout"),
+      ],
+    routes=power_routes.routes,
+)

@@ -9,15 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookspecs import Permission, hookimpl
+from hookspecs import Feature, Permission, hookimpl
 from hookspecs.services import RUNTIME_SIGNALS
 from builtin_plugins.runtime_signals import routes as signal_routes
 from builtin_plugins.runtime_signals.store import SignalStore
-
-
-@hookimpl
-def register_permissions() -> list[Permission]:
-    return [Permission(signal_routes.RUNTIME_SIGNALS_WRITE, "set and delete runtime signals", ("operator",))]
 
 
 @hookimpl(tryfirst=True)
@@ -25,6 +20,7 @@ def startup(host: Any) -> None:
     host.services[RUNTIME_SIGNALS] = SignalStore(host.clock.now_ms)
 
 
-@hookimpl
-def register_routes(host: Any) -> list[Any]:
-    return signal_routes.routes(host)
+FEATURE = Feature(
+    permissions=[Permission(signal_routes.RUNTIME_SIGNALS_WRITE, "set and delete runtime signals", ("operator",))],
+    routes=signal_routes.routes,
+)

@@ -14,7 +14,7 @@ from typing import Any
 from marshmallow import Schema, fields, validate
 from pony import orm
 
-from hookspecs import AUTHENTICATED, LayerSpec, Operation, Permission, Route, hookimpl, weights
+from hookspecs import AUTHENTICATED, Feature, LayerSpec, Operation, Permission, Route, hookimpl, weights
 from hookspecs.permissions import OPERATORS
 from hookspecs.services import SCREENS
 from svc_host.rest.configurable import EmptySchema, IncludeSchemaQuery, time_zone_check
@@ -39,11 +39,6 @@ KIND = RowKind(
               "data_key": None, "require_news_photo": None, "sort_order": 0},
     extra_check=time_zone_check,
 )
-
-
-@hookimpl
-def register_permissions() -> list[Permission]:
-    return [Permission(SCREENS_WRITE, "create, change and delete screens", OPERATORS)]
 
 
 @hookimpl
@@ -80,13 +75,6 @@ class ScreenService:
 @hookimpl
 def startup(host: Any) -> None:
     host.services[SCREENS] = ScreenService(host)
-
-
-@hookimpl
-def register_display_layers() -> list[LayerSpec]:
-    return [LayerSpec("slides", 100, "builtin_plugins.screens.display:SlidesLayer", area="free",
-                      topics=("screens", "curator", "catalog"), surface="screen",
-                      description="the slide program: dwell, weighted round-robin spread around each cycle, crossfade, navigation")]
 
 
 class _ScreenFields(StorableSchema):
@@ -153,3 +141,11 @@ def register_routes(host: Any) -> list[Route]:
                                 publishes=PUBLISHES),
         }),
     ]
+
+
+FEATURE = Feature(
+    permissions=[Permission(SCREENS_WRITE, "create, change and delete screens", OPERATORS)],
+    display_layers=[LayerSpec("slides", 100, "builtin_plugins.screens.display:SlidesLayer", area="free",
+                              topics=("screens", "curator", "catalog"), surface="screen",
+                              description="the slide program: dwell, weighted round-robin spread around each cycle, crossfade, navigation")],
+)

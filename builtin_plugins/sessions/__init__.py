@@ -12,7 +12,7 @@ from typing import Any
 
 from pony import orm
 
-from hookspecs import Permission, hookimpl
+from hookspecs import Feature, Permission, hookimpl
 from hookspecs.permissions import ADMIN_ONLY
 from svc_host.passwords import PasswordError, check_password_policy, read_password
 from builtin_plugins.sessions.routes import USERS_ADMIN, routes
@@ -26,21 +26,6 @@ from builtin_plugins.sessions.store import (
     user_json,
 )
 from svc_host.permissions import ROLES
-
-
-@hookimpl
-def register_permissions() -> list[Permission]:
-    return [Permission(USERS_ADMIN, "administer users and their passwords", ADMIN_ONLY)]
-
-
-@hookimpl
-def register_entities(db: Any) -> None:
-    define_entities(db)
-
-
-@hookimpl
-def register_routes(host: Any) -> list[Any]:
-    return routes(host)
 
 
 @hookimpl
@@ -107,3 +92,10 @@ def register_commands(subparsers: Any) -> None:
     password.add_argument("--username", required=True)
     password.set_defaults(handler=_users_password)
     users.add_parser("list", help="users as JSON").set_defaults(handler=_users_list)
+
+
+FEATURE = Feature(
+    permissions=[Permission(USERS_ADMIN, "administer users and their passwords", ADMIN_ONLY)],
+    entities=define_entities,
+    routes=routes,
+)

@@ -15,28 +15,10 @@ from typing import Any
 
 from builtin_plugins.settings.preferences import DisplayPreferencesService
 from builtin_plugins.settings.themes import ThemesService
-from hookspecs import Permission, hookimpl
+from hookspecs import Feature, Permission, hookimpl
 from hookspecs.permissions import ADOPTION_ADMIN, OPERATORS, declare
 from hookspecs.services import DISPLAY_PREFERENCES, SETTINGS, THEMES
 from builtin_plugins.settings.store import SETTINGS_WRITE, SettingsService, define_entities
-
-
-@hookimpl
-def register_permissions() -> list[Permission]:
-    return [Permission(SETTINGS_WRITE, "change display settings, themes and key-values", OPERATORS),
-            *declare(ADOPTION_ADMIN)]
-
-
-@hookimpl
-def register_entities(db: Any) -> None:
-    define_entities(db)
-
-
-@hookimpl
-def register_routes(host: Any) -> list:
-    from builtin_plugins.settings.routes import routes
-
-    return routes(host)
 
 
 @hookimpl(tryfirst=True)
@@ -44,3 +26,11 @@ def startup(host: Any) -> None:
     settings = host.services[SETTINGS] = SettingsService(host)
     themes = host.services[THEMES] = ThemesService(settings)
     host.services[DISPLAY_PREFERENCES] = DisplayPreferencesService(settings, themes)
+
+
+FEATURE = Feature(
+    permissions=[Permission(SETTINGS_WRITE, "change display settings, themes and key-values", OPERATORS),
+                 *declare(ADOPTION_ADMIN)],
+    entities=define_entities,
+    routes="builtin_plugins.settings.routes:routes",
+)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from builtin_plugins.tasks import models, trello
-from hookspecs import ContentList, IntegrationType, ScreenType, hookimpl
+from hookspecs import ContentList, Feature, ScreenType
 from hookspecs.schema import boolean, integer, obj, text
 
 SCREEN_TYPES: list[ScreenType] = [
@@ -38,33 +38,15 @@ def task_json(row: Any) -> dict:
             "integration_id": row.integration_id}
 
 
-@hookimpl
-def register_entities(db: Any) -> None:
-    models.define_entities(db)
-
-
-@hookimpl
-def register_integration_types() -> list[IntegrationType]:
-    return [trello.INTEGRATION_TYPE]
-
-
-@hookimpl
-def register_screen_types() -> list[ScreenType]:
-    return list(SCREEN_TYPES)
-
-
-@hookimpl
-def register_content_lists() -> list[ContentList]:
-    return [
-        ContentList("tasks", "Task", task_json, label="tasks",
-                    filters={"title": "title", "list_label": "list_label", "board_key": "board_key",
-                             "integration_id": "integration_id"},
-                    order=(("completed", False), ("due_at_ms", False), ("id", False))),
-    ]
-
-
-@hookimpl
-def display_samples(host: Any) -> None:
-    from builtin_plugins.tasks import samples
-
-    samples.write(host)
+FEATURE = Feature(
+    entities=models.define_entities,
+    integration_types=[trello.INTEGRATION_TYPE],
+    screen_types=SCREEN_TYPES,
+    content_lists=[
+               ContentList("tasks", "Task", task_json, label="tasks",
+                           filters={"title": "title", "list_label": "list_label", "board_key": "board_key",
+                                    "integration_id": "integration_id"},
+                           order=(("completed", False), ("due_at_ms", False), ("id", False))),
+           ],
+    samples="builtin_plugins.tasks.samples:write",
+)

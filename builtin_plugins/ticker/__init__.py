@@ -14,7 +14,7 @@ import falcon
 from marshmallow import Schema, fields, validate
 from pony import orm
 
-from hookspecs import AUTHENTICATED, LayerSpec, Operation, Permission, Route, hookimpl, weights
+from hookspecs import AUTHENTICATED, Feature, LayerSpec, Operation, Permission, Route, hookimpl, weights
 from hookspecs.services import TICKER
 from hookspecs.permissions import OPERATORS
 from svc_host.rest.configurable import EmptySchema, IncludeSchemaQuery, time_zone_check
@@ -40,11 +40,6 @@ KIND = RowKind(
 
 
 @hookimpl
-def register_permissions() -> list[Permission]:
-    return [Permission(TICKER_WRITE, "create, change and delete ticker tapes", OPERATORS)]
-
-
-@hookimpl
 def register_entities(db: Any) -> None:
     class TickerTape(db.Entity):
         _table_ = "svc_ticker_tape"
@@ -63,13 +58,6 @@ def register_entities(db: Any) -> None:
 @hookimpl
 def startup(host: Any) -> None:
     host.services[TICKER] = TickerService(host)
-
-
-@hookimpl
-def register_display_layers() -> list[LayerSpec]:
-    return [LayerSpec("marquee", 500, "builtin_plugins.ticker.display:MarqueeLayer", area="ticker",
-                      topics=("ticker", "curator", "settings"), surface="ticker",
-                      description="the ticker band: every enabled tape, scrolled")]
 
 
 class _TapeFields(StorableSchema):
@@ -170,3 +158,11 @@ def register_routes(host: Any) -> list[Route]:
                              tags=tags),
         }),
     ]
+
+
+FEATURE = Feature(
+    permissions=[Permission(TICKER_WRITE, "create, change and delete ticker tapes", OPERATORS)],
+    display_layers=[LayerSpec("marquee", 500, "builtin_plugins.ticker.display:MarqueeLayer", area="ticker",
+                              topics=("ticker", "curator", "settings"), surface="ticker",
+                              description="the ticker band: every enabled tape, scrolled")],
+)

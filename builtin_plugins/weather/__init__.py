@@ -14,50 +14,19 @@ the alerts of each, and the slides and ticker tape that show them.
 """
 from __future__ import annotations
 
-from typing import Any
 
 from builtin_plugins.weather import collectors, content, models, routes, types
-from hookspecs import ContentList, IntegrationType, Permission, Route, ScreenType, TickerType, hookimpl
+from hookspecs import Feature
 from hookspecs.permissions import INTERESTS_READ, INTERESTS_WRITE, TELEMETRY_READ, declare
 
 
-@hookimpl
-def register_permissions() -> list[Permission]:
-    return declare(INTERESTS_READ, INTERESTS_WRITE, TELEMETRY_READ)
-
-
-@hookimpl
-def register_entities(db: Any) -> None:
-    models.define_entities(db)
-
-
-@hookimpl
-def register_integration_types() -> list[IntegrationType]:
-    return [collectors.WEATHER, collectors.AIR_QUALITY, collectors.ALERTS]
-
-
-@hookimpl
-def register_screen_types() -> list[ScreenType]:
-    return list(types.SCREEN_TYPES)
-
-
-@hookimpl
-def register_ticker_types() -> list[TickerType]:
-    return list(types.TICKER_TYPES)
-
-
-@hookimpl
-def register_content_lists() -> list[ContentList]:
-    return list(content.LISTS)
-
-
-@hookimpl
-def register_routes(host: Any) -> list[Route]:
-    return routes.routes(host)
-
-
-@hookimpl
-def display_samples(host: Any) -> None:
-    from builtin_plugins.weather import samples
-
-    samples.write(host)
+FEATURE = Feature(
+    permissions=declare(INTERESTS_READ, INTERESTS_WRITE, TELEMETRY_READ),
+    entities=models.define_entities,
+    integration_types=[collectors.WEATHER, collectors.AIR_QUALITY, collectors.ALERTS],
+    screen_types=types.SCREEN_TYPES,
+    ticker_types=types.TICKER_TYPES,
+    content_lists=content.LISTS,
+    routes=routes.routes,
+    samples="builtin_plugins.weather.samples:write",
+)

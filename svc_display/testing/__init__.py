@@ -13,13 +13,26 @@ Installed with svc-display, so a plugin's own tests get these fixtures without a
 
 Fixtures (``docs/plugins.md`` walks through each):
 
+- ``svc_display_backend``: the database the test's hosts use, ``"sqlite"`` (a file in the
+  data dir) or ``"postgres"`` (a database made for this test on the local server,
+  ``SVC_TEST_PG_URL``, dropped afterwards). A test marked ``@pytest.mark.svc_display_storage``
+  runs on both; any other on SQLite. ``SVC_TEST_BACKENDS=all`` runs every test on both,
+  ``SVC_TEST_BACKENDS=sqlite`` none on PostgreSQL. A test that parametrizes
+  ``svc_display_backend`` itself (``indirect=True``) chooses its own.
+- ``svc_display_database_url``: None on SQLite, else the throwaway PostgreSQL database's URL.
 - ``svc_display_env``: the environment of a throwaway host (data dir under ``tmp_path``,
-  headless, a test clock file); add ``SVC_DISPLAY_*`` keys to it before building.
-- ``svc_display_host``: ``factory(plugins=(), disable=(), env=None)`` builds an in-process
-  host with the installed plugins plus ``plugins`` (modules or objects with ``@hookimpl``
-  functions, or ``(name, plugin)`` pairs; one that is also installed replaces the
-  installed copy) minus ``disable``. A given plugin that fails to load fails the test with
-  the host's reason (instead of being skipped). Hosts are closed after the test.
+  headless, a test clock file, the backend's database); add ``SVC_DISPLAY_*`` keys to it
+  before building.
+- ``svc_display_clock``: the injectable clock of the hosts built from ``svc_display_env``,
+  in-process or served: ``clock.advance(ms, seconds=0)`` moves their time forward without
+  sleeping (:mod:`svc_display.testing.clock` also has ``FixedClock`` for an in-process
+  ``host.clock`` that stands still).
+- ``svc_display_host``: ``factory(plugins=(), disable=(), env=None, strict=True)`` builds an
+  in-process host with the installed plugins plus ``plugins`` (modules or objects with
+  ``@hookimpl`` functions or a ``FEATURE`` declaration, or ``(name, plugin)`` pairs; one that
+  is also installed replaces the installed copy) minus ``disable``. A given plugin that fails
+  to load fails the test with the host's reason (instead of being skipped) unless
+  ``strict=False`` (a test of the skipping itself). Hosts are closed after the test.
 - ``svc_display_plugin``: ``register(plugin, name=None)`` adds a throwaway plugin (a class
   or object with ``@hookimpl`` methods) to every host built afterwards in this test, and
   to none after it; usable as a class decorator.
@@ -56,15 +69,66 @@ that do not use it.
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import pytest
 
 from svc_display.testing.clients import ApiClient, issue_key
+from svc_display.testing.clock import FixedClock, advance_clock
 from svc_display.testing.server import ServerProcess, free_port
+from svc_display.testing.waiting import wait_for
 
-__all__ = ["ApiClient", "issue_key", "ServerProcess", "free_port", "PluginNotLoaded"]
+__all__ = ["ApiClient", "issue_key", "ServerProcess", "free_port", "PluginNotLoaded", "FixedClock",
+           "advance_clock", "BACKENDS", "backends", "wait_for"]
+
+STORAGE_MARKER = "svc_display_storage"
+BACKENDS = ("sqlite", "postgres")
+
+
+def backends(storage: bool = True) -> list[str]:
+    """The backends a test runs on: both for storage-dependent tests (``storage``), SQLite for the
+    rest; ``SVC_TEST_BACKENDS=all`` makes it both always, ``=sqlite`` SQLite always."""
+    choice = os.environ.get("SVC_TEST_BACKENDS", "storage")
+    both = choice == "all" or (storage and choice != "sqlite")
+    return list(BACKENDS) if both else ["sqlite"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", f"{STORAGE_MARKER}: storage-dependent (rows, queries, migrations); "
+                                       "runs on SQLite and again on PostgreSQL (svc_display_backend)")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrize ``svc_display_backend``: both databases for ``svc_display_storage`` tests, SQLite
+    for the rest (see :func:`backends`), unless the test parametrizes it itself."""
+    if "svc_display_backend" not in metafunc.fixturenames:
+        return
+    for marker in metafunc.definition.iter_markers("parametrize"):
+        names = marker.args[0]
+        if "svc_display_backend" in (names.replace(" ", "").split(",") if isinstance(names, str) else names):
+            return  # the test chose its backends itself
+    storage = metafunc.definition.get_closest_marker(STORAGE_MARKER) is not None
+    metafunc.parametrize("svc_display_backend", backends(storage), indirect=True)
+
+
+@pytest.fixture
+def svc_display_backend(request: pytest.FixtureRequest) -> str:
+    """``"sqlite"`` or ``"postgres"``: the database of this test's hosts."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture
+def svc_display_database_url(svc_display_backend: str):
+    """None on SQLite; on PostgreSQL the URL of a database made for this test only."""
+    if svc_display_backend == "sqlite":
+        yield None
+        return
+    from svc_display.testing.databases import throwaway_pg_database
+
+    with throwaway_pg_database() as url:
+        yield url
 
 
 class PluginNotLoaded(RuntimeError):
@@ -72,13 +136,25 @@ class PluginNotLoaded(RuntimeError):
 
 
 @pytest.fixture
-def svc_display_env(tmp_path: Path) -> dict[str, str]:
-    """The environment of a throwaway host: data dir under ``tmp_path``, headless, a test clock file."""
-    return {
+def svc_display_env(tmp_path: Path, svc_display_database_url: str | None) -> dict[str, str]:
+    """The environment of a throwaway host: data dir under ``tmp_path``, headless, a test clock
+    file, and the PostgreSQL database when the backend is ``postgres``."""
+    values = {
         "SVC_DISPLAY_DATA_DIR": str(tmp_path / "svc-display-data"),
         "SVC_DISPLAY_HEADLESS": "1",
         "SVC_DISPLAY_TEST_CLOCK_FILE": str(tmp_path / "svc-display-clock-offset-ms"),
     }
+    if svc_display_database_url:
+        values["SVC_DISPLAY_DATABASE_URL"] = svc_display_database_url
+    return values
+
+
+@pytest.fixture
+def svc_display_clock(svc_display_env: dict[str, str]) -> Any:
+    """The injectable clock of ``svc_display_env``'s hosts: ``advance(ms, seconds=0)``."""
+    from svc_display.testing.clock import TestClock
+
+    return TestClock(svc_display_env)
 
 
 def _plugin_name(plugin: Any, installed: dict[str, str]) -> str:
@@ -117,7 +193,8 @@ def svc_display_plugin() -> Any:
 
 @pytest.fixture
 def svc_display_host(svc_display_env: dict[str, str], svc_display_plugin: Any):
-    """``factory(plugins=(), disable=(), env=None)``: an in-process host, closed after the test."""
+    """``factory(plugins=(), disable=(), env=None, strict=True)``: an in-process host, closed after
+    the test."""
     from importlib import metadata
 
     from hookspecs import ENTRY_POINT_GROUP
@@ -127,14 +204,15 @@ def svc_display_host(svc_display_env: dict[str, str], svc_display_plugin: Any):
     hosts: list[Any] = []
 
     def factory(plugins: Iterable[Any] = (), disable: Iterable[str] = (),
-                env: dict[str, str] | None = None) -> Any:
+                env: dict[str, str] | None = None, strict: bool = True) -> Any:
         installed = {ep.name: ep.value for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+        # (name, plugin) pairs; a third item, the origin ("builtin" ...), is passed on to the host
         given = [item if isinstance(item, tuple) else (_plugin_name(item, installed), item)
                  for item in [*svc_display_plugin.registered, *plugins]]
         values = {**svc_display_env, **(env or {})}
         disabled = [name for name in values.get("SVC_DISPLAY_DISABLE_PLUGINS", "").split(",") if name]
         # a given plugin replaces its installed copy (the test's module object is the one registered)
-        disabled += [*disable, *(name for name, _ in given if name in installed)]
+        disabled += [*disable, *(item[0] for item in given if item[0] in installed)]
         if disabled:
             values["SVC_DISPLAY_DISABLE_PLUGINS"] = ",".join(dict.fromkeys(disabled))
         capture = _Capture()
@@ -144,10 +222,10 @@ def svc_display_host(svc_display_env: dict[str, str], svc_display_plugin: Any):
             host = build_host(load_settings(values), extra_plugins=given)
         finally:
             logger.removeHandler(capture)
-        host.svc_display_testing = {"env": values, "plugins": given}
+        host.svc_display_testing = {"env": values, "plugins": [(item[0], item[1]) for item in given]}
         hosts.append(host)
-        skipped = [name for name, _ in given if name not in host.plugins.info]
-        if skipped:
+        skipped = [item[0] for item in given if item[0] not in host.plugins.info]
+        if skipped and strict:
             raise PluginNotLoaded(f"plugin {skipped[0]!r} was skipped by the host: " + "; ".join(
                 line for line in capture.lines if repr(skipped[0]) in line))
         return host

@@ -64,10 +64,11 @@ def migrated(build: Callable[..., Any], env: dict[str, str], plugin: Any, old_sc
     for backend in ("sqlite", "postgres"):
         with contextlib.ExitStack() as stack:
             data_dir = Path(env["SVC_DISPLAY_DATA_DIR"]) / f"migrated-{backend}"
-            values = {**env, "SVC_DISPLAY_DATA_DIR": str(data_dir)}
+            # "" is no URL: the SQLite file, whatever backend the test itself runs on
+            values = {**env, "SVC_DISPLAY_DATA_DIR": str(data_dir), "SVC_DISPLAY_DATABASE_URL": ""}
             if backend == "postgres":
                 values["SVC_DISPLAY_DATABASE_URL"] = stack.enter_context(throwaway_pg_database("svc_m_"))
-            _run_sql(values.get("SVC_DISPLAY_DATABASE_URL"), data_dir, old_schema)
+            _run_sql(values["SVC_DISPLAY_DATABASE_URL"] or None, data_dir, old_schema)
             host = build(plugins=[plugin], env=values)
             try:
                 with orm.db_session:

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
+
+from svc_display.testing.waiting import wait_for  # noqa: F401  (importable from here too)
 
 FAULTS = ("status500", "timeout", "malformed", "oversized", "redirect_loop")
 SLOW_FAULTS = ("trickle",)  # tested on their own: each costs the client's whole deadline
@@ -176,13 +177,3 @@ class Upstream:
             self._server.server_close()
             self._server = None
 
-
-def wait_for(predicate: Callable[[], Any], timeout: float = 20.0, interval: float = 0.05) -> Any:
-    """Poll ``predicate`` until it returns something truthy; fail the test after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError("condition not met in time")

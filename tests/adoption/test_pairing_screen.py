@@ -107,7 +107,7 @@ def test_the_card_shows_the_newest_three_requests(make_host, env):
     from pony import orm
 
     from builtin_plugins.adoption.display import MAX_SHOWN, AdoptionState
-    from tests.conftest import advance_clock
+    from svc_display.testing.clock import advance_clock
 
     host = make_host()
     for identifier in ("first", "second", "third", "fourth"):

@@ -22,7 +22,7 @@ def confirm(server, identifier: str, code: str):
 
 
 @pytest.mark.slow
-@pytest.mark.storage
+@pytest.mark.svc_display_storage
 def test_two_pending_requests_pair_first_try_and_a_restart_drops_the_pending(start_server, env):
     server = start_server({"SVC_DISPLAY_ADOPTION_RATE_PER_MIN": "0"})
     admin = server.key("admin")

@@ -5,9 +5,9 @@ import pytest
 from pony import orm
 
 from svc_display.testing import issue_key
-from tests.conftest import advance_clock
+from svc_display.testing.clock import advance_clock
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 
 def test_create_list_get_dismiss(api):

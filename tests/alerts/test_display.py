@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pony import orm
 
-from tests.conftest import advance_clock
+from svc_display.testing.clock import advance_clock
 from tests.display.layers import prepare
 
 

@@ -4,7 +4,7 @@ import pytest
 
 from tests.ticker.tapes import _items, _tape
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 
 def test_the_basic_types_come_from_the_basic_plugin(host):

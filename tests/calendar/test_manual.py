@@ -3,7 +3,7 @@ import pytest
 from pony import orm
 
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 
 def test_calendar_event_epoch_and_iso(api, host):

@@ -13,7 +13,7 @@ from pony import orm
 from hookspecs.services import display_zone
 from svc_display.testing.upstream import Reply
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 RECORDED = json.loads((Path(__file__).parent / "nutrislice_week.json").read_text())
 PATH = "/menu/api/weeks/school/lincoln-elementary/menu-type/lunch/{:%Y/%m/%d}/"
 

@@ -5,7 +5,7 @@ from pony import orm
 from svc_display.testing import issue_key
 from tests.content_rows import ThrowawayAlertPlugin, add_article, add_joke, add_photo, add_trivia
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 CATALOGS = ["jokes", "trivia", "rss-articles", "photos", "videos", "stock-quotes", "weather-current",
             "weather-alerts", "alerts", "calendar-events", "tasks"]
@@ -21,7 +21,7 @@ def content(make_host):
         power = issue_key(host, "power_viewer")
         viewer = issue_key(host, "viewer")
 
-    from tests.conftest import Api
+    from svc_display.testing import ApiClient as Api
     return Api(host, Keys.admin), Keys
 
 

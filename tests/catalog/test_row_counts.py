@@ -11,7 +11,7 @@ from svc_display.testing import issue_key
 from svc_display.testing.clients import ApiClient as Api
 from tests.content_rows import add_article, add_joke
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 
 def counted(db, table: str) -> tuple[int, int]:

@@ -6,7 +6,7 @@ from pony import orm
 
 from tests.ticker.tapes import _items, _tape
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 
 @pytest.mark.parametrize("zone, preset, order, expected", [

@@ -4,12 +4,12 @@ started again on the same port (in-process host, real database, real server proc
 from __future__ import annotations
 
 import re
-import time
 
 import requests
 from pony import orm
 
 from tests.cloud_feed.conftest import KEY, write
+from svc_display.testing import wait_for
 
 RECONNECT = re.compile(r"^reconnecting in (\d+\.\d+) s \(attempt (\d+)\)$")
 
@@ -17,16 +17,6 @@ RECONNECT = re.compile(r"^reconnecting in (\d+\.\d+) s \(attempt (\d+)\)$")
 def joke(ident: str) -> dict:
     return {"event": "upsert", "data": {"kind": "joke", "id": ident, "setup": f"setup {ident}",
                                         "punchline": "p", "category_id": "general"}}
-
-
-def wait_for(check, what: str, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_a_server_down_is_retried_with_growing_jittered_delays_and_resumed_without_a_loss(feed_server,
@@ -41,7 +31,7 @@ def test_a_server_down_is_retried_with_growing_jittered_delays_and_resumed_witho
         with orm.db_session:
             return {j.setup.removeprefix("setup ") for j in host.db.Joke.select()}
 
-    wait_for(lambda: jokes() == {"j1", "j2"}, "the first events")
+    wait_for(lambda: jokes() == {"j1", "j2"}, what="the first events")
     down_since = host.clock.now_ms()
     feed_server.stop()  # the stream drops, then every connection is refused
     write(feed_server.script, joke("j3"), joke("j4"))  # published while the display cannot reach it
@@ -51,7 +41,7 @@ def test_a_server_down_is_retried_with_growing_jittered_delays_and_resumed_witho
         found = [RECONNECT.match(line["message"]) for line in lines]
         return [(int(m.group(2)), float(m.group(1))) for m in found if m]
 
-    waits = wait_for(lambda: len(delays()) >= 5 and delays(), "five reconnect attempts")[:5]
+    waits = wait_for(lambda: len(delays()) >= 5 and delays(), what="five reconnect attempts")[:5]
     refused = [line for line in telemetry.lines(limit=2000, since_ms=down_since)
                if "feed connection failed: ConnectError" in line["message"]]
     assert len(refused) >= 4 and all(line["integration_type"] == "saas_feed" for line in refused)
@@ -63,8 +53,8 @@ def test_a_server_down_is_retried_with_growing_jittered_delays_and_resumed_witho
     assert host.services["cloud_feed"].health()["connected"] is False
 
     feed_server.start()  # the same port again
-    wait_for(lambda: jokes() == {"j1", "j2", "j3", "j4"}, "the events published while the server was down")
+    wait_for(lambda: jokes() == {"j1", "j2", "j3", "j4"}, what="the events published while the server was down")
     log = requests.get(feed_server.base + "/requests", timeout=5).json()
     assert log[0]["authorized"] and log[0]["last_event_id"] == "2"  # resumed after the last event it applied
-    wait_for(lambda: host.services["cloud_feed"].health()["connected"], "the consumer to report connected")
+    wait_for(lambda: host.services["cloud_feed"].health()["connected"], what="the consumer to report connected")
     assert KEY not in str(telemetry.lines(limit=2000))

@@ -3,30 +3,19 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 import requests
 
 from tests.cloud_feed.conftest import KEY, write
+from svc_display.testing import wait_for
 
-pytestmark = [pytest.mark.slow, pytest.mark.storage]
+pytestmark = [pytest.mark.slow, pytest.mark.svc_display_storage]
 
 
 
 def joke(ident: str, setup: str) -> dict:
     return {"kind": "joke", "id": ident, "setup": setup, "punchline": "p-" + ident, "category_id": "general"}
-
-
-def wait_for(check, timeout: float = 40.0):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = check()
-        if last:
-            return last
-        time.sleep(0.2)
-    raise AssertionError(f"condition not met within {timeout}s (last: {last!r})")
 
 
 def setups(server, key) -> set[str]:

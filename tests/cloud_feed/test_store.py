@@ -10,7 +10,7 @@ from builtin_plugins.cloud_feed.consumer import backoff_delay
 from builtin_plugins.cloud_feed.kinds import FeedError
 from builtin_plugins.cloud_feed.store import FeedStore
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 ALL = [
     {"kind": "joke", "id": "j", "setup": "S", "punchline": "P"},

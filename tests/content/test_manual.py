@@ -4,7 +4,7 @@ from pony import orm
 
 from svc_display.testing import issue_key
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 
 def test_jokes_and_trivia(api, host):

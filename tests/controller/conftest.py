@@ -1,6 +1,6 @@
 """Real ``svc-controller serve`` processes over HTTPS, next to real ``svc-display serve`` ones.
 
-``ControllerProcess`` mirrors ``tests.conftest.ServerProcess`` for the controller's
+``ControllerProcess`` mirrors the kit's ``svc_display.testing.ServerProcess`` for the controller's
 ``SVC_CONTROLLER_*`` environment. Module-scoped fixtures share processes between tests
 that do not interfere; ``module_backend`` runs a storage module on SQLite and again on
 PostgreSQL (a database of its own), honouring ``SVC_TEST_BACKENDS`` like the root conftest.
@@ -21,7 +21,8 @@ import pytest
 import requests
 
 from svc_display.testing import ServerProcess, free_port
-from tests.conftest import BACKENDS_CHOICE, throwaway_pg_database
+from svc_display.testing import backends
+from svc_display.testing.databases import throwaway_pg_database
 
 CSRF = {"X-Requested-With": "svc-controller"}
 
@@ -135,11 +136,7 @@ def running(*processes: Any) -> Iterator[None]:
             process.stop()
 
 
-def _module_backends() -> list[str]:
-    return ["sqlite"] if BACKENDS_CHOICE == "sqlite" else ["sqlite", "postgres"]
-
-
-@pytest.fixture(scope="module", params=_module_backends())
+@pytest.fixture(scope="module", params=backends(storage=True))
 def module_database_url(request: pytest.FixtureRequest) -> Iterator[str | None]:
     """None for SQLite; else a PostgreSQL database made for this module (both for storage modules)."""
     if request.param == "sqlite":

@@ -8,10 +8,10 @@ import json
 import pytest
 import requests
 
-from tests.conftest import throwaway_pg_database
+from svc_display.testing.databases import throwaway_pg_database
 from tests.controller.conftest import CSRF, ControllerProcess
 
-pytestmark = [pytest.mark.slow, pytest.mark.storage]
+pytestmark = [pytest.mark.slow, pytest.mark.svc_display_storage]
 
 SECRET = "a-session-secret-of-at-least-32-characters!"
 PASSWORDS = {"alice": "alice's long passphrase", "bob": "bob's long passphrase"}

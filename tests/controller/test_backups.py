@@ -17,7 +17,7 @@ import requests
 
 from svc_display.testing import ServerProcess, free_port
 from svc_display.testing.memory import MIB, peak_rss, reset_peak, rss
-from tests.conftest import throwaway_pg_database
+from svc_display.testing.databases import throwaway_pg_database
 from tests.controller.archives import make_archive, svc_database
 from tests.controller.conftest import ControllerProcess, display_env, running, start_display
 from tests.controller.upstream import Upstream
@@ -32,8 +32,9 @@ from tests.maintenance.archives import (
     members_of,
     with_files,
 )
+from svc_display.testing import wait_for
 
-pytestmark = [pytest.mark.slow, pytest.mark.storage]
+pytestmark = [pytest.mark.slow, pytest.mark.svc_display_storage]
 
 ZONE = "Europe/Paris"
 API_KEY = "svc_" + "K3yN0tT0B3Se3n" * 3
@@ -68,16 +69,6 @@ def snapshots(ctl, target_id):
     r = ctl.get(f"/bff/v1/backup-targets/{target_id}/snapshots")
     assert r.status_code == 200, r.text
     return r.json()["items"]
-
-
-def wait_for(predicate, timeout=60, what="condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture

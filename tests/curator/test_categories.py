@@ -5,7 +5,7 @@ from pony import orm
 from builtin_plugins.curator.categories import SEEDED_CATEGORIES
 from svc_display.testing import issue_key
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 REQUIRED_SEEDS = {"general", "news", "jokes", "trivia", "photos", "videos", "weather", "calendar", "stocks",
                   "tasks", "alerts"}
@@ -128,7 +128,7 @@ def test_real_server_round_trip(start_server):
 
 
 def test_works_without_the_content_features(make_host):
-    from tests.conftest import Api
+    from svc_display.testing import ApiClient as Api
     host = make_host({"SVC_DISPLAY_DISABLE_PLUGINS": "weather,news,calendar,stocks,media,content,tasks"})
     api = Api(host, issue_key(host, "admin"))
     assert api.post("/v1/curator/categories", json={"id": "solo", "label": "Solo"}).status_code == 201

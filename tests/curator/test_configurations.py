@@ -9,7 +9,7 @@ from svc_display.testing import issue_key
 from svc_display.testing.clients import ApiClient as Api
 from tests.curator.members_plugin import set_clock
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 
 def utc_ms(*args):

@@ -1,7 +1,7 @@
 """Values PostgreSQL cannot store (NUL characters, non-finite JSON numbers) are 400s, never 500s."""
 import pytest
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 
 @pytest.mark.parametrize("method,path,body", [

@@ -18,7 +18,7 @@ from PIL import Image
 from websockets.sync.client import connect
 
 from svc_display.testing import ServerProcess
-from tests.conftest import REPO
+from tests import REPO
 
 CANVAS_SIZE = (640, 360)
 PREVIEW_WIDTH = 320

@@ -13,6 +13,7 @@ from typing import Any
 from marshmallow import Schema, fields
 
 from hookspecs import AUTHENTICATED, LayerSpec, Operation, OverlayType, Route, ScreenType, hookimpl
+from hookspecs.feature import implementation
 from tests.content_media import video_bytes
 
 NAME = "display_test_types"
@@ -26,8 +27,8 @@ def builtin_types(hook: str) -> list:
     found = []
     for entry_point in sorted(metadata.entry_points(group="svc_display.plugins"), key=lambda e: e.name):
         if entry_point.dist is not None and entry_point.dist.name == "svc-display":
-            implementation = getattr(entry_point.load(), hook, None)
-            found.extend(implementation() if implementation is not None else [])
+            contribute = implementation(entry_point.load(), hook)  # hand-written or declared in FEATURE
+            found.extend(contribute() if contribute is not None else [])
     return found
 
 

@@ -60,7 +60,7 @@ def test_live_preview_status_headless(api):
 
 
 def test_live_preview_settings_come_from_the_environment(make_host):
-    from tests.conftest import Api
+    from svc_display.testing import ApiClient as Api
 
     host = make_host({"SVC_DISPLAY_LIVE_PREVIEW_ENABLED": "0", "SVC_DISPLAY_LIVE_PREVIEW_FPS": "5",
                       "SVC_DISPLAY_LIVE_PREVIEW_WIDTH": "480", "SVC_DISPLAY_LIVE_PREVIEW_QUALITY": "90"})

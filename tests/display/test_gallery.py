@@ -19,7 +19,7 @@ from PIL import Image
 from builtin_plugins.settings.themes import BUILTIN_THEMES
 from hookspecs.contrast import MIN_TEXT, contrast_ratio
 from svc_host.display.gallery import SAMPLE_CONTROLLER_URL, SKIPPED
-from tests.conftest import REPO
+from tests import REPO
 from tests.display.fixture_plugin import OVERLAY_TYPES, SCREEN_TYPES
 
 # The real size: at half of it a 30 px overlay font has hardly a pixel of its own colour to measure.

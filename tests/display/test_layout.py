@@ -251,7 +251,7 @@ def test_a_folder_plugins_template_overlay_keeps_its_text_off_the_slides(env, ho
     """python-trivia's ``cheer`` template writes its headline near the top of the screen: the
     slide is laid out below it (the template's solid blocks take a band), so neither its headline
     nor its message covers the slide's title or text."""
-    from tests.conftest import REPO
+    from tests import REPO
 
     config = {"plugin_id": "python-trivia", "template": "cheer", "data": {"title": "Quiz champions"},
               "messages": ["Well played!"]}

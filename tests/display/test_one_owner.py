@@ -12,9 +12,9 @@ from pony import orm
 from hookspecs.render import RenderContext, theme_from_preview
 from hookspecs.services import TICKER, display_zone, preferences
 from tests.display.layers import renderer, shown
-from tests.ticker.clock import FixedClock
+from svc_display.testing.clock import FixedClock
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 
 def at(host, *when):

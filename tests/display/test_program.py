@@ -111,7 +111,7 @@ def test_headlines_with_show_source_name_the_feed(seeded):
 
 
 def test_the_slides_layer_asks_the_screens_service_and_the_curator(display_host):
-    from tests.conftest import Api, issue_key
+    from svc_display.testing import ApiClient as Api, issue_key
 
     api = Api(display_host, issue_key(display_host))
     for body in ({"id": "s1", "screen_type": "message", "config_json": {"body": "one"}},

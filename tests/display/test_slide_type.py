@@ -26,7 +26,7 @@ from PIL import Image
 from hookspecs import formatting
 from hookspecs.render import TYPE_MIN, TYPE_SCALE
 from svc_host.display.kit import SYMBOLS_FONT, has_icon
-from tests.conftest import REPO
+from tests import REPO
 from tests.display.fixture_plugin import SCREEN_TYPES
 
 PICTURES = {t.id for t in SCREEN_TYPES} - {"photo", "video", "plugin_template"}

@@ -15,6 +15,8 @@ from hookspecs.render import Layout, Preferences, Rect, RenderContext, default_t
 from hookspecs.services import curated, preferences
 from builtin_plugins.live_preview import TicketBook, normalise_origin
 from svc_host.display import DisplayBus, choose_mode, parse_size
+from hookspecs.feature import implementation
+from svc_display.testing.clock import FixedClock
 
 
 def test_bus_runs_handlers_in_order_and_contains_failures():
@@ -70,14 +72,6 @@ def test_time_presets():
     assert context.format_preset(moment, None) == "3:04 PM"
     assert context.format_preset(moment, "bogus", seconds=True) == "3:04:05 PM"
     assert RenderContext(None, "screen", "clock", {}).format_preset(moment, None) == "15:04"
-
-
-class FixedClock:
-    def __init__(self, ms: int):
-        self.ms = ms
-
-    def now_ms(self) -> int:
-        return self.ms
 
 
 class FakeHost:
@@ -247,7 +241,7 @@ def test_renderers_read_only_keys_the_real_schemas_define(plugin):
     module = importlib.import_module(f"builtin_plugins.{plugin}")
     read = keys_read(f"builtin_plugins.{plugin}.display")
     defined = schema_keys([t for hook in ("register_screen_types", "register_overlay_types")
-                           if hasattr(module, hook) for t in getattr(module, hook)()])
+                           if implementation(module, hook) for t in implementation(module, hook)()])
     assert read, plugin
     assert read <= defined, sorted(read - defined)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests import REPO
 
 pytestmark = pytest.mark.slow
 

@@ -4,7 +4,7 @@ import pytest
 
 from builtin_plugins import effects
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 EFFECTS = {"shape_rain", "birthday_confetti", "bouncing_message", "falling_images", "matrix_rain",
            "edge_glow", "floating_balloons", "cloud_drift"}

@@ -8,7 +8,8 @@ import pytest
 from pony import orm
 
 from hookspecs import hookimpl
-from tests.conftest import REPO, write_broken_plugin
+from tests import REPO
+from tests.examples.plugins import write_broken_plugin
 
 EXAMPLE = REPO / "examples" / "hello-plugin"
 HOOKS = ["register_entities", "register_integration_types", "register_migrations", "register_overlay_types",
@@ -113,16 +114,15 @@ class HelloOne:
             text = orm.Optional(str, 200)
 
 
-@pytest.mark.storage
-def test_upgrading_to_1_1_adds_the_lang_column_and_keeps_the_rows(hello_plugin, svc_display_host,
-                                                                  svc_display_api, database_url):
-    env = {"SVC_DISPLAY_DATABASE_URL": database_url} if database_url else {}
-    old = svc_display_host(plugins=[("hello", HelloOne)], env=env)
+@pytest.mark.svc_display_storage
+def test_upgrading_to_1_1_adds_the_lang_column_and_keeps_the_rows(hello_plugin, svc_display_host, svc_display_api):
+    """On SQLite and on PostgreSQL (``svc_display_storage``: the kit's env carries the database)."""
+    old = svc_display_host(plugins=[("hello", HelloOne)])
     with orm.db_session:
         old.db.HelloGreeting(id="1", text="hi")
     old.close()
 
-    host = svc_display_host(plugins=[("hello", hello_plugin)], env=env)  # 1.1's migration 0002_lang adds lang
+    host = svc_display_host(plugins=[("hello", hello_plugin)])  # 1.1's migration 0002_lang adds lang
     with orm.db_session:
         assert host.db.AppliedMigration.get(plugin="hello", migration_id="0002_lang") is not None
         greeting = host.db.HelloGreeting["1"]

@@ -3,7 +3,7 @@ code has them (the kit was not documented for plugin authors: they read widgets.
 import inspect
 import re
 
-from tests.conftest import REPO
+from tests import REPO
 
 CALL = re.compile(r"`(\w+)\(([^)]*)\)`")
 

@@ -3,7 +3,7 @@ import os
 import subprocess
 import sys
 
-from tests.conftest import REPO
+from tests import REPO
 
 
 def _cli(*args, cwd):

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from svc_display.testing import ServerProcess, free_port
-from tests.conftest import REPO
+from tests import REPO
 
 pytestmark = pytest.mark.slow
 

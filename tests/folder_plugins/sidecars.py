@@ -11,9 +11,10 @@ import re
 import shutil
 import signal
 import sys
-import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+
+from svc_display.testing import wait_for  # noqa: F401  (the sidecar tests import it from here)
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "plugins"
@@ -116,18 +117,6 @@ def rows_by_id(server: Any, key: str) -> dict[str, dict[str, Any]]:
     answer = server.get("/v1/plugins", key=key)
     assert answer.status_code == 200, answer.text
     return {row["id"]: row for row in answer.json()["items"]}
-
-
-def wait_for(check: Callable[[], Any], timeout: float = 60, interval: float = 0.2, what: str = "") -> Any:
-    """Poll ``check`` until it returns something truthy (a generous bound: this detects a stall)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result:
-            return result
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up waiting for {what or check}")
-        time.sleep(interval)
 
 
 def alive(pid: int) -> bool:

@@ -30,7 +30,7 @@ SIDECARS = ("python-trivia", "perl-jokes", "hangs", "garbage-collect", "signals-
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    from tests.conftest import ServerProcess
+    from svc_display.testing import ServerProcess
 
     root = tmp_path_factory.mktemp("collect")
     plugins = root / "plugins"

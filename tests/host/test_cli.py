@@ -12,7 +12,7 @@ import requests
 
 from svc_host.tls import first_non_loopback_ipv4, local_ipv4_addresses
 from svc_display.testing import free_port
-from tests.conftest import REPO
+from tests import REPO
 
 
 def test_migrate_prints_the_schema_version(env, backend):

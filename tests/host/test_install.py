@@ -4,7 +4,7 @@ import subprocess
 import sys
 import warnings
 
-from tests.conftest import REPO
+from tests import REPO
 
 SOURCES = ("hookspecs", "svc_host", "builtin_plugins", "svc_controller", "svc_display", "examples")
 

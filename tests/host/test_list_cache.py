@@ -16,7 +16,7 @@ from svc_host.storage import _postgres_dsn
 from svc_host.rest.listcache import SERVICE, VERSIONS_TABLE, ListCache, list_cache
 from tests.content_rows import add_article
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 LISTS = ("/v1/screens", "/v1/screens?include_config_schema=true", "/v1/ticker/tapes", "/v1/display/overlays",
          "/v1/catalog/rss-articles?limit=5", "/v1/catalog/rss-articles?limit=5&offset=2&title=story")

@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 from pony import orm
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 BIG = 10 ** 30  # past 64 bits: orjson alone would read it as a float
 

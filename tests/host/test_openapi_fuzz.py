@@ -99,7 +99,7 @@ def test_the_canvas_operations_survive_generated_requests(tmp_path):
     seconds that ``make test`` does not spend (tests/display covers both operations there)."""
     if not MIN_CASES:
         pytest.skip("make fuzz only (SVC_FUZZ_MIN_CASES set): an offscreen canvas start")
-    from tests.conftest import ServerProcess
+    from svc_display.testing import ServerProcess
     from tests.display.canvas import canvas_env
 
     server = ServerProcess(canvas_env(tmp_path / "data", SVC_DISPLAY_ADOPTION_RATE_PER_MIN="0"))

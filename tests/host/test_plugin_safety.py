@@ -20,7 +20,7 @@ from svc_host.config import load_settings
 from svc_host.plugins import PluginError, PluginHost, load_plugins
 from svc_host.schema import add_column, column_exists
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}}

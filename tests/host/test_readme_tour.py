@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from svc_display.testing import free_port
-from tests.conftest import REPO
+from tests import REPO
 
 pytestmark = pytest.mark.slow
 

@@ -65,7 +65,7 @@ def test_certificate_is_reused_across_restarts(start_server):
     assert hashlib.sha256(peer_certificate(second.port, second.verify)).hexdigest() == fingerprint
 
 
-@pytest.mark.parametrize("backend", ["sqlite"])  # certificate handling does not touch the database
+@pytest.mark.parametrize("svc_display_backend", ["sqlite"], indirect=True)  # certificate handling does not touch the database
 def test_unreadable_or_expired_certificates_are_replaced(tmp_path, backend):
     settings = load_settings({"SVC_DISPLAY_DATA_DIR": str(tmp_path)})
     cert_path, key_path = ensure_certificate(settings)

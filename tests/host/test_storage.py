@@ -8,7 +8,7 @@ from pony import orm
 from hookspecs import Migration, hookimpl
 from svc_host.storage import BlobKeyError, BlobStore
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 
 class CountingPlugin:
@@ -53,7 +53,7 @@ def test_migrations_run_once_in_order_and_are_counted(make_host, backend):
     assert again.schema_version() == expected
 
 
-@pytest.mark.parametrize("backend", ["sqlite"])  # pragmas are SQLite's own
+@pytest.mark.parametrize("svc_display_backend", ["sqlite"], indirect=True)  # pragmas are SQLite's own
 def test_sqlite_runs_in_wal_with_foreign_keys(make_host, backend):
     host = make_host()
     with orm.db_session:

@@ -23,14 +23,9 @@ def fast_limits(host: Any, run_timeout: float = 5.0) -> Any:
 
 
 @pytest.fixture
-def api_for():
-    """An admin :class:`tests.conftest.Api` for a host built in the test."""
-    from tests.conftest import Api, issue_key
-
-    def factory(host: Any, role: str = "admin") -> Any:
-        return Api(host, issue_key(host, role))
-
-    return factory
+def api_for(svc_display_api: Any) -> Any:
+    """``factory(host, role="admin")``: the kit's ``svc_display_api``, for a host built in the test."""
+    return svc_display_api
 
 
 class MemoryKeyring(KeyringBackend):

@@ -10,11 +10,11 @@ from urllib.parse import parse_qs
 
 from pony import orm
 
-from tests.conftest import advance_clock
+from svc_display.testing.clock import advance_clock
 from tests.integrations.upstream import Reply
 import pytest
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 CLIENT_ENV = {
     "SVC_DISPLAY_GOOGLE_CLIENT_ID": "google-public-client",

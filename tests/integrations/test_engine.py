@@ -9,7 +9,7 @@ from pony import orm
 from builtin_plugins.integrations.engine import BACKOFF_CAP_SECONDS, backoff_ms
 from svc_host.config import load_settings
 from svc_host.host import build_host
-from tests.conftest import advance_clock
+from svc_display.testing.clock import advance_clock
 from tests.integrations.conftest import fast_limits
 from tests.integrations.probes import Probes
 from tests.integrations.upstream import wait_for

@@ -13,7 +13,7 @@ from svc_host.secrets import KEY_FILE, SecretBox
 from tests.integrations.probes import Probes
 import pytest
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 PLAINTEXT = "pk_live_ZXCV-plaintext-4f9a1c"
 

@@ -4,7 +4,7 @@ from pony import orm
 
 from svc_display.testing import issue_key
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 VALID = {
     "weather-locations": {"id": "home", "name": "Home", "latitude": 52.5, "longitude": 13.4},

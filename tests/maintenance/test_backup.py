@@ -12,7 +12,7 @@ import time
 import pytest
 
 from svc_display.testing import ServerProcess
-from tests.conftest import advance_clock
+from svc_display.testing.clock import advance_clock
 from tests.maintenance.archives import backup, members_of, wait_for_job
 from tests.maintenance.conftest import server_env
 

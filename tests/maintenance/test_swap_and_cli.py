@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 from svc_display.testing import ServerProcess
-from tests.conftest import REPO
+from tests import REPO
 from tests.maintenance.archives import backup, members_of
 from tests.maintenance.conftest import server_env, tree_digest
 
@@ -134,7 +134,7 @@ def test_restore_cli_refuses_while_a_server_runs(prepared, tmp_path):
         running.stop()
 
 
-@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
+@pytest.mark.parametrize("svc_display_backend", ["postgres"], indirect=True)
 def test_backup_routes_absent_with_postgresql(start_server, backend):
     server = start_server()
     key = server.key("admin")
@@ -154,7 +154,7 @@ def test_make_run_starts_the_display_again_after_a_restore(tmp_path):
     import signal
     import time
 
-    from tests.conftest import free_port
+    from svc_display.testing import free_port
 
     venv = os.path.dirname(os.path.dirname(sys.executable))
     port = free_port()

@@ -7,7 +7,7 @@ from pony import orm
 from builtin_plugins.media.manual import MAX_PHOTO_BYTES, MAX_VIDEO_BYTES
 from tests.content_media import MOV, MP4, WEBM, b64, image_bytes
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 
 @pytest.mark.parametrize("fmt,content_type", [("JPEG", "image/jpeg"), ("PNG", "image/png"), ("WEBP", "image/webp")])

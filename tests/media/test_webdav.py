@@ -11,7 +11,7 @@ from pony import orm
 from svc_display.testing.upstream import Reply
 from tests.news.test_collectors import png_bytes
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 AUTH = "Basic " + base64.b64encode(b"alice:app-pass-123").decode()
 
 

@@ -6,7 +6,7 @@ from svc_display.testing import issue_key
 from tests.content_media import b64, image_bytes
 from tests.content_rows import add_article, add_joke, add_photo, add_trivia
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 FIVE = {"jokes": "j1", "trivia": "t1", "rss-articles": "a1", "photos": "p1", "videos": "v1"}
 

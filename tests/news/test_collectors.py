@@ -15,7 +15,7 @@ from pony import orm
 
 from hookspecs.collecting import plain_text
 
-from tests.conftest import advance_clock
+from svc_display.testing.clock import advance_clock
 from tests.integrations.upstream import Reply
 
 

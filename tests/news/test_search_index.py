@@ -17,7 +17,7 @@ from svc_display.testing import issue_key
 from svc_display.testing.clients import ApiClient as Api
 from tests.content_rows import add_article
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 

@@ -4,7 +4,7 @@ from pony import orm
 
 from tests.ticker.tapes import NOW, _items, _tape
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 
 def test_news_never_shows_suppressed_and_orders_newest_first(ticker):

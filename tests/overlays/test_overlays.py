@@ -8,9 +8,9 @@ from pony import orm
 from builtin_plugins.overlays import SEED_ID, _hearts_rain_to_shape_rain
 from svc_display.testing import issue_key
 from svc_display.testing.clients import ApiClient as Api
-from tests.ticker.clock import FixedClock
+from svc_display.testing.clock import FixedClock
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 OVERLAY_TYPES = {
     "shape_rain", "birthday_confetti", "bouncing_message", "falling_images", "matrix_rain", "edge_glow",

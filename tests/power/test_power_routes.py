@@ -16,9 +16,9 @@ import pytest
 from builtin_plugins.power import routes
 from svc_display.testing import issue_key
 from svc_display.testing.clients import ApiClient
-from tests.ticker.clock import FixedClock
+from svc_display.testing.clock import FixedClock
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 ZONE = ZoneInfo("Europe/Berlin")
 WEDNESDAY_NOON = dt.datetime(2026, 11, 25, 12, 0, tzinfo=ZONE)  # a Wednesday
@@ -168,7 +168,7 @@ def test_schedule_and_override_survive_a_restart(make_host, power):
     assert body["schedule"] == office and body["override"] == {"state": "off", "until_ms": local_ms(25, 19)}
 
 
-@pytest.mark.parametrize("backend", ["sqlite"])  # backups exist only with the default database
+@pytest.mark.parametrize("svc_display_backend", ["sqlite"], indirect=True)  # backups exist only with the default database
 def test_schedule_survives_a_backup_and_restore(power, env, tmp_path, backend):
     office = [{"days": ["mon", "sun"], "on": "08:30", "off": "17:45"}]
     power.put("/v1/display/power/schedule", json={"schedule": office})
@@ -195,7 +195,7 @@ def test_schedule_survives_a_backup_and_restore(power, env, tmp_path, backend):
         restored.close()
 
 
-@pytest.mark.parametrize("backend", ["sqlite"])
+@pytest.mark.parametrize("svc_display_backend", ["sqlite"], indirect=True)
 def test_without_the_settings_plugin_the_display_is_always_on_and_writes_are_503(make_host, backend):
     host = make_host({"SVC_DISPLAY_DISABLE_PLUGINS": "settings"})
     api = ApiClient(host, issue_key(host, "admin", "no-settings"))

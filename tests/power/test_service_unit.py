@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from svc_host.service_unit import EXAMPLE_EXEC
-from tests.conftest import REPO
+from tests import REPO
 
 
 def unit(*args: str) -> str:

@@ -6,7 +6,7 @@ import pytest
 
 from svc_display.testing import issue_key
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 REQUIRED_TYPES = {
     "message", "clock", "weather_current", "weather_forecast", "news_headlines", "news_article", "photo", "video",

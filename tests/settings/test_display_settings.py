@@ -5,7 +5,7 @@ from pony import orm
 from builtin_plugins.settings.store import ALL_ROLES
 from svc_display.testing import issue_key
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 KEYS = {
     "display_theme_id", "display_custom_themes", "display_text_scale_screen", "display_text_scale_ticker",

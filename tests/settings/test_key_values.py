@@ -6,7 +6,7 @@ from builtin_plugins.settings.store import KEY_MAX, VALUE_MAX
 from hookspecs.services import SETTINGS, require
 from svc_display.testing import issue_key
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 
 def test_put_list_sorted_and_delete(api):

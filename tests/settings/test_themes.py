@@ -7,7 +7,7 @@ from hookspecs.contrast import BLACK, WHITE, contrast_ratio, legible, qr_colours
 from hookspecs.render import parse_color
 from svc_display.testing import issue_key
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 PREVIEW = {"display": ["#000000", "#112233"], "primaryContainer": ["#ffffff", "#202020", "#00ff00"],
            "secondaryContainer": ["#fff", "#000"], "accents": ["#ffcc00", "#66ddff", "#aaffaa", "#44444480"]}

@@ -1,11 +1,22 @@
-"""Helpers of the ticker tape tests (the ticker domain's and the features' tapes): the time of the
-``ticker`` fixture (``tests/conftest.py``), tapes created over HTTP, the item snapshot, key-values."""
+"""Helpers of the ticker tape tests (the ticker domain's and the features' tapes): the ``ticker``
+fixture and its time (the root conftest lists this module in ``pytest_plugins``), tapes created
+over HTTP, the item snapshot, key-values."""
 import datetime as dt
 
+import pytest
 from pony import orm
+
+from svc_display.testing.clock import FixedClock
 
 # 2026-03-08 14:05:09 UTC: New York has just switched to EDT (UTC-4), Auckland is on NZDT (UTC+13).
 NOW = dt.datetime(2026, 3, 8, 14, 5, 9, tzinfo=dt.timezone.utc)
+
+
+@pytest.fixture
+def ticker(api):
+    """``api`` on a host whose clock stands still at :data:`NOW`."""
+    api.host.clock = FixedClock(NOW)
+    return api
 
 
 def _items(api):

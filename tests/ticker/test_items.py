@@ -4,7 +4,7 @@ from pony import orm
 
 from tests.ticker.tapes import NOW, _items, _kv, _tape
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 
 def test_quotes_stocks_text_and_plugin_marquees(ticker):
@@ -57,7 +57,7 @@ def test_disabled_tapes_and_weights(ticker):
 
 def test_a_failing_builder_costs_only_its_own_items(make_host):
     from hookspecs import TickerType, hookimpl
-    from tests.conftest import Api, issue_key
+    from svc_display.testing import ApiClient as Api, issue_key
 
     def broken(host, tape, now_ms):
         raise RuntimeError("boom")
@@ -77,7 +77,7 @@ def test_a_failing_builder_costs_only_its_own_items(make_host):
 def test_cached_items_follow_every_write_and_the_clock(ticker):
     """The items are cached per table version and second: a row written behind the API, a
     tape changed, a marquee key-value and one second of the clock each show on the next GET."""
-    from tests.ticker.clock import FixedClock
+    from svc_display.testing.clock import FixedClock
 
     _tape(ticker, "q", "quote", {}, sort_order=1)
     _tape(ticker, "c", "time", {"timeFormatPreset": "24h_hms", "timeZone": "UTC"}, sort_order=2)

@@ -4,7 +4,7 @@ import pytest
 
 from svc_display.testing import issue_key
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 
 def test_builtin_types_have_valid_schemas_examples_and_builders(host):

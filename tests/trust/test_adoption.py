@@ -11,7 +11,7 @@ from builtin_plugins.adoption.challenges import ALPHABET, CHALLENGE_TTL_MS, new_
 from svc_host.auth import sha256_hex
 from svc_display.testing import issue_key
 from svc_display.testing.clients import ApiClient as Api
-from tests.conftest import advance_clock
+from svc_display.testing.clock import advance_clock
 from tests.trust.helpers import (
     CODE,
     CROCKFORD,

@@ -5,7 +5,8 @@ import json
 import re
 import time
 
-from tests.conftest import REPO, advance_clock
+from svc_display.testing.clock import advance_clock
+from tests import REPO
 from tests.trust.helpers import assert_error, fake_alerts_site
 
 FIVE_MINUTES = 5 * 60 * 1000

@@ -11,7 +11,7 @@ from svc_host.permissions import ROLES
 from svc_display.testing import issue_key
 from tests.trust.helpers import assert_error, count
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 
 def test_create_returns_the_key_once_and_listing_masks_it(api):
@@ -169,7 +169,7 @@ def test_rest_rotation_readoption_and_revoke_are_refused_at_once_over_https(star
     cached, and on a second server process on the same data dir: the old key is refused on the
     very next request (REST rotation, an admin's instant re-grant, re-adoption by challenge,
     REST revoke)."""
-    from tests.conftest import ServerProcess
+    from svc_display.testing import ServerProcess
     from tests.trust.test_black_box import wait_for_code
 
     server = start_server({"SVC_DISPLAY_ADOPTION_RATE_PER_MIN": "0"})

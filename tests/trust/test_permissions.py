@@ -15,7 +15,7 @@ from svc_host.config import load_settings
 from svc_host.host import build_host
 from svc_display.testing import issue_key
 from svc_display.testing.clients import ApiClient as Api
-from tests.conftest import REPO
+from tests import REPO
 
 DOC = REPO / "docs" / "permissions.md"
 

@@ -13,10 +13,10 @@ from builtin_plugins.sessions.store import SESSION_LIFETIME_MS, create_user
 from svc_host.auth import sha256_hex
 from svc_display.testing import issue_key
 from svc_display.testing.clients import ApiClient as Api
-from tests.conftest import advance_clock
+from svc_display.testing.clock import advance_clock
 from tests.trust.helpers import assert_error, count
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 PASSWORD = "correct horse battery"
 

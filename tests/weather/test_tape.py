@@ -4,7 +4,7 @@ from pony import orm
 
 from tests.ticker.tapes import _items, _kv, _tape
 
-pytestmark = pytest.mark.storage
+pytestmark = pytest.mark.svc_display_storage
 
 
 def _weather(host):

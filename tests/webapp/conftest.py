@@ -21,7 +21,7 @@ from typing import Any, Iterator
 import pytest
 
 from svc_display.testing import ServerProcess
-from tests.conftest import REPO
+from tests import REPO
 
 CHROMIUM = os.environ.get("SVC_TEST_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import tomllib
 
-from tests.conftest import REPO
+from tests import REPO
 
 WEB = REPO / "svc_controller" / "web"
 

@@ -1,0 +1,104 @@
+"""A plugin's ``FEATURE`` declaration (``hookspecs.Feature``): the host implements the declared
+contribution hooks for it, next to the hooks the plugin writes by hand."""
+from __future__ import annotations
+
+import types
+
+import pytest
+from pony import orm
+
+import builtin_plugins.news
+from hookspecs import Feature, Operation, Permission, Route, ScreenType, hookimpl
+from svc_host.plugins import load_plugins
+
+SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "additionalProperties": False}
+
+
+class NoteResource:
+    def __init__(self, host):
+        self.host = host
+
+    def on_get(self, req, resp):
+        with orm.db_session:
+            resp.media = {"notes": [n.text for n in self.host.db.FeatureNote.select()],
+                          "started": self.host.services.get("feature_started", False)}
+
+
+def _define(db):
+    class FeatureNote(db.Entity):
+        _table_ = "feature_note"
+        text = orm.Required(str)
+
+
+def _routes(host):
+    return [Route("/v1/feature-notes", NoteResource(host), {"GET": Operation("notes.read", "the notes")})]
+
+
+def declared_plugin(**extra):
+    """A module-like plugin: everything declared, plus a hand-written ``startup``."""
+    plugin = types.ModuleType("feature_plugin")
+    plugin.FEATURE = Feature(permissions=[Permission("notes.read", "read notes", ("viewer",))],
+                             entities=_define, routes=_routes,
+                             screen_types=[ScreenType("feature_note", "Note", SCHEMA, {"text": "hi"})], **extra)
+
+    @hookimpl(tryfirst=True)
+    def startup(host):
+        host.services["feature_started"] = True
+        with orm.db_session:
+            host.db.FeatureNote(text="written at startup")
+
+    plugin.startup = startup
+    return plugin
+
+
+def test_a_declared_feature_contributes_like_hand_written_hooks(make_host, svc_display_api):
+    host = make_host(plugins=[("notes", declared_plugin())])
+    assert host.registries.screen_types.owner["feature_note"] == "notes"
+    assert host.registries.permission_owners["notes.read"] == "notes"
+    body = svc_display_api(host, role="viewer").get("/v1/feature-notes").json
+    assert body == {"notes": ["written at startup"], "started": True}
+    info = {p.name: p for p in host.plugins.describe()}["notes"]
+    assert info.hooks == ["register_entities", "register_permissions", "register_routes",
+                          "register_screen_types", "startup"]
+    assert info.module == "feature_plugin"
+
+
+def test_references_are_imported_only_when_the_hook_runs():
+    feature = Feature(samples="builtin_plugins.news.samples:write", routes="no_such_module_anywhere:routes")
+    impls = feature.hookimpls()
+    assert sorted(impls) == ["display_samples", "register_routes"] == sorted(feature.hooks())
+    with pytest.raises(ModuleNotFoundError):
+        impls["register_routes"](host=None)
+
+
+def test_a_hook_both_declared_and_written_is_refused_naming_it(make_host, caplog):
+    plugin = declared_plugin()
+
+    @hookimpl
+    def register_screen_types():
+        return []
+
+    plugin.register_screen_types = register_screen_types
+    with pytest.raises(TypeError, match="register_screen_types both declared in FEATURE and implemented"):
+        make_host(plugins=[("notes", plugin)])
+
+
+def test_a_plugin_whose_declaration_is_bad_is_skipped_with_the_reason(make_host):
+    bad = types.ModuleType("bad_feature")
+    bad.FEATURE = Feature(screen_types=["not a type"])
+    host = make_host(plugins=[("bad_feature", bad)])
+    assert "bad_feature" not in host.plugins.info
+    assert "register_screen_types returned str, expected ScreenType" in host.plugins.failed["bad_feature"][1]
+
+
+def test_the_builtins_declare_their_contributions():
+    """The feature folders forward nothing by hand: a module that declares a contribution hook
+    in FEATURE does not also define it (the host would refuse it), and the news feature's
+    declaration stands for its former hooks."""
+    assert builtin_plugins.news.FEATURE.hooks() == [
+        "register_permissions", "register_entities", "register_migrations", "register_routes",
+        "register_screen_types", "register_ticker_types", "register_integration_types",
+        "register_content_lists", "display_samples"]
+    plugins = load_plugins()
+    declared = [name for name in plugins.info if hasattr(plugins.pm.get_plugin(name), "FEATURE")]
+    assert len(declared) >= 25

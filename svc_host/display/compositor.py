@@ -332,14 +332,17 @@ class Compositor:
             if entry.spec.area in ("content", "free"):  # they wait (hidden) while a full-screen alert is up
                 widget.opacity = 1.0 if rect.area > 0 else 0.0
         self._restyle_backdrop()
-        self._lay_ground()
-        self._cover_backdrop()
         self.content_changed()
 
     def content_changed(self) -> None:
-        """What the layers show moved or changed (a slide, a panel, a card): the boxes decoration
+        """What the layers show moved or changed (a slide, a panel, a card): the ground and the
+        backdrop's cover follow the layers' ``background`` and ``opaque`` now (they change only with
+        a layout or a layer's content, so they are not checked per frame), and the boxes decoration
         must leave alone are measured again before the next frame is drawn and on the two frames
         after it (a nested layout settles a frame late) (``Stage.content_changed``)."""
+        if self.backdrop is not None and self.root is not None:
+            self._lay_ground()
+            self._cover_backdrop()
         self._unmasked = 2
         if self._remask is not None:
             self._remask()
@@ -429,6 +432,13 @@ class Compositor:
             self.root.remove_widget(self.backdrop)
         elif not covered and not attached:
             self.root.add_widget(self.backdrop, index=len(self.root.children))
+        # the bottom-most fill, when it is one opaque colour, is a clear of the window rather than a
+        # rectangle (Backdrop.clear_window): the backdrop (the whole screen) while it is attached, the
+        # ground while it covers the backdrop (what it leaves is the ticker band, drawn over it)
+        bottom = self.root.children[-1] if self.root.children else None
+        self.backdrop.clear_window(bottom is self.backdrop)
+        if ground is not None:
+            ground.clear_window(covered and bottom is ground)
 
     # ------------------------------------------------------------------ loading
     def refresh(self, layer_ids: Iterable[str] | None = None) -> None:
@@ -581,9 +591,6 @@ class Compositor:
                 tick(dt)
             except Exception as exc:  # noqa: BLE001
                 self.fail(entry, "tick", exc)
-        if self.backdrop is not None:
-            self._lay_ground()
-            self._cover_backdrop()
         if self._unmasked > 0:
             self._unmasked -= 1
             self._mask_decoration()

@@ -52,6 +52,8 @@ class Backdrop(Widget):
         self._watched: list[Any] = []
         self.colors: tuple[RGBA, ...] = tuple(tuple(c) for c in colors)  # type: ignore[misc]
         self.clears = False
+        self.pieces: list[tuple[float, float, float, float]] | None = None  # show_only's; None: the whole box
+        self._texture = gradient_texture(colors) if len(colors) > 1 else None
         self._draw()
         self.bind(pos=self._sync, size=self._sync)
         if self.screen:
@@ -65,12 +67,20 @@ class Backdrop(Widget):
                 ClearColor(*colors[0][:3], 1.0)
                 ClearBuffers(clear_color=True)
                 self._rect = None  # nothing to fill: the clear did
-            elif len(colors) == 1:
+            elif self.pieces is not None:
+                Color(*(colors[0] if self._texture is None else (1, 1, 1, 1)))
+                self._rect = None
+                height = max(1.0, float(self.height))
+                for x, y, width, tall in self.pieces:  # each with its part of the gradient
+                    bottom, top = (y - self.y) / height, (y + tall - self.y) / height
+                    Rectangle(pos=(x, y), size=(width, tall), texture=self._texture,
+                              tex_coords=(0, bottom, 1, bottom, 1, top, 0, top))
+            elif self._texture is None:
                 Color(*colors[0])
                 self._rect = Rectangle(pos=self.pos, size=self.size)
             else:
                 Color(1, 1, 1, 1)
-                self._rect = Rectangle(pos=self.pos, size=self.size, texture=gradient_texture(colors))
+                self._rect = Rectangle(pos=self.pos, size=self.size, texture=self._texture)
 
     @property
     def flat(self) -> bool:
@@ -86,6 +96,14 @@ class Backdrop(Widget):
         on = on and self.flat
         if on != self.clears:
             self.clears = on
+            self._draw()
+
+    def show_only(self, pieces: list[tuple[float, float, float, float]] | None) -> None:
+        """Fill only ``pieces`` of the box (``(x, y, width, height)`` in the box's own coordinates,
+        each with its part of the gradient), or the whole box (None): the compositor leaves out
+        what is drawn opaque over it anyway (each fill on llvmpipe is CPU per pixel, every frame)."""
+        if pieces != self.pieces:
+            self.pieces = pieces
             self._draw()
 
     def _watch(self, *_args: Any) -> None:

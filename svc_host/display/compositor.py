@@ -439,6 +439,26 @@ class Compositor:
         self.backdrop.clear_window(bottom is self.backdrop)
         if ground is not None:
             ground.clear_window(covered and bottom is ground)
+        if self.backdrop.parent is not None and not self.backdrop.clears:
+            # a gradient is filled only where nothing opaque lies over it: not under the slide's
+            # ground in the free area nor under an opaque layer (the ticker band)
+            holes = self._opaque_over_backdrop()
+            self.backdrop.show_only(uncovered(layout.screen, holes) if holes else None)
+
+    def _opaque_over_backdrop(self) -> list[Rect]:
+        """The window rectangles drawn opaque over the backdrop: the ground of opaque colours and
+        the area of each shown layer that says it is ``opaque``; each to the whole pixels inside it,
+        so the backdrop's pieces leave no seam."""
+        layout, rects = self.layout, []
+        ground = self.ground
+        if ground is not None and ground.parent is not None and all(len(c) < 4 or c[3] >= 1 for c in ground.colors):
+            rects.append(Rect(float(ground.x), float(ground.y), float(ground.width), float(ground.height)))
+        for entry in self.live():
+            if entry.mounted and getattr(entry.layer, "opaque", False) and entry.layer.widget.opacity >= 1:
+                rects.append(layout.area(entry.spec.area) or layout.content)
+        inside = [Rect(float(math.ceil(r.x)), float(math.ceil(r.y)), float(math.floor(r.right) - math.ceil(r.x)),
+                       float(math.floor(r.top) - math.ceil(r.y))) for r in rects]
+        return [r for r in inside if r.width > 0 and r.height > 0]
 
     # ------------------------------------------------------------------ loading
     def refresh(self, layer_ids: Iterable[str] | None = None) -> None:

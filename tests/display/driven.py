@@ -292,8 +292,21 @@ def fills(canvas: Canvas, job: dict) -> dict:
             "content_pixel": pixel(content.right - 4, content.top - 4), "band_pixel": pixel(band.x + 2, band.y + 2)}
 
 
+def backdrop(canvas: Canvas, job: dict) -> dict:
+    """Frames of ``dt`` for ``seconds``: then the theme backdrop's state (attached, its pieces), the
+    window rectangles of the ground and of the ticker band, and the screen's size."""
+    for _ in range(int(job["seconds"] / job["dt"])):
+        canvas.frame(job["dt"])
+    compositor = canvas.compositor
+    ground, band = compositor.ground, compositor.layout.ticker
+    return {"attached": compositor.backdrop.parent is not None, "clears": compositor.backdrop.clears,
+            "pieces": compositor.backdrop.pieces, "screen": list(canvas.root.size),
+            "ground": window_rect(ground) if ground is not None and ground.parent is not None else None,
+            "band": [band.x, band.y, band.width, band.height], "shown": shown(canvas.host)}
+
+
 SCENARIOS = {"ticker": ticker, "program": program, "disable": disable, "ticker_navigation": ticker_navigation,
-             "zones": zones, "cycles": cycles, "fills": fills}
+             "zones": zones, "cycles": cycles, "fills": fills, "backdrop": backdrop}
 
 
 def main(argv: list[str]) -> int:

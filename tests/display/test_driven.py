@@ -3,6 +3,7 @@ layers, rows stored through REST), with the frame time driven by the test
 (:mod:`tests.display.driven`): minutes of program in seconds, the same run every time."""
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 import pytest
@@ -95,6 +96,33 @@ def test_a_slide_of_one_colour_is_a_clear_of_the_window_not_a_fill(env, tmp_path
     assert all(abs(a - b) <= 2 for a, b in zip(result["content_pixel"], colours[shown_last])), result
     band = [round(255 * c) for c in default_theme().background[0][:3]]
     assert all(abs(a - b) <= 2 for a, b in zip(result["band_pixel"], band)), (result["band_pixel"], band)
+
+
+def test_the_backdrop_is_filled_only_where_nothing_opaque_lies_over_it(env, tmp_path):
+    """Issue 29: with an overlay panel the slide's ground covers only the free area, so the theme
+    backdrop stays; it is filled in pieces that leave out the ground and the ticker band (each was
+    a second fill of those pixels every frame): the pieces, the ground and the band tile the screen."""
+    clock = {"id": "clock", "overlay_type": "digital_clock", "enabled": True, "start_month": 1, "start_day": 1,
+             "end_month": 12, "end_day": 31, "config_json": {}}
+    requests = posted(message("one", "#1f4e79", dwell=600), tapes=TAPES[:1]) + [["POST", "/v1/display/overlays", clock]]
+    result = run(env, {"scenario": "backdrop", "requests": requests, "size": (640, 360), "seconds": 2, "dt": 0.25},
+                 tmp_path)
+    assert result["attached"] and not result["clears"] and result["pieces"], result
+    width, height = result["screen"]
+    assert result["ground"] is not None and result["ground"][2] * result["ground"][3] < width * (height - result["band"][3])
+
+    def inside(rect: list[float]) -> list[float]:  # the whole pixels of a rectangle (the backdrop covers its edges)
+        x, y = math.ceil(rect[0]), math.ceil(rect[1])
+        return [x, y, math.floor(rect[0] + rect[2]) - x, math.floor(rect[1] + rect[3]) - y]
+
+    ground, band = inside(result["ground"]), inside(result["band"])
+
+    def overlap(a: list[float], b: list[float]) -> float:
+        return max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])) * max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+
+    pieces = [list(piece) for piece in result["pieces"]]
+    assert all(overlap(piece, ground) == 0 and overlap(piece, band) == 0 for piece in pieces), (pieces, ground, band)
+    assert abs(sum(p[2] * p[3] for p in pieces) + ground[2] * ground[3] + band[2] * band[3] - width * height) < 1, result
 
 
 @pytest.mark.parametrize("other, after", [

@@ -19,7 +19,8 @@ layer's widget in the rectangle its spec names (:class:`hookspecs.render.Layout`
   contributed it, its widget removed and disposed, the others keep drawing. A failed load
   is logged and the layer keeps what it shows until the next load;
 - **composes** the canvas by one rule (docs/display.md, "Composition: the rule"): bottom to top
-  the theme **backdrop** (while no layer covers its area, ``opaque``) and the **ground** (the
+  the theme **backdrop** (while no layer covers its area, ``opaque``; filled only where nothing
+  opaque lies over it, a one-colour bottom fill as a clear of the window) and the **ground** (the
   background a layer's content is drawn on, ``Layer.background``: the slide's), the layers'
   **decoration** (``Layer.decoration``: confetti, rain, frames), then every layer's widget by
   ``z`` (slide content, overlay panels, alerts, the ticker): decoration never covers what a

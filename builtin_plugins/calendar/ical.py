@@ -12,9 +12,6 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from typing import Any
 
-import icalendar
-import recurring_ical_events
-
 from hookspecs.collect import CollectorError
 from hookspecs.collecting import each_unit
 from builtin_plugins.calendar.store import (
@@ -65,6 +62,9 @@ def calendars(config: dict) -> list[dict[str, str]]:
 
 
 def parse_events(ctx: Any, data: bytes) -> list[dict[str, Any]]:
+    import icalendar  # imported on first use: the serve process starts without it (issue 29, RSS)
+    import recurring_ical_events
+
     try:
         calendar = icalendar.Calendar.from_ical(data)
     except (ValueError, IndexError, KeyError) as exc:

@@ -14,9 +14,6 @@ import threading
 from typing import Any
 from urllib.parse import quote
 
-import httpx
-from httpx_sse import connect_sse
-
 from builtin_plugins.cloud_feed.kinds import FEED, FeedError
 from builtin_plugins.cloud_feed.store import FeedStore
 
@@ -85,6 +82,8 @@ class FeedConsumer:
 
     # -- the loop ----------------------------------------------------------------------------
     def _run(self) -> None:
+        import httpx  # imported on first use: the serve process starts without it (issue 29, RSS)
+
         attempt = 0
         while not self._stop.is_set():
             received = False
@@ -114,6 +113,9 @@ class FeedConsumer:
         if last:
             headers["Last-Event-ID"] = last
         received = False
+        import httpx
+        from httpx_sse import connect_sse
+
         timeout = httpx.Timeout(10.0, read=READ_TIMEOUT_S)
         with httpx.Client(timeout=timeout) as client:
             self._client = client
@@ -157,6 +159,8 @@ class FeedConsumer:
         does not hold yet, stored under the key the feed gave; refused past the owner's upload
         limits. A failure leaves the row without its picture and is logged; the next event
         naming the key tries again."""
+        import httpx
+
         for item in items:
             content = self.store.kinds.get(item.get("kind"))
             blob = content.feed.blob if content is not None else None
@@ -177,6 +181,8 @@ class FeedConsumer:
             self._log("info", f"media {key} stored ({len(data)} bytes, {content_type})")
 
     def _download(self, key: str, blob: Any) -> tuple[str, bytes]:
+        import httpx
+
         headers = {"Authorization": f"Bearer {self._key}"}
         with httpx.Client(timeout=httpx.Timeout(10.0, read=60.0)) as client:
             with client.stream("GET", self.blobs_url + quote(key, safe="/"), headers=headers) as response:

@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import urlparse
 
-import httpx
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import load_pem_public_key
@@ -48,7 +47,7 @@ log = logging.getLogger("builtin_plugins.maintenance")
 UPGRADE_DIR = "upgrade"
 LOG_TAIL_BYTES = 8192
 MAX_SIGNATURE_BYTES = 4096
-TIMEOUT = httpx.Timeout(60, connect=15)  # 60 s between bytes
+TIMEOUT = {"timeout": 60, "connect": 15}  # httpx.Timeout's: 60 s between bytes
 MAX_REDIRECTS = 5
 BACKUP_WAIT_S = 30 * 60  # the pre-upgrade backup may wait behind another job
 BACKUP_POLL_S = 0.2
@@ -135,7 +134,9 @@ class Upgrades:
         """The 200 answer for ``url`` (streamed), following https redirects only."""
         # identity: the bytes counted against the cap and Content-Length are the file's bytes
         headers = {"Accept-Encoding": "identity"}
-        with httpx.Client(verify=self.tls_context(), timeout=TIMEOUT, follow_redirects=False,
+        import httpx  # imported on first use: the serve process starts without it (issue 29, RSS)
+
+        with httpx.Client(verify=self.tls_context(), timeout=httpx.Timeout(**TIMEOUT), follow_redirects=False,
                           headers=headers) as client:
             for _hop in range(MAX_REDIRECTS + 1):
                 try:
@@ -163,6 +164,8 @@ class Upgrades:
         raise UpgradeFailed(f"the download was redirected more than {MAX_REDIRECTS} times")
 
     def _download(self, job: UpgradeJob, target: Path) -> None:
+        import httpx
+
         cap = self.values.upgrade_max_bytes
         with self._get(job.download_url) as response:
             length = response.headers.get("Content-Length")
@@ -184,6 +187,8 @@ class Upgrades:
         job.bytes_total = job.bytes_downloaded
 
     def _verify(self, job: UpgradeJob, target: Path) -> None:
+        import httpx
+
         key_path = self.values.upgrade_public_key
         if key_path is None:
             return

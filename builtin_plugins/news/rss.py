@@ -17,7 +17,6 @@ import re
 from typing import Any
 from urllib.parse import urljoin
 
-import feedparser
 from pony import orm
 
 from hookspecs.collect import CollectorError, HttpFailure
@@ -251,6 +250,8 @@ def collect_feed(ctx: Any, feed_id: str) -> str:
     # No sanitizing or URI rewriting of HTML fragments: titles and summaries are stored as
     # plain text (tags and script/style bodies stripped), which is also what makes a
     # 10,000-entry feed ingest in less than twice feedparser's default parse time.
+    import feedparser  # imported on first use: the serve process starts without it (issue 29, RSS)
+
     parsed = feedparser.parse(
         response.content,
         sanitize_html=False,

@@ -331,6 +331,7 @@ class SlidesLayer:
             self._dispose(widget)
             self.current = None
             self._record([], "idle")
+            self.stage.content_changed()  # no slide: no ground of its own, the backdrop shows
 
     def _schedule_retry(self) -> None:
         self._cancel_timers()

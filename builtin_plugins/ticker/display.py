@@ -142,6 +142,12 @@ class MarqueeLayer:
     def visible(self) -> bool:
         return bool(self.tapes)
 
+    @property
+    def opaque(self) -> bool:
+        """The band fills its whole area with one opaque colour: the compositor draws no backdrop under it."""
+        band = self._colours()[0]
+        return self.visible and (len(band) < 4 or band[3] >= 1)
+
     def _colours(self) -> tuple[Any, Any, Any]:
         """(band, text, accent) of the theme: see the module doc."""
         theme = self.stage.preferences.theme

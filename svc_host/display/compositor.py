@@ -19,7 +19,8 @@ layer's widget in the rectangle its spec names (:class:`hookspecs.render.Layout`
   contributed it, its widget removed and disposed, the others keep drawing. A failed load
   is logged and the layer keeps what it shows until the next load;
 - **composes** the canvas by one rule (docs/display.md, "Composition: the rule"): bottom to top
-  the theme **backdrop** (while no layer covers its area, ``opaque``) and the **ground** (the
+  the theme **backdrop** (while no layer covers its area, ``opaque``; filled only where nothing
+  opaque lies over it, a one-colour bottom fill as a clear of the window) and the **ground** (the
   background a layer's content is drawn on, ``Layer.background``: the slide's), the layers'
   **decoration** (``Layer.decoration``: confetti, rain, frames), then every layer's widget by
   ``z`` (slide content, overlay panels, alerts, the ticker): decoration never covers what a
@@ -332,14 +333,17 @@ class Compositor:
             if entry.spec.area in ("content", "free"):  # they wait (hidden) while a full-screen alert is up
                 widget.opacity = 1.0 if rect.area > 0 else 0.0
         self._restyle_backdrop()
-        self._lay_ground()
-        self._cover_backdrop()
         self.content_changed()
 
     def content_changed(self) -> None:
-        """What the layers show moved or changed (a slide, a panel, a card): the boxes decoration
+        """What the layers show moved or changed (a slide, a panel, a card): the ground and the
+        backdrop's cover follow the layers' ``background`` and ``opaque`` now (they change only with
+        a layout or a layer's content, so they are not checked per frame), and the boxes decoration
         must leave alone are measured again before the next frame is drawn and on the two frames
         after it (a nested layout settles a frame late) (``Stage.content_changed``)."""
+        if self.backdrop is not None and self.root is not None:
+            self._lay_ground()
+            self._cover_backdrop()
         self._unmasked = 2
         if self._remask is not None:
             self._remask()
@@ -429,6 +433,33 @@ class Compositor:
             self.root.remove_widget(self.backdrop)
         elif not covered and not attached:
             self.root.add_widget(self.backdrop, index=len(self.root.children))
+        # the bottom-most fill, when it is one opaque colour, is a clear of the window rather than a
+        # rectangle (Backdrop.clear_window): the backdrop (the whole screen) while it is attached, the
+        # ground while it covers the backdrop (what it leaves is the ticker band, drawn over it)
+        bottom = self.root.children[-1] if self.root.children else None
+        self.backdrop.clear_window(bottom is self.backdrop)
+        if ground is not None:
+            ground.clear_window(covered and bottom is ground)
+        if self.backdrop.parent is not None and not self.backdrop.clears:
+            # a gradient is filled only where nothing opaque lies over it: not under the slide's
+            # ground in the free area nor under an opaque layer (the ticker band)
+            holes = self._opaque_over_backdrop()
+            self.backdrop.show_only(uncovered(layout.screen, holes) if holes else None)
+
+    def _opaque_over_backdrop(self) -> list[Rect]:
+        """The window rectangles drawn opaque over the backdrop: the ground of opaque colours and
+        the area of each shown layer that says it is ``opaque``; each to the whole pixels inside it,
+        so the backdrop's pieces leave no seam."""
+        layout, rects = self.layout, []
+        ground = self.ground
+        if ground is not None and ground.parent is not None and all(len(c) < 4 or c[3] >= 1 for c in ground.colors):
+            rects.append(Rect(float(ground.x), float(ground.y), float(ground.width), float(ground.height)))
+        for entry in self.live():
+            if entry.mounted and getattr(entry.layer, "opaque", False) and entry.layer.widget.opacity >= 1:
+                rects.append(layout.area(entry.spec.area) or layout.content)
+        inside = [Rect(float(math.ceil(r.x)), float(math.ceil(r.y)), float(math.floor(r.right) - math.ceil(r.x)),
+                       float(math.floor(r.top) - math.ceil(r.y))) for r in rects]
+        return [r for r in inside if r.width > 0 and r.height > 0]
 
     # ------------------------------------------------------------------ loading
     def refresh(self, layer_ids: Iterable[str] | None = None) -> None:
@@ -581,9 +612,6 @@ class Compositor:
                 tick(dt)
             except Exception as exc:  # noqa: BLE001
                 self.fail(entry, "tick", exc)
-        if self.backdrop is not None:
-            self._lay_ground()
-            self._cover_backdrop()
         if self._unmasked > 0:
             self._unmasked -= 1
             self._mask_decoration()

@@ -72,16 +72,11 @@ class Canvas:
         """The window's picture now: RGBA rows bottom-up."""
         from kivy.core.window import Window
         from kivy.graphics import Fbo
-        from kivy.graphics.opengl import GL_COLOR_BUFFER_BIT, glClear, glClearColor
+
+        from svc_host.display.capture import draw_window
 
         fbo = Fbo(size=Window.size, with_stencilbuffer=True)
-        fbo.bind()
-        try:
-            glClearColor(0, 0, 0, 1)
-            glClear(GL_COLOR_BUFFER_BIT)
-            Window.render_context.draw()
-        finally:
-            fbo.release()
+        draw_window(fbo)
         return fbo.pixels
 
     def widget_pixels(self, widget: Any, fbo: Any = None) -> tuple[Any, bytes]:

@@ -271,17 +271,42 @@ def fills(canvas: Canvas, job: dict) -> dict:
     content area."""
     from svc_host.display.backdrop import Backdrop
 
-    frames = []
+    frames, clears = [], []
     for _ in range(int(job["seconds"] / job["dt"])):
         canvas.frame(job["dt"])
-        frames.append([window_rect(child) for child in canvas.root.children if isinstance(child, Backdrop)])
+        backdrops = [child for child in canvas.root.children if isinstance(child, Backdrop)]
+        frames.append([window_rect(child) for child in backdrops])
+        clears.append([child.clears for child in backdrops])
     content = canvas.compositor.layout.content
-    return {"frames": frames, "content": [content.x, content.y, content.width, content.height],
-            "screen": list(canvas.root.size), "shown": shown(canvas.host)}
+    band = canvas.compositor.layout.ticker
+    width = int(canvas.root.width)
+    picture = canvas.pixels()  # RGBA rows bottom-up, as the live preview draws the window
+
+    def pixel(x: float, y: float) -> list[int]:
+        at = (int(y) * width + int(x)) * 4
+        return list(picture[at:at + 3])
+
+    return {"frames": frames, "clears": clears, "content": [content.x, content.y, content.width, content.height],
+            "screen": list(canvas.root.size), "shown": shown(canvas.host),
+            # a corner of the content area the message slide leaves empty, and the band's middle below its text
+            "content_pixel": pixel(content.right - 4, content.top - 4), "band_pixel": pixel(band.x + 2, band.y + 2)}
+
+
+def backdrop(canvas: Canvas, job: dict) -> dict:
+    """Frames of ``dt`` for ``seconds``: then the theme backdrop's state (attached, its pieces), the
+    window rectangles of the ground and of the ticker band, and the screen's size."""
+    for _ in range(int(job["seconds"] / job["dt"])):
+        canvas.frame(job["dt"])
+    compositor = canvas.compositor
+    ground, band = compositor.ground, compositor.layout.ticker
+    return {"attached": compositor.backdrop.parent is not None, "clears": compositor.backdrop.clears,
+            "pieces": compositor.backdrop.pieces, "screen": list(canvas.root.size),
+            "ground": window_rect(ground) if ground is not None and ground.parent is not None else None,
+            "band": [band.x, band.y, band.width, band.height], "shown": shown(canvas.host)}
 
 
 SCENARIOS = {"ticker": ticker, "program": program, "disable": disable, "ticker_navigation": ticker_navigation,
-             "zones": zones, "cycles": cycles, "fills": fills}
+             "zones": zones, "cycles": cycles, "fills": fills, "backdrop": backdrop}
 
 
 def main(argv: list[str]) -> int:

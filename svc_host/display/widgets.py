@@ -8,8 +8,10 @@ Imported only on the UI side (a display module reaches it through
   widget's box when it moves or resizes), :func:`text_slide` (the title band and body of most
   slides), :func:`add_title` (that title band anywhere), :func:`box_hints` (a box from the top
   left as Kivy hints), :func:`label`, :func:`fit_label` (one line whose font shrinks to fit its
-  box: a headline in a box that can be narrow), :class:`ScrollBox` (a text that scrolls on one
-  line what does not fit at its minimum: a celebration message, an alert's title),
+  box: a headline in a box that can be narrow; below its minimum it scrolls), :class:`ScrollBox` (a
+  text that scrolls on one line what does not fit at its minimum: a celebration message, an
+  alert's title), :class:`ScrollText` (a wrapped text that scrolls up through its box what does not
+  fit at its minimum: an alert's body),
   :class:`SameSize` (labels sharing one size: a grid's cells), :class:`Backdrop` (a colour or gradient fill, the
   compositor's own); sizes from the type scale (``context.type_px``, :data:`hookspecs.render.TYPE_SCALE`);
 - the body of a slide: :class:`Column` of :class:`Entry` items (a line or a few, an optional icon
@@ -622,17 +624,20 @@ def label(text: str, font_size: float, color: RGBA, bold: bool = False, halign: 
     return widget
 
 
-class FitLabel(TextBox):
+class FitLabel(ScrollBox):
     """One line of text at its nominal ``font_size`` when it fits its box, else at the largest size
     at which it fits the box's width and height (never wrapped, cut or shortened), down to its
     ``minimum``: a headline in a box that can be narrow (a slide laid out in the free area beside
     corner overlays, a portrait screen), where a fixed size would wrap onto what lies below.
-    :func:`fit_label` makes one.
+    :func:`fit_label` makes one. When even the minimum does not fit (``fits`` false), it is a
+    :class:`ScrollBox`'s last step: the whole text on one line, as large as the box's height holds,
+    scrolling through its box on frame time (its owner ticks it), never drawn outside its box.
 
     No jitter for text that changes while shown (a clock's, every second): when the box changes
     size the font is fitted to the widest of the text and ``samples`` (the texts it is going to
     show, e.g. a time format's widest times), and while the box keeps its size it only ever shrinks
-    (a text wider than every sample), never grows back, so a narrower text never resizes it."""
+    (a text wider than every sample), never grows back, so a narrower text never resizes it. A text
+    that changes while it scrolls (the next second) keeps its place in the scroll."""
 
     def __init__(self, samples: Sequence[str] = (), **kwargs: Any):
         self.samples = [text for text in samples if text]
@@ -660,11 +665,19 @@ class FitLabel(TextBox):
                 self.fitted_for = box
                 self.font_size, self.fits = self.fitted_all([self.text, *self.samples], self.nominal)
             elif self.text:  # the same box, a new text: shrink only if it does not fit
-                self.font_size, self.fits = self.fitted_all([self.text], self.font_size)
-            # one line: aligned by halign in its box when it fits, else wider than its box (never wrapped)
-            self.text_size = (box[0], None) if self.fits else (None, None)
+                self.font_size, self.fits = self.fitted_all([self.text], min(self.nominal, self.font_size))
+            scrolls = bool(self.text) and self.extent(self.text, self.font_size)[0] > box[0]
+            if scrolls:  # even the minimum does not fit: one line as large as the box's height holds, scrolled
+                self.font_size = fit_text(self.text, 1e9, box[1], self.nominal, self.minimum, self.options(), 1)[0]
+            # one line: aligned by halign in its box when it fits, else its whole width (drawn in a window)
+            self.text_size = (None, None) if scrolls else (box[0], None)
         finally:
             self._fitting = False
+        # a new text starts from its start, unless it is the next value of the same line (samples: a clock)
+        if scrolls != self.scrolls or (self.text != self._scrolled and not self.samples):
+            self.scrolls, self.offset, self.rest, self.at_end, self.passes = scrolls, 0.0, SCROLL_PAUSE, False, 0
+        self._scrolled = self.text
+        self._draw()
 
 
 def fit_label(text: str, font_size: float, color: RGBA, bold: bool = False, halign: str = "center",
@@ -679,7 +692,8 @@ def fit_label(text: str, font_size: float, color: RGBA, bold: bool = False, hali
 def text_box(context: RenderContext, text: str, step: str, color: RGBA, bold: bool = False,
              halign: str = "center", max_lines: int | None = None, **kwargs: Any) -> TextBox:
     """The text rule for a label of the type scale's ``step``: a :class:`TextBox` at the step's
-    size that shrinks down to the step's minimum on this screen (:func:`minimum_px`)."""
+    size that shrinks down to the step's minimum on this screen (:func:`minimum_px`); with
+    ``max_lines`` 1 a :class:`FitLabel` (below its minimum it scrolls: its owner animates it)."""
     if max_lines == 1:
         return fit_label(text, context.type_px(step), color, bold=bold, halign=halign,
                          minimum=minimum_px(context, step), **kwargs)

@@ -186,7 +186,9 @@ def digital_clock(context: RenderContext) -> Any:
     shrunk to its part of the panel (sized for the format's widest times), down to its minimum."""
     w = _w()
     show_date = config_flag(context, "show_date", False)
-    short = min(max(1, v) for v in context.size) / 1080.0  # an overlay waiting for room (an alert) is given none
+    # the screen's short side above the ticker, as the type scale's (an alert takes room, not size; an
+    # overlay waiting for room under a full-screen alert is given none)
+    short = min(max(1.0, context.size[0]), max(1.0, context.type_height or context.size[1])) / 1080.0
     split = 0.62 if show_date else 1.0
     # never below the text rule's minimum, whatever the scale (a quarter scale drew the date at 5 px), and
     # the panel never lower than its time's line at that minimum (a smaller scale stops there)

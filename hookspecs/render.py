@@ -465,14 +465,18 @@ class Layout:
 
     @property
     def reference(self) -> tuple[float, float]:
-        """The size a panel's ``size_hint`` and the bands are fractions of: the content area; on a
-        portrait screen the landscape content area of the same panel turned (its height wide, the
-        content's height times width / height high), so panels, bands and type keep a landscape
-        screen's size and the bands stack: alert, slide, celebration band, ticker."""
+        """The size a panel's ``size_hint`` and the bands are fractions of: the content area with the
+        alert band (the screen above the ticker: an alert takes room, not a panel's size, so a panel
+        on screen when an alert comes keeps its size and shape and moves below the band; one too
+        large for the area left shrinks, keeping its shape, :meth:`zone_rect`); on a portrait screen
+        the landscape area of the same panel turned (its height wide, that height times width /
+        height high), so panels, bands and type keep a landscape screen's size and the bands stack:
+        alert, slide, celebration band, ticker."""
         c = self.content
+        height = c.height + self.alert.height
         if not self.portrait:
-            return c.width, c.height
-        return self.screen.height, c.height * self.screen.width / self.screen.height
+            return c.width, height
+        return self.screen.height, height * self.screen.width / self.screen.height
 
     @property
     def type_height(self) -> float:
@@ -508,8 +512,10 @@ class Layout:
             return Rect(c.x, c.top - height if zone == "top_band" else c.y, c.width, height)
         hint_w, hint_h = (1.0 if v is None else min(1.0, max(0.0, float(v))) for v in size_hint)
         width, height = ref_w * hint_w, ref_h * hint_h
-        if zone != "center" and self.portrait:  # a portrait screen's corner panel shrinks to leave room
-            shrink = min(1.0, c.width * PANEL_MAX_SHARE / max(1.0, width), c.height / max(1.0, height))
+        if zone != "center":  # a corner panel shrinks, keeping its shape, to fit the content area (an
+            # alert's band makes it lower) and on a portrait screen to leave the slide room
+            most = c.width * (PANEL_MAX_SHARE if self.portrait else 1.0)
+            shrink = min(1.0, most / max(1.0, width), c.height / max(1.0, height))
             width, height = width * shrink, height * shrink
         gap_x, gap_y = c.width * MARGIN[0], c.height * MARGIN[1]
         if zone == "center":

@@ -5,7 +5,8 @@ the first :data:`MAX_SHOWN` are drawn on one card centred in the content area, e
 own row: who asks (the identifier), for which role, and its code as ``XXXX-XXXX`` beside it
 (under it on a portrait screen), the request just made on top. So two people pairing at once
 each read their own code. Every text is one line that shrinks to its box (the kit's
-``fit_label``): a long identifier or a portrait screen never wraps or cuts a code.
+``fit_label``): a long identifier or a portrait screen never wraps or cuts a code; a text too
+long for its box even at its minimum scrolls along its line (the layer ticks it).
 
 The challenge reaches only this card (and the console without a window), never an HTTP
 response. The adoption alert (``display_only["drawn_by"] == "adoption"``) gets no card of its
@@ -128,6 +129,7 @@ class OneCardLayer:
         self.stage = stage
         self.host = stage.host
         self.shown: Any = None
+        self.moving: list[Any] = []  # its texts that scroll when even their minimum does not fit
 
     @cached_property
     def widget(self) -> Any:
@@ -142,8 +144,16 @@ class OneCardLayer:
             return
         self.shown = key
         self.widget.clear_widgets()
+        self.moving = []
         if build is not None:
-            self.widget.add_widget(build(self.stage.context("screen", {"id": type(self).__name__})))
+            built = build(self.stage.context("screen", {"id": type(self).__name__}))
+            self.moving = [w for w in built.walk(restrict=True) if isinstance(w, _w().Scrolling)]
+            self.widget.add_widget(built)
+
+    def tick(self, dt: float) -> None:
+        """Its one-line texts too long for their box at their minimum scroll (a long identifier)."""
+        for widget in self.moving:
+            widget.tick(dt)
 
 
 class AdoptionLayer(OneCardLayer):

@@ -10,7 +10,10 @@ expires. The layer takes a band at the top of the screen (``claims``: the ``aler
 lay out below it, nothing is drawn under it. With an alert of the most severe level
 (:data:`FULL_SCREEN_SEVERITY`) it takes the whole screen above the ticker and the layers under it
 wait. Cards stack from the top of the band, opaque: a severity stripe, the title, the body and,
-with ``qr_payload``, its QR code. ``display_only`` is never drawn here (the
+with ``qr_payload``, its QR code. The text rule holds on a card: the title is one line (shrunk to the
+body's minimum, else it scrolls along its line, the kit's ``ScrollBox``), the body is shown whole as
+stored (wrapped at words, shrunk to the body's minimum, else it scrolls up through its part of the
+card, the kit's ``ScrollText``); neither is cut or drawn outside its box. ``display_only`` is never drawn here (the
 plugin that set it draws what it needs in its own layer, as adoption does).
 
 The ``alerts`` slide (:func:`alerts`) lists what the same service calls active, of at least
@@ -85,9 +88,11 @@ def alert_card(context: RenderContext, alert: dict, top: float, height_hint: flo
                          pos_hint={"x": 0.03, "top": 0.98})
     card.add_widget(title)  # one line, shrunk to the body's minimum, else scrolled: never cut
     card.animate(title)
-    body = str(alert.get("body", ""))[:400]
-    card.add_widget(w.label(body, context.font(32 * scale), (0.88, 0.88, 0.9, 1), valign="top",
-                            size_hint=(text_width - 0.03, 0.5), pos_hint={"x": 0.03, "y": 0.04}))
+    body = w.ScrollText(minimum=w.minimum_px(context, "body"), text=str(alert.get("body", "")),
+                        font_size=context.font(32 * scale), color=(0.88, 0.88, 0.9, 1), halign="left",
+                        valign="middle", size_hint=(text_width - 0.03, 0.5), pos_hint={"x": 0.03, "y": 0.04})
+    card.add_widget(body)  # the whole body, wrapped at words, shrunk to the body's minimum, else scrolled up
+    card.animate(body)
     if alert.get("qr_payload"):
         card.add_widget(w.ImageFill(w.qr_texture(str(alert["qr_payload"])), size_hint=(0.16, 0.92),
                                     pos_hint={"right": 0.99, "center_y": 0.5}))
@@ -154,7 +159,7 @@ class AlertsLayer:
         self.widget.add_widget(stack)
 
     def tick(self, dt: float) -> None:
-        """Each card's moving parts (a title too long for its line scrolls)."""
+        """Each card's moving parts (a title too long for its line, a body too long for its box, scroll)."""
         for stack in self.widget.children:
             for card in stack.children:
                 tick = getattr(card, "tick", None)

@@ -139,6 +139,7 @@ def clock(context: RenderContext) -> Any:
                                  size_hint=(TEXT_WIDTH, 0.12),
                                  pos_hint={"center_x": 0.5, "y": 0.04 if analog else 0.24})
         slide.add_widget(date_label)
+        slide.animate(date_label)  # scrolls on its line when even its minimum does not fit
     title = config_text(context, "label")
     if title:
         heading = w.label(title, context.type_px("title"), fg, bold=True, halign="center", size_hint=(1, 0.12),
@@ -152,6 +153,7 @@ def clock(context: RenderContext) -> Any:
                                  pos_hint={"center_x": 0.5, "center_y": 0.55 if show_date else 0.5})
         time_label.role = "primary"
         slide.add_widget(time_label)
+        slide.animate(time_label)
     slide.animate(_ClockFace(context, time_label, date_label))
     return slide
 
@@ -183,26 +185,33 @@ def digital_clock(context: RenderContext) -> Any:
     (as large on a portrait screen as on a landscape one, not a fifth of its width), each one line
     shrunk to its part of the panel (sized for the format's widest times), down to its minimum."""
     w = _w()
-    scale = config_number(context, "scale", 1.0, 0.25, 4)
     show_date = config_flag(context, "show_date", False)
-    short = min(max(1, v) for v in context.size) / 1080.0  # an overlay waiting for room (an alert) is given none
-    layer, box = w.panel(context, panel_fraction(context, 422 * short, (216 if show_date else 140) * short),
-                         scale=scale)
+    # the screen's short side above the ticker, as the type scale's (an alert takes room, not size; an
+    # overlay waiting for room under a full-screen alert is given none)
+    short = min(max(1.0, context.size[0]), max(1.0, context.type_height or context.size[1])) / 1080.0
+    split = 0.62 if show_date else 1.0
+    # never below the text rule's minimum, whatever the scale (a quarter scale drew the date at 5 px), and
+    # the panel never lower than its time's line at that minimum (a smaller scale stops there)
+    time_min, date_min = w.minimum_px(context, "body"), w.minimum_px(context, "caption")
+    height = (216 if show_date else 140) * short
+    least = w.text_extent({"bold": True}, "0", time_min)[1] / (height * split * 0.9)
+    scale = max(least, config_number(context, "scale", 1.0, 0.25, 4))
+    layer, box = w.panel(context, panel_fraction(context, 422 * short, height), scale=scale)
     preset = config_text(context, "time_format_preset") or None
     base = dt.datetime(2000, 1, 1, 0, 58, 58)
     samples = [context.format_preset(base.replace(hour=hour), preset) for hour in range(24)]
-    split = 0.62 if show_date else 1.0
-    time_label = w.fit_label("", context.font(80 if not show_date else 64) * min(scale, 4), context.theme.text,
-                             bold=True, samples=samples, minimum=w.minimum_px(context, "body"),
+    time_label = w.fit_label("", max(time_min, context.font(80 if not show_date else 64) * min(scale, 4)),
+                             context.theme.text, bold=True, samples=samples, minimum=time_min,
                              size_hint=(0.92, split * 0.9), pos_hint={"center_x": 0.5, "top": 1 - (1 - split * 0.9) / 2
                                                                       if not show_date else 0.97})
     box.add_widget(time_label)
+    layer.animate(time_label)  # scrolls on its line when even its minimum does not fit (a narrow panel)
     date_label = None
     if show_date:
         date_samples = [context.short_date(dt.date(2027, month, 28), config_text(context, "date_order") or None)
                         for month in range(1, 13)]
-        date_label = w.fit_label("", context.font(40) * min(scale, 4), context.theme.text, samples=date_samples,
-                                 minimum=w.minimum_px(context, "caption"), size_hint=(0.92, 0.3),
+        date_label = w.fit_label("", max(date_min, context.font(40) * min(scale, 4)), context.theme.text,
+                                 samples=date_samples, minimum=date_min, size_hint=(0.92, 0.3),
                                  pos_hint={"center_x": 0.5, "y": 0.05})
         box.add_widget(date_label)
     layer.animate(_DigitalTime(context, time_label, date_label))

@@ -148,8 +148,8 @@ class OverlaysLayer:
                                                     for _id, entry in shown])
         self.placed = {overlay_id: rect for (overlay_id, _entry), rect in zip(shown, rects)}
         self._fit()
-        stale = [overlay_id for overlay_id, entry in shown if entry.get("type_height") != layout.type_height]
-        if stale:  # built for another screen height (before the ticker claimed its band): built again
+        stale = [overlay_id for overlay_id, entry in shown if self._stale(entry, layout)]
+        if stale:  # built for another screen or content area (the ticker's band, an alert's): built again
             self.stage.after(0, lambda: self._rebuild(stale))
         for (_id, entry), rect, message in zip(shown, rects, messages):
             if message is not None:
@@ -187,15 +187,28 @@ class OverlaysLayer:
             if overlay_id not in self.overlays:
                 self._add(row)
 
+    @staticmethod
+    def _stale(entry: dict, layout: Layout) -> bool:
+        """Whether ``entry`` was built for another layout than ``layout``: another screen height (the
+        type scale's) or another ``reference`` (what its panel's ``size_hint`` is a fraction of: the
+        screen above the ticker, which an alert's band leaves as it is). Never while the content area
+        is empty (a full-screen alert: the overlays wait, built as they were)."""
+        if layout.content.area <= 0:
+            return False
+        reference = entry.get("reference")
+        return entry.get("type_height") != layout.type_height or \
+            (reference is not None and tuple(reference) != tuple(layout.reference))
+
     def _rebuild(self, overlay_ids: list) -> None:
         """Build the overlays ``overlay_ids`` again with the context the layout gives now (a panel's
-        size and type follow the screen above the ticker: one built before the ticker claimed its
-        band was 422 px wide where it is 390 once built again, and the first slide got a narrower
-        free area than every later one)."""
+        size and type follow the screen above the ticker, its ``size_hint`` the content area): one
+        built before the ticker claimed its band was 422 px wide where it is 390 once built again,
+        and the first slide got a narrower free area than every later one. (An alert's band changes
+        neither: a panel on screen when one comes keeps its build, size and shape and moves below
+        it, :attr:`hookspecs.render.Layout.reference`.)"""
         for overlay_id in overlay_ids:
             entry = self.overlays.get(overlay_id)
-            if entry is not None and entry.get("widget") is not None and \
-                    entry.get("type_height") != self.stage.layout.type_height:
+            if entry is not None and entry.get("widget") is not None and self._stale(entry, self.stage.layout):
                 self._remove(overlay_id)
                 self._add(entry["row"])
 
@@ -229,7 +242,8 @@ class OverlaysLayer:
         self.overlays[overlay_id] = entry
         renderer = self.stage.renderer("overlay", type_id)
         context = self.stage.context("overlay", row)
-        entry["type_height"] = context.type_height  # the screen height it is built for (arrange checks it)
+        # the screen height and the content area it is built for (arrange checks them)
+        entry["type_height"], entry["reference"] = context.type_height, context.reference
 
         def done(data: Any, error: BaseException | None) -> None:
             if self.overlays.get(overlay_id) is not entry:

@@ -77,12 +77,12 @@ def stock_quotes(context: RenderContext) -> Any:
         name = cell(w.text_box(context, item["name"], "body", fg, bold=True, halign="left", max_lines=2,
                                size_hint=(0.34, pitch)), 0.08)
         name.role = "primary"
-        cell(w.text_box(context, item["price"], "body", fg, halign="right", max_lines=1,
-                        size_hint=(0.2, pitch)), 0.43)
+        slide.animate(cell(w.text_box(context, item["price"], "body", fg, halign="right", max_lines=1,
+                                      size_hint=(0.2, pitch)), 0.43))  # one line: scrolls below its minimum
         if show_change:
             cell(w.icon(item["trend"], context.type_px("body"), item["color"], size_hint=(0.05, pitch)), 0.65)
-            cell(w.text_box(context, item["change"], "body", item["color"], halign="right", max_lines=1,
-                            size_hint=(0.23, pitch)), 0.7)
+            slide.animate(cell(w.text_box(context, item["change"], "body", item["color"], halign="right",
+                                          max_lines=1, size_hint=(0.23, pitch)), 0.7))
     return slide
 
 

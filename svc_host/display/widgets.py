@@ -8,8 +8,10 @@ Imported only on the UI side (a display module reaches it through
   widget's box when it moves or resizes), :func:`text_slide` (the title band and body of most
   slides), :func:`add_title` (that title band anywhere), :func:`box_hints` (a box from the top
   left as Kivy hints), :func:`label`, :func:`fit_label` (one line whose font shrinks to fit its
-  box: a headline in a box that can be narrow), :class:`ScrollBox` (a text that scrolls on one
-  line what does not fit at its minimum: a celebration message, an alert's title),
+  box: a headline in a box that can be narrow; below its minimum it scrolls), :class:`ScrollBox` (a
+  text that scrolls on one line what does not fit at its minimum: a celebration message, an
+  alert's title), :class:`ScrollText` (a wrapped text that scrolls up through its box what does not
+  fit at its minimum: an alert's body),
   :class:`SameSize` (labels sharing one size: a grid's cells), :class:`Backdrop` (a colour or gradient fill, the
   compositor's own); sizes from the type scale (``context.type_px``, :data:`hookspecs.render.TYPE_SCALE`);
 - the body of a slide: :class:`Column` of :class:`Entry` items (a line or a few, an optional icon
@@ -335,7 +337,45 @@ MAX_SCROLL_STEP = 5.0
 """A frame gap longer than this (a stall) moves a scrolling text only this far, as the ticker."""
 
 
-class ScrollBox(TextBox):
+class Scrolling:
+    """The frame-time course of a text that scrolls (:class:`ScrollBox` along its line,
+    :class:`ScrollText` up through its box): it rests :data:`SCROLL_PAUSE` s at its start, moves at
+    ``speed()`` px a second until its end is in the box (``travel()`` px), rests again and starts over;
+    ``offset`` is how far it has moved, ``passes`` how often it was read through."""
+
+    scrolls: bool
+    offset: float
+    rest: float
+    at_end: bool
+    passes: int
+
+    def speed(self) -> float:
+        """Px a second: :data:`SCROLL_EMS` times its font size (about seven characters a second)."""
+        return SCROLL_EMS * float(self.font_size)  # type: ignore[attr-defined]
+
+    def tick(self, dt: float) -> None:
+        travel = self.travel()  # type: ignore[attr-defined]
+        if travel <= 0:
+            return
+        dt = min(max(0.0, dt), MAX_SCROLL_STEP)
+        if self.rest > 0:
+            self.rest -= dt
+            if self.rest > 0:
+                return
+            dt, self.rest = -self.rest, 0.0
+            if self.at_end:  # rested at its end: back to its start, resting there first
+                self.offset, self.at_end, self.rest = 0.0, False, SCROLL_PAUSE
+                self.passes += 1
+                self._draw()  # type: ignore[attr-defined]
+                return
+        speed = self.speed()
+        self.offset = min(travel, self.offset + speed * dt)
+        if self.offset >= travel:
+            self.at_end, self.rest = True, SCROLL_PAUSE
+        self._draw()  # type: ignore[attr-defined]
+
+
+class ScrollBox(Scrolling, TextBox):
     """A :class:`TextBox` that scrolls what does not fit (the text rule's last step for a one-line
     message: a celebration, an alert's title, a slide's title). Fitted as a ``TextBox`` (wrapped at
     words into at most ``max_lines`` lines, shrunk down to ``minimum``); when even that does not fit,
@@ -383,27 +423,6 @@ class ScrollBox(TextBox):
         """How far the text moves from its start to its end (0 when it fits)."""
         return max(0.0, float(self.texture_size[0]) - float(self.width)) if self.scrolls else 0.0
 
-    def tick(self, dt: float) -> None:
-        travel = self.travel()
-        if travel <= 0:
-            return
-        dt = min(max(0.0, dt), MAX_SCROLL_STEP)
-        if self.rest > 0:
-            self.rest -= dt
-            if self.rest > 0:
-                return
-            dt, self.rest = -self.rest, 0.0
-            if self.at_end:  # rested at its end: back to its start, resting there first
-                self.offset, self.at_end, self.rest = 0.0, False, SCROLL_PAUSE
-                self.passes += 1
-                self._draw()
-                return
-        speed = SCROLL_EMS * float(self.font_size)
-        self.offset = min(travel, self.offset + speed * dt)
-        if self.offset >= travel:
-            self.at_end, self.rest = True, SCROLL_PAUSE
-        self._draw()
-
     def window(self) -> tuple[float, float, float, float]:
         """Where its text is drawn, ``(x, y, width, height)`` in its parent's coordinates."""
         tw, th = self.texture_size
@@ -448,9 +467,87 @@ class BounceBox(ScrollBox):
             self._draw()
 
 
+class ScrollText(Scrolling, TextBox):
+    """A :class:`TextBox` of many lines that scrolls up through its box what does not fit (the text
+    rule's last step for a text that has a box of its own: an alert card's body). Wrapped at words
+    and shrunk down to ``minimum`` as a ``TextBox``; when even the minimum does not fit the box's
+    height, the whole text, wrapped at its minimum, moves up through the box on frame time: it rests
+    :data:`SCROLL_PAUSE` s with its first line at the top, moves at the pace a :class:`ScrollBox`
+    reads at (as many characters a second: its line height times :data:`SCROLL_EMS` font sizes over
+    its width, a second), rests with its last line at the bottom and starts over (``tick(dt)``; its
+    owner animates it). ``text`` stays the whole text: nothing is cut, shortened or drawn outside its
+    box. A text that fits is drawn at the top of its box (``anchor="top"``) or in its middle.
+
+    Drawn by itself (the kv rule ``<-ScrollText>``): the texture's window ``offset`` px from its top,
+    the box high, through the texture coordinates (as :class:`ScrollBox`). ``window()`` is the part
+    drawn (its parent's coordinates)."""
+
+    def __init__(self, anchor: str = "top", **kwargs: Any):
+        self.anchor = anchor
+        self.scrolls, self.offset, self.rest, self.at_end = False, 0.0, SCROLL_PAUSE, False
+        self.passes, self._scrolled = 0, None
+        super().__init__(**kwargs)
+        with self.canvas:
+            Color(1, 1, 1, 1)
+            self._drawn = Rectangle()
+        self.bind(texture=self._draw, texture_size=self._draw, pos=self._draw, size=self._draw)
+        self._draw()
+
+    def fit(self, *_args: Any) -> None:
+        if self._fitting or getattr(self, "managed", False) or self.width <= 1 or self.height <= 1:
+            return
+        super().fit()  # wrapped at words, as large as fits, else at its minimum (``fits`` false)
+        scrolls = not self.fits and bool(self.text)
+        if (scrolls, self.text) != (self.scrolls, self._scrolled):  # a new text starts from its start
+            self.scrolls, self.offset, self.rest, self.at_end, self.passes = scrolls, 0.0, SCROLL_PAUSE, False, 0
+            self._scrolled = self.text
+        self._draw()
+
+    def travel(self) -> float:
+        """How far the text moves up from its start to its end (0 when it fits)."""
+        return max(0.0, float(self.texture_size[1]) - float(self.height)) if self.scrolls else 0.0
+
+    def speed(self) -> float:
+        """A :class:`ScrollBox`'s reading pace in lines: its line height times :data:`SCROLL_EMS` font
+        sizes over the width of a line, a second."""
+        lines = max(1, text_extent(self.options(), self.text, float(self.font_size), float(self.width))[2])
+        line_height = float(self.texture_size[1]) / lines
+        return SCROLL_EMS * float(self.font_size) * line_height / max(1.0, float(self.width))
+
+    def window(self) -> tuple[float, float, float, float]:
+        """Where its text is drawn, ``(x, y, width, height)`` in its parent's coordinates."""
+        tw, th = (float(v) for v in self.texture_size)
+        x = float(int(self.center_x - tw / 2.0))
+        if self.scrolls and th > self.height:
+            return x, float(self.y), tw, float(self.height)
+        y = self.top - th if self.anchor == "top" else self.center_y - th / 2.0
+        return x, float(int(y)), tw, th
+
+    def _draw(self, *_args: Any) -> None:
+        drawn = getattr(self, "_drawn", None)
+        if drawn is None:
+            return
+        texture = self.texture
+        drawn.texture = texture
+        if texture is None:
+            drawn.size = (0, 0)
+            return
+        x, y, width, height = self.window()
+        drawn.pos, drawn.size = (x, y), (width, height)
+        th = float(self.texture_size[1])
+        if height < th and th > 0:  # the window of the texture from ``offset`` below its top
+            tc = texture.tex_coords
+            b0, b1 = 1.0 - (self.offset + height) / th, 1.0 - self.offset / th
+
+            def uv(a: float, b: float) -> tuple[float, float]:
+                return tc[0] + a * (tc[4] - tc[0]), tc[1] + b * (tc[5] - tc[1])
+
+            drawn.tex_coords = (*uv(0, b0), *uv(1, b0), *uv(1, b1), *uv(0, b1))
+
+
 from kivy.lang import Builder  # noqa: E402  the rule names the class defined above
 
-Builder.load_string("<-ScrollBox>:\n<-BounceBox>:\n")  # its own drawing only (no Label rectangle)
+Builder.load_string("<-ScrollBox>:\n<-BounceBox>:\n<-ScrollText>:\n")  # its own drawing only (no Label rectangle)
 
 
 def scroll_box(context: RenderContext, text: str, step: str, color: RGBA, bold: bool = False,
@@ -527,17 +624,20 @@ def label(text: str, font_size: float, color: RGBA, bold: bool = False, halign: 
     return widget
 
 
-class FitLabel(TextBox):
+class FitLabel(ScrollBox):
     """One line of text at its nominal ``font_size`` when it fits its box, else at the largest size
     at which it fits the box's width and height (never wrapped, cut or shortened), down to its
     ``minimum``: a headline in a box that can be narrow (a slide laid out in the free area beside
     corner overlays, a portrait screen), where a fixed size would wrap onto what lies below.
-    :func:`fit_label` makes one.
+    :func:`fit_label` makes one. When even the minimum does not fit (``fits`` false), it is a
+    :class:`ScrollBox`'s last step: the whole text on one line, as large as the box's height holds,
+    scrolling through its box on frame time (its owner ticks it), never drawn outside its box.
 
     No jitter for text that changes while shown (a clock's, every second): when the box changes
     size the font is fitted to the widest of the text and ``samples`` (the texts it is going to
     show, e.g. a time format's widest times), and while the box keeps its size it only ever shrinks
-    (a text wider than every sample), never grows back, so a narrower text never resizes it."""
+    (a text wider than every sample), never grows back, so a narrower text never resizes it. A text
+    that changes while it scrolls (the next second) keeps its place in the scroll."""
 
     def __init__(self, samples: Sequence[str] = (), **kwargs: Any):
         self.samples = [text for text in samples if text]
@@ -565,11 +665,19 @@ class FitLabel(TextBox):
                 self.fitted_for = box
                 self.font_size, self.fits = self.fitted_all([self.text, *self.samples], self.nominal)
             elif self.text:  # the same box, a new text: shrink only if it does not fit
-                self.font_size, self.fits = self.fitted_all([self.text], self.font_size)
-            # one line: aligned by halign in its box when it fits, else wider than its box (never wrapped)
-            self.text_size = (box[0], None) if self.fits else (None, None)
+                self.font_size, self.fits = self.fitted_all([self.text], min(self.nominal, self.font_size))
+            scrolls = bool(self.text) and self.extent(self.text, self.font_size)[0] > box[0]
+            if scrolls:  # even the minimum does not fit: one line as large as the box's height holds, scrolled
+                self.font_size = fit_text(self.text, 1e9, box[1], self.nominal, self.minimum, self.options(), 1)[0]
+            # one line: aligned by halign in its box when it fits, else its whole width (drawn in a window)
+            self.text_size = (None, None) if scrolls else (box[0], None)
         finally:
             self._fitting = False
+        # a new text starts from its start, unless it is the next value of the same line (samples: a clock)
+        if scrolls != self.scrolls or (self.text != self._scrolled and not self.samples):
+            self.scrolls, self.offset, self.rest, self.at_end, self.passes = scrolls, 0.0, SCROLL_PAUSE, False, 0
+        self._scrolled = self.text
+        self._draw()
 
 
 def fit_label(text: str, font_size: float, color: RGBA, bold: bool = False, halign: str = "center",
@@ -584,7 +692,8 @@ def fit_label(text: str, font_size: float, color: RGBA, bold: bool = False, hali
 def text_box(context: RenderContext, text: str, step: str, color: RGBA, bold: bool = False,
              halign: str = "center", max_lines: int | None = None, **kwargs: Any) -> TextBox:
     """The text rule for a label of the type scale's ``step``: a :class:`TextBox` at the step's
-    size that shrinks down to the step's minimum on this screen (:func:`minimum_px`)."""
+    size that shrinks down to the step's minimum on this screen (:func:`minimum_px`); with
+    ``max_lines`` 1 a :class:`FitLabel` (below its minimum it scrolls: its owner animates it)."""
     if max_lines == 1:
         return fit_label(text, context.type_px(step), color, bold=bold, halign=halign,
                          minimum=minimum_px(context, step), **kwargs)

@@ -1,10 +1,14 @@
 """The ``alerts`` slide (``builtin_plugins/alerts/display.py``): it asks the alerts service, the one
-owner of what is active, and nothing else (it works with ``display_program`` disabled)."""
+owner of what is active, and nothing else (it works with ``display_program`` disabled); the alerts
+layer's card on the real canvas (:mod:`tests.alerts.screens`): a long body shown whole."""
 from __future__ import annotations
 
+import pytest
 from pony import orm
 
+from hookspecs.render import TYPE_MIN, Rect
 from svc_display.testing.clock import advance_clock
+from tests.display.driven import run
 from tests.display.layers import prepare
 
 
@@ -29,3 +33,33 @@ def test_the_alerts_slide_shows_what_the_alerts_service_calls_active(make_host, 
     advance_clock(env, 2000)
     shown = prepare(host, "screen", "alerts", {"id": "a", "config_json": {"minSeverity": "warning"}})
     assert "expiring" not in [a["title"] for a in shown]  # the service's expiry, not a copy of it
+
+
+SENTENCE = ("The north entrance is closed for repairs until Friday; please use the garden door beside the "
+            "bicycle racks, where a colleague will sign you in. ")
+LONG_BODY = (SENTENCE * 8).strip()  # 1,000 characters, well past the card's part for its body
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [(1920, 1080), (1080, 1920)], ids=["landscape", "portrait"])
+def test_a_long_alert_body_is_shown_whole_and_scrolls_up_through_its_box(env, tmp_path, size):
+    """The text rule on an alert card (docs/display.md, "The text rule"): a body longer than its part of
+    the card is stored whole and shown whole (its text the whole body, every word of it on the lines
+    drawn, none broken), at no less than the body's minimum; the part drawn stays inside its box, which
+    stays inside the card; and over frame time it moves up from its first line to its last and starts
+    over. The card used to cut the body at 400 characters, mid-word, and draw the rest below its box."""
+    alert = {"title": "North entrance closed", "body": LONG_BODY, "severity": "warning"}
+    seen = run(env, {"scenario": "tests.alerts.screens:long_body", "size": list(size), "alert": alert,
+                     "frames": 120, "dt": 5.0}, tmp_path)
+    assert "Traceback" not in seen["log"], seen["log"][-3000:]
+    assert seen["text"] == LONG_BODY, seen["text"][-80:]
+    assert " ".join(seen["lines"]).split() == LONG_BODY.split(), seen["lines"]
+    assert seen["font_px"] >= TYPE_MIN["body"] * min(size) / 1080 - 0.01 and seen["font_px"] == seen["minimum"]
+    card, box, window = (Rect(*seen[name]) for name in ("card", "box", "window"))
+    assert seen["scrolls"] and seen["travel"] > 0 and seen["texture"][1] > box.height, seen
+    for outer, inner in ((box, window), (card, box)):
+        assert inner.x >= outer.x - 1 and inner.y >= outer.y - 1 and inner.right <= outer.right + 1 \
+            and inner.top <= outer.top + 1, (outer, inner)
+    offsets = seen["offsets"]
+    assert offsets[0] < offsets[1] < offsets[2] and max(offsets) == seen["travel"], (offsets, seen["travel"])
+    assert 0 in offsets[offsets.index(seen["travel"]):], offsets  # read through, then from its start again

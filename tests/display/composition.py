@@ -214,3 +214,33 @@ def scrolling(canvas: Canvas, job: dict) -> dict:
     if job.get("png"):
         canvas.png(f"{job['png']}-scrolling-{job['size'][0]}x{job['size'][1]}.png")
     return seen
+
+
+def panels_under_alert(canvas: Canvas, job: dict) -> dict:
+    """``slide`` with the ``overlays`` up, before and after ``alert`` is raised: per overlay panel its
+    window rectangle and its labels (:func:`tests.display.text_rule.labels`: text, lines, font size,
+    box, texture), and the alert cards' rectangles."""
+    from tests.display.text_rule import labels
+
+    client = api(canvas)
+    for row in job["overlays"]:
+        store(client, "POST", "/v1/display/overlays", row)
+    show(canvas, client, job["slide"], None)
+
+    def panels() -> dict:
+        overlays = canvas.layer("overlays").overlays
+        return {overlay_id: {"rect": window_rect(entry["widget"]), "labels": labels(entry["widget"])}
+                for overlay_id, entry in overlays.items() if entry.get("widget") is not None}
+
+    seen = {"before": panels()}
+    answer = client.post("/v1/alerts", json=job["alert"])
+    assert answer.status_code < 300, answer.text
+    canvas.settle()
+    for _ in range(4):
+        canvas.frame(0.25)
+    layer = canvas.layer("alerts").widget
+    seen["after"] = panels()
+    seen["cards"] = [window_rect(card) for stack in layer.children for card in stack.children]
+    if job.get("png"):
+        canvas.png(f"{job['png']}-panels-under-alert.png")
+    return seen

@@ -84,7 +84,9 @@ def test_a_portrait_screen_stacks_its_bands_and_keeps_its_panels_landscape_sized
     assert messages[2].height == pytest.approx(flat_messages[2].height, rel=0.2)
     free = portrait.with_occupied(occupied).free
     assert free.width == 1080 and free.top <= clock.y and free.y >= qr.top  # a band between the panels
-    assert free.height > 0.45 * portrait.content.height, free
+    # the panels keep their size under the alert (it takes room, not size): the band between them is
+    # at least the layout's own floor (MIN_FREE_SHARE) of the lower content area
+    assert free.height > MIN_FREE_SHARE[1] * portrait.content.height, free
     assert messages[2].top <= free.y and messages[2].y >= qr.top and messages[2].width == 1080  # over the panel
     assert not landscape.content.intersects(landscape.alert)
 
@@ -348,6 +350,38 @@ def test_an_alert_takes_a_band_at_the_top_and_a_critical_one_the_whole_screen(en
     assert not critical["slides_shown"] and not critical["overlays_shown"], critical
     assert critical["same_without_clock"], critical
     assert "Traceback" not in result["log"], result["log"][-3000:]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [SIZE, (1080, 1920)], ids=["landscape", "portrait"])
+def test_panels_on_screen_when_an_alert_comes_keep_their_size_and_shape_and_their_text_fits(env, tmp_path, size):
+    """The café's clock and QR panels are up when a warning comes: its band makes the content area
+    lower, and each panel is built again for it (as one built before the ticker claimed its band is),
+    keeping its size and shape, below the band, its texts inside its box at no less than the
+    caption's minimum. It used to keep its build and be squashed into the lower area (the clock's
+    390x200 panel became 390x159)."""
+    alert = {"title": "Fire drill at 15:00", "body": "Please leave by the nearest exit when the bell rings.",
+             "severity": "warning"}
+    seen = run(env, {"scenario": COMPOSITION + "panels_under_alert", "size": list(size), "slide": SLIDE,
+                     "overlays": CAFE_PANELS, "alert": alert, "png": os.environ.get("COMPOSITION_PNG", "")}, tmp_path)
+    assert "Traceback" not in seen["log"], seen["log"][-3000:]
+    before, after = seen["before"], seen["after"]
+    assert set(before) == set(after) == {"o_qr_code", "o_digital_clock"}, (before, after)
+    band = _bounds([Rect(*r) for r in seen["cards"]])
+    floor = TYPE_MIN["caption"] * min(size) / 1080 - 0.5
+    for overlay_id in before:
+        old, new = Rect(*before[overlay_id]["rect"]), Rect(*after[overlay_id]["rect"])
+        assert abs(new.width - old.width) <= 1 and abs(new.height - old.height) <= 1, (overlay_id, old, new)
+        assert not new.intersects(band), (overlay_id, new, band)
+        for label in after[overlay_id]["labels"]:
+            box = Rect(*label["rect"])
+            width, height = label["texture"]
+            assert width <= box.width + 1 and height <= box.height + 1, (overlay_id, label)
+            assert box.x >= new.x - 1 and box.right <= new.right + 1 and box.y >= new.y - 1 \
+                and box.top <= new.top + 1, (overlay_id, label, new)
+            assert label["font_px"] >= floor and " ".join(label["lines"]).split() == label["text"].split(), label
+        assert [lb["font_px"] for lb in after[overlay_id]["labels"]] == \
+            [lb["font_px"] for lb in before[overlay_id]["labels"]], (overlay_id, before, after)
 
 
 LONG_NAME = "Maria-Alexandra Konstantinopoulou-Vanderbilt"

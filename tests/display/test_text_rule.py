@@ -52,7 +52,7 @@ def test_the_kit_wraps_at_words_shrinks_to_its_minimum_and_says_what_does_not_fi
         {"kind": "text", "box": [150, 200], "font": 56, "minimum": minimum, "text": f"{WORD}  is   sunny"},
         # a long text in a short box: as large as fits, down to the minimum
         {"kind": "text", "box": [480, 240], "font": 56, "minimum": minimum, "text": LONG["summary"]},
-        # one line: shrinks to fit, never below the minimum, then says it does not fit
+        # one line: shrinks to fit, never below the minimum, then says it does not fit and scrolls
         {"kind": "line", "box": [200, 80], "font": 60, "minimum": minimum, "text": "Happy birthday, Maximiliane!"},
         # a column: the first item shrinks to fit, the others at its size or left out; its start shown
         {"kind": "column", "box": [300, 250], "font": 56, "minimum": minimum,
@@ -76,8 +76,9 @@ def test_the_kit_wraps_at_words_shrinks_to_its_minimum_and_says_what_does_not_fi
     assert minimum <= drawn["font_px"] < 56 and drawn["fits"], drawn
     (drawn,) = summary["labels"]
     assert drawn["font_px"] < 56 and drawn["texture"][1] <= 240, drawn
-    (drawn,) = line["labels"]
-    assert drawn["font_px"] == minimum and drawn["fits"] is False and len(drawn["lines"]) == 1, drawn
+    (drawn,) = line["labels"]  # too long at its minimum: the whole line, in a window of its box (it scrolls)
+    assert drawn["fits"] is False and drawn["scrolls"] and len(drawn["lines"]) == 1, drawn
+    assert drawn["font_px"] >= minimum and drawn["texture"][0] == 200 and drawn["whole_width"] > 200, drawn
     assert column["shown"] == 1, column  # the summary alone, as large as fits
     fitted, scrolled = answer["cases"][4:]
     (drawn,) = fitted["labels"]
@@ -194,3 +195,44 @@ def test_a_slide_in_part_of_the_screen_meets_the_theme_backdrop_without_a_seam(e
     edges = {box[1] - 1: steps[box[1] - 1], box[1] + box[3] - 1: steps[box[1] + box[3] - 1]}
     inside = max(steps[:box[1] - 2] + steps[box[1] + 1:box[1] + box[3] - 2] + steps[box[1] + box[3] + 1:])
     assert max(edges.values()) <= max(2, inside), (edges, inside)
+
+
+def inside(outer: list[float], inner: list[float], slack: float = 1.0) -> bool:
+    return inner[0] >= outer[0] - slack and inner[1] >= outer[1] - slack and \
+        inner[0] + inner[2] <= outer[0] + outer[2] + slack and inner[1] + inner[3] <= outer[1] + outer[3] + slack
+
+
+LONG_IDENTIFIER = "front-desk-kiosk-" + "-".join(["aurora-community-cafe-ground-floor"] * 3)  # 122 characters
+
+
+@pytest.mark.slow
+def test_a_one_line_label_too_long_at_its_minimum_scrolls_inside_its_box_on_a_narrow_portrait_screen(env, tmp_path):
+    """The kit's one-line ``fit_label`` (the clock's time, the pairing card's lines) on a 540x960 portrait
+    screen: the digital clock at its smallest scale (a panel about 50 px wide, its time at the body's
+    minimum still wider) and a pairing request from a 122-character identifier. Every line is drawn
+    inside its box and its box inside its panel or card; a line that does not fit at its minimum is
+    the whole text on one line, scrolling from its start to its end on frame time (the layer ticks
+    it). The label used to be drawn wider than its box, over the panel's edge and off the card."""
+    clock = ["o_clock", "digital_clock", {"scale": 0.25, "show_date": True, "position": "top_right",
+                                          "time_format_preset": "12h_hms_tt"}]
+    seen = run(env, {"scenario": "tests.display.text_rule:narrow_lines", "size": [540, 960],
+                     "overlays": [clock], "identifier": LONG_IDENTIFIER, "frames": 40, "dt": 1.0}, tmp_path)
+    assert "Traceback" not in seen["log"], seen["log"][-3000:]
+    assert set(seen["holders"]) == {"o_clock", "adoption"}, seen["holders"]
+    failures = []
+    for label in seen["labels"]:
+        holder = seen["holders"][label["holder"]]
+        name = f"{label['holder']}: {label['text'][:40]!r}"
+        if len(label["lines"]) != 1 or " ".join(label["lines"]).split() != label["text"].split():
+            failures.append(f"{name}: drawn as lines {label['lines']}")
+        if not inside(label["rect"], label["drawn"]) or not inside(holder, label["rect"]):
+            failures.append(f"{name}: drawn at {label['drawn']}, its box {label['rect']}, in {holder}")
+        if label["minimum"] is not None and label["font_px"] < label["minimum"] - 0.5:
+            failures.append(f"{name}: {label['font_px']} px, below its minimum {label['minimum']}")
+    assert not failures, "\n".join(failures)
+    scrolling = {label["holder"]: label for label in seen["labels"] if label["scrolls"]}
+    assert set(scrolling) == {"o_clock", "adoption"}, [(l["holder"], l["text"]) for l in seen["labels"]]
+    assert scrolling["adoption"]["text"] == LONG_IDENTIFIER, scrolling["adoption"]
+    for label in scrolling.values():  # from its start to its end, and from its start again
+        offsets, travel = label["offsets"], label["travel"]
+        assert travel > 0 and max(offsets) == pytest.approx(travel) and 0 in offsets[offsets.index(max(offsets)):], label

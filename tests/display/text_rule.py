@@ -226,3 +226,59 @@ def seam(canvas: Canvas, job: dict) -> dict:
     column = x + width // 2
     return {"column": [list(data[(row * window_width + column) * 4:(row * window_width + column) * 4 + 3])
                        for row in range(int(canvas.root.height))]}
+
+
+def _drawn_line(widget: Any) -> dict:
+    """A one-line label as drawn: its text, lines, font size, box and the part of its text drawn (window
+    pixels; a scrolling one's window of its box, else its texture centred in its box, as Kivy draws it)."""
+    from tests.display.driven import window_rect
+
+    widget.texture_update()
+    core = widget._label  # noqa: SLF001  the lines Kivy laid out are kept there only
+    tw, th = (float(v) for v in widget.texture_size)
+    window = widget.window() if hasattr(widget, "window") else \
+        (widget.center_x - tw / 2, widget.center_y - th / 2, tw, th)
+    x, y = widget.to_window(window[0], window[1])
+    return {"text": widget.text, "lines": [" ".join(w.text for w in line.words) for line in core._cached_lines],
+            "font_px": round(float(widget.font_size), 2), "minimum": _number(getattr(widget, "minimum", None)),
+            "rect": window_rect(widget), "drawn": [round(x, 1), round(y, 1), round(window[2], 1), round(window[3], 1)],
+            "scrolls": bool(getattr(widget, "scrolls", False)), "travel": float(getattr(widget, "travel", lambda: 0)()),
+            "offsets": []}
+
+
+def narrow_lines(canvas: Canvas, job: dict) -> dict:
+    """The one-line labels of the real layers: the ``overlays`` rows stored over REST (a panel in its
+    corner of this screen), then a pairing request from ``identifier`` (the adoption card); each
+    label's :func:`_drawn_line` and, over ``frames`` frames of ``dt`` s, the ``offset`` of each one
+    that scrolls; the panels' and the card's window rectangles."""
+    from kivy.uix.label import Label
+
+    from tests.display.composition import api, overlay_row, store
+    from tests.display.driven import window_rect
+
+    client = api(canvas)
+    for overlay_id, type_id, config in job["overlays"]:
+        store(client, "POST", "/v1/display/overlays", overlay_row(overlay_id, type_id, config))
+    answer = client.post("/v1/adoption/request", key="", json={"identifier": job["identifier"], "role": "viewer"})
+    assert answer.status_code == 200, answer.text
+    canvas.settle()
+    for _ in range(4):
+        canvas.frame(0.25)
+    holders = [(overlay_id, entry["widget"]) for overlay_id, entry in canvas.layer("overlays").overlays.items()
+               if entry.get("widget") is not None]
+    holders += [("adoption", card) for card in canvas.layer("adoption").widget.children]
+    seen: dict[str, Any] = {"holders": {}, "labels": []}
+    watched = []
+    for name, holder in holders:
+        seen["holders"][name] = window_rect(holder)
+        for widget in holder.walk(restrict=True):
+            if isinstance(widget, Label) and widget.text.strip() and not getattr(widget, "icon_name", ""):
+                watched.append((widget, {"holder": name, **_drawn_line(widget)}))
+    for _ in range(job["frames"]):
+        canvas.frame(job["dt"])
+        for widget, item in watched:
+            item["offsets"].append(float(getattr(widget, "offset", 0.0)))
+    if job.get("png"):
+        canvas.png(job["png"])
+    seen["labels"] = [item for _widget, item in watched]
+    return seen

@@ -19,6 +19,7 @@ from builtin_plugins.maintenance import swap
 from builtin_plugins.maintenance.routes import DISPLAY_MAINTENANCE, backup_routes, upgrade_routes
 from hookspecs import Permission, Setting, hookimpl
 from hookspecs.permissions import ADMIN_ONLY
+from hookspecs.services import BACKUP_JOBS
 
 log = logging.getLogger("builtin_plugins.maintenance")
 
@@ -88,9 +89,7 @@ def startup(host: Any) -> None:
 
 @hookimpl
 def shutdown(host: Any) -> None:
-    from builtin_plugins.maintenance.jobs import SERVICE
-
-    jobs = host.services.pop(SERVICE, None)
+    jobs = host.services.pop(BACKUP_JOBS, None)
     if jobs is not None:
         jobs.stop()
     held = _held.get(str(host.settings.data_dir))

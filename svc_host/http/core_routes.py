@@ -12,6 +12,7 @@ from typing import Any
 from marshmallow import Schema, fields
 
 from hookspecs import PUBLIC, Operation, Route
+from hookspecs.services import HEALTH_SECTIONS
 
 _ARCH = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64", "armv7l": "arm", "i686": "x86"}
 
@@ -91,7 +92,7 @@ class HealthResource:
             "uptime_seconds": int(time.monotonic() - self.host.started_at),
         }
         # Blocks plugins add through the HEALTH_SECTIONS service (the cloud feed's ``saas``).
-        for name, section in dict(self.host.services.get("health_sections") or {}).items():
+        for name, section in dict(self.host.services.get(HEALTH_SECTIONS) or {}).items():
             resp.media[name] = section()
 
 

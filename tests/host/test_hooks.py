@@ -30,6 +30,7 @@ from hookspecs import (
     WebSocketRoute,
     hookimpl,
 )
+from hookspecs.services import ServiceKey
 from svc_host.auth import Principal
 from svc_host.server import create_websocket_app
 from svc_display.testing import issue_key
@@ -53,6 +54,10 @@ def test_every_hook_is_documented_and_tested():
         assert re.search(rf"^## {name}$", docs, re.M), f"docs/hooks.md has no entry for {name}"
         assert re.search(rf"def test_hook_{name}\b", tests), f"no test_hook_{name} test"
         assert getattr(hookspecs, name).__doc__, f"{name} has no docstring"
+
+
+GREETING = ServiceKey("greeting", str, owner="greeting", doc="the greeting plugin's word")
+"""A third-party plugin's own service key, declared in its own module."""
 
 
 class GreetingPlugin:
@@ -87,9 +92,13 @@ class GreetingPlugin:
         })]
 
     @hookimpl
+    def register_service_keys(self):
+        return [GREETING]
+
+    @hookimpl
     def startup(self, host):
         self.events.append("startup")
-        host.services["greeting"] = "ready"
+        host.services[GREETING] = "ready"
 
     @hookimpl
     def shutdown(self, host):
@@ -146,10 +155,16 @@ def test_hook_prepare_storage(make_host, tmp_path):
     assert seen == [(host.settings.data_dir, False)]
 
 
+def test_hook_register_service_keys(make_host):
+    host = make_host(plugins=[("greeting", GreetingPlugin())])
+    assert GREETING in host.registries.service_keys and GREETING in host.services.declared()
+    assert host.services[GREETING] == "ready"
+
+
 def test_hook_startup(make_host):
     plugin = GreetingPlugin()
     host = make_host(plugins=[("greeting", plugin)])
-    assert plugin.events == ["startup"] and host.services["greeting"] == "ready"
+    assert plugin.events == ["startup"] and host.services[GREETING] == "ready"
 
 
 def test_hook_display_samples(tmp_path):

@@ -10,8 +10,9 @@ module (and the ``hookspecs.services`` helpers) names a module, and the module n
 own module or package -> its name). Pluggy hands every plugin the same ``host``, so nothing
 else tells the registry which plugin holds it; passing the publisher explicitly would let any
 plugin claim any name. Code that belongs to no plugin (the test suite, benchmarks, an embedding
-script) and plugins registered with origin ``test`` may publish anything: they stand in for
-owners (test doubles).
+script) and throwaway plugins registered with origin ``test`` may publish anything: they
+stand in for owners (test doubles). A plugin under test that replaces its installed copy is
+not a throwaway: it is held to its own keys as in production.
 """
 from __future__ import annotations
 
@@ -75,8 +76,10 @@ class PluginModules:
         return best[1] if best else None
 
     def stands_in(self, plugin: str) -> bool:
+        """A throwaway test plugin may publish any key (a test double); a plugin under test that
+        replaces its installed copy (the authors' kit registers it so) is held to its own keys."""
         info = self.plugins.info.get(plugin)
-        return info is not None and info.origin == "test"
+        return info is not None and info.origin == "test" and plugin not in self.plugins.disabled
 
 
 class ServiceRegistry(MutableMapping):

@@ -226,3 +226,35 @@ def test_the_host_satisfies_the_host_protocol(host):
         services = {}
 
     assert not isinstance(Partial(), hookspecs.host.Host)
+
+
+def test_a_plugin_under_test_replacing_its_installed_copy_is_held_to_its_own_keys(make_host, modules, caplog):
+    """The authors' kit registers the plugin under test in place of its installed copy (origin
+    ``test``, the installed one disabled): it is not a throwaway double, so ownership holds."""
+    replacement = plugin_module("stocks_under_test", """
+        @hookimpl
+        def startup(host):
+            host.services[SETTINGS] = object()
+    """)
+    modules.append("stocks_under_test")
+    with caplog.at_level(logging.ERROR):
+        host = make_host({"SVC_DISPLAY_DISABLE_PLUGINS": "stocks"}, plugins=[("stocks", replacement)])
+    assert "stocks" not in host.plugins.info
+    assert any("plugin 'stocks'" in r.getMessage() and "may not publish service 'settings'" in r.getMessage()
+               for r in caplog.records)
+
+
+def test_a_throwaway_test_plugin_may_stand_in_for_an_owner(make_host, modules):
+    double = plugin_module("search_double", """
+        class Search:
+            def sync_terms(self):
+                pass
+
+        @hookimpl(trylast=True)
+        def startup(host):
+            host.services[SEARCH] = Search()
+    """)
+    double.SEARCH = services.SEARCH
+    modules.append("search_double")
+    host = make_host(plugins=[("double", double)])
+    assert type(host.services[services.SEARCH]).__module__ == "search_double"

@@ -555,7 +555,7 @@ SERVICE_KEYS: tuple[ServiceKey[Any], ...] = (
 """Every builtin service key, each with its owning plugin (``key.owner``) and its type (``key.protocol``)."""
 
 
-def display_zone(host: Any) -> "ZoneInfo":
+def display_zone(host: "Host") -> "ZoneInfo":
     """The display's time zone: the settings service's ``display_zone()``, UTC without it.
 
     The one reader of ``display_timezone``: the ticker, the curator, manual entries, the
@@ -577,18 +577,18 @@ def marquee_lines(value: str | None) -> list[str]:
     return [line.strip() for line in (value or "").splitlines() if line.strip()]
 
 
-def category_exists(host: Any, category_id: Any) -> bool:
+def category_exists(host: "Host", category_id: Any) -> bool:
     """True when ``category_id`` names a content category (False without the curator plugin)."""
     categories = service(host, CATEGORIES)
     return categories is not None and isinstance(category_id, str) and categories.exists(category_id)
 
 
-def today(host: Any, now_ms: int) -> dt.date:
+def today(host: "Host", now_ms: int) -> dt.date:
     """The date at ``now_ms`` in the display's time zone."""
     return dt.datetime.fromtimestamp(now_ms / 1000, display_zone(host)).date()
 
 
-def preferences(host: Any) -> "Preferences":
+def preferences(host: "Host") -> "Preferences":
     """The display preferences: the settings plugin's ``DisplayPreferences.current()``, or the
     defaults of :class:`hookspecs.render.Preferences` without it."""
     from hookspecs.render import Preferences
@@ -597,7 +597,7 @@ def preferences(host: Any) -> "Preferences":
     return prefs.current() if prefs is not None else Preferences()
 
 
-def publish(host: Any, *topics: str) -> None:
+def publish(host: "Host", *topics: str) -> None:
     """Publish change events through the host's :class:`ChangeEvents` (nothing without one).
 
     Inside a request (or a ``batch()``) they are delivered once it succeeded, after its
@@ -610,14 +610,14 @@ def publish(host: Any, *topics: str) -> None:
             events.publish(topic)
 
 
-def events_batch(host: Any) -> ContextManager[None]:
+def events_batch(host: "Host") -> ContextManager[None]:
     """The host's :meth:`ChangeEvents.batch` (a no-op without change events): wrap a background
     job's ``db_session`` in it so what it publishes is delivered after the commit."""
     events = service(host, EVENTS)
     return events.batch() if events is not None else contextlib.nullcontext()
 
 
-def curated(host: Any, kind: str,
+def curated(host: "Host", kind: str,
             rows: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], dict[str, bool]]:
     """``rows`` narrowed to the curator's effective members of ``kind`` (``screens``, ``tickers``,
     ``overlays``) and the program controls (``screens_enabled``, ``ticker_enabled``).

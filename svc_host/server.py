@@ -20,7 +20,7 @@ import resource
 import signal
 import ssl as ssl_module
 import threading
-from typing import Any
+from typing import Any, MutableMapping
 
 import falcon
 import falcon.asgi
@@ -190,7 +190,7 @@ def _serve_uvicorn(host: Any, wsgi_app: Any) -> None:
 
 
 def run_uvicorn(asgi_app: Any, bind: str, port: int, tls_files: tuple[Any, Any] | None,
-                services: dict[str, Any], header_timeout: float = 10.0, access_log: bool = False,
+                services: MutableMapping[Any, Any], header_timeout: float = 10.0, access_log: bool = False,
                 limits: ConnectionLimits | None = None, on_started: Any = None) -> None:
     """Serve ``asgi_app`` with uvicorn until SIGTERM/SIGINT (shared by the display and the controller).
 

@@ -146,12 +146,15 @@ class ServiceRegistry(MutableMapping):
 
     # -- the mapping --------------------------------------------------------------------------
 
+    # Reads are on hot paths (per request, per frame): the check is inlined there.
     def __getitem__(self, key: ServiceKey[Any]) -> Any:
-        self._check_key(key)
+        if not (key.__class__ is ServiceKey and self._declared.get(key.name) is key):
+            self._check_key(key)
         return self._values[key]
 
     def get(self, key: ServiceKey[Any], default: Any = None) -> Any:
-        self._check_key(key)
+        if not (key.__class__ is ServiceKey and self._declared.get(key.name) is key):
+            self._check_key(key)
         return self._values.get(key, default)
 
     def __contains__(self, key: object) -> bool:

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import feedparser
 from pony import orm
+from hookspecs.services import INTEGRATIONS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -80,7 +81,7 @@ def ingest_once(args: argparse.Namespace, url: str) -> float:
             env["SVC_DISPLAY_DATABASE_URL"] = args.database_url
         host = build_host(load_settings(env), with_routes=False)
         try:
-            engine = host.services["integrations"]
+            engine = host.services[INTEGRATIONS]
             engine.run_timeout = 600
             with orm.db_session:
                 host.db.RssArticle.select().delete(bulk=True)

@@ -59,6 +59,7 @@ import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
+from hookspecs.services import DISPLAY, DISPLAY_CAPTURE, HTTP_SERVER_STOP
 
 REPO = Path(__file__).resolve().parents[1]
 WARMUP = 3.0
@@ -358,20 +359,20 @@ def run_product(seconds: float, size: str, preview: bool = False, scene: str = "
     host = build_host(settings, extra_plugins=[("bench", Bench())], with_routes=False)
     counter = FrameCounter(seconds)
     stopped = threading.Event()
-    host.services["http_server_stop"] = stopped.set
+    host.services[HTTP_SERVER_STOP] = stopped.set
     frames = []
 
     def serve():
         from kivy.clock import Clock
         from kivy.core.window import Window
 
-        runtime = host.services["display"]
+        runtime = host.services[DISPLAY]
         runtime.started.wait(30)
 
         def hook(_dt):
             counter.attach(Window, runtime.app.stop)
             if preview:
-                host.services["display_capture"].add_viewer(frames.append)
+                host.services[DISPLAY_CAPTURE].add_viewer(frames.append)
 
         Clock.schedule_once(hook, 0)
         stopped.wait()
@@ -381,7 +382,7 @@ def run_product(seconds: float, size: str, preview: bool = False, scene: str = "
     result = dict(counter.result)
     if preview:
         assert frames, "live preview produced no frames"
-        capture = host.services["display_capture"]
+        capture = host.services[DISPLAY_CAPTURE]
         result["capture_ms"] = round(statistics.median(capture.capture_times) * 1000, 2)
         result["encode_ms"] = round(statistics.median(capture.encode_times) * 1000, 2)
         if os.environ.get("BENCH_SAVE_FRAME"):  # to look at what was measured

@@ -43,7 +43,9 @@ if TYPE_CHECKING:  # pragma: no cover  (pytest's hookspec.py does the same: real
 
     from svc_host.auth import Principal
     from svc_host.config import Settings
-    from svc_host.host import Host
+
+    from hookspecs.host import Host
+    from hookspecs.services import ServiceKey
 
 PROJECT = "svc_display"
 ENTRY_POINT_GROUP = "svc_display.plugins"
@@ -72,6 +74,19 @@ def register_settings() -> Sequence[Setting]:
     host reads itself, stops it too. The typed values are then
     ``settings.plugin_values(<this plugin's name>)`` (``host.settings`` from ``startup`` on).
     ``svc-display serve --help`` lists the declarations under the plugin's name. Collected.
+    """
+
+
+@hookspec
+def register_service_keys() -> Sequence[ServiceKey]:
+    """Return the :class:`hookspecs.services.ServiceKey` objects of the services this plugin publishes.
+
+    Receives nothing. A third-party plugin declares its keys in its own module
+    (``THING = ServiceKey("myplugin.thing", ThingProtocol, owner="myplugin")``, ``owner`` its
+    plugin name) and returns them here; ``host.services`` then accepts them, from this plugin
+    alone as publisher. A key owned by another plugin, a name already taken or something not
+    a ``ServiceKey`` skips the plugin (a builtin stops startup). Builtins' keys are declared
+    in ``hookspecs.services``. Collected from every plugin.
     """
 
 

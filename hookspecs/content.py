@@ -18,7 +18,6 @@ import logging
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 from hookspecs.collecting import clip, row_id
-from hookspecs.services import CONTENT_INGEST, service
 
 if TYPE_CHECKING:  # pragma: no cover
     from hookspecs.types import FeedKind
@@ -210,6 +209,8 @@ class ContentIngest:
 def add_writers(host: Any, lists: Iterable[Any]) -> None:
     """Add a :class:`ContentWriter` for each of ``lists`` (the caller's own content lists) that
     has a feed kind to the host's content-ingest service (a feature's ``startup`` calls this)."""
+    from hookspecs.services import CONTENT_INGEST, service  # services imports this module (the key's type)
+
     ingest = service(host, CONTENT_INGEST)
     if ingest is None:
         return

@@ -64,6 +64,7 @@ LIST_HOOKS = {
     "curator_predicates": "register_curator_predicates",
     "content_lists": "register_content_lists",
     "display_layers": "register_display_layers",
+    "service_keys": "register_service_keys",
 }
 # field -> (hook, its one argument): the field's callables are called with it
 CALL_HOOKS = {
@@ -79,7 +80,7 @@ class Feature:
 
     - ``permissions``, ``settings``, ``migrations``, ``screen_types``, ``ticker_types``,
       ``overlay_types``, ``integration_types``, ``curator_predicates``, ``content_lists``,
-      ``display_layers``: the items the matching ``register_*`` hook returns;
+      ``display_layers``, ``service_keys``: the items the matching ``register_*`` hook returns;
     - ``entities``: ``define(db)`` (or several), called by ``register_entities``;
     - ``routes``: ``routes(host)`` (or several, their routes joined), for ``register_routes``;
     - ``samples``: ``write(host)``, called by ``display_samples`` (the gallery).
@@ -97,6 +98,7 @@ class Feature:
     curator_predicates: Sequence[CuratorPredicate] = ()
     content_lists: Sequence[ContentList] = ()
     display_layers: Sequence[LayerSpec] = ()
+    service_keys: Sequence[Any] = ()  # hookspecs.services.ServiceKey (that module imports the host's types)
     samples: Reference | None = None
 
     def hooks(self) -> list[str]:

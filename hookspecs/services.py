@@ -12,10 +12,12 @@ same)::
 
     prefs = service(host, SETTINGS)                          # anyone: a SettingsService or None
 
-A :class:`ServiceKey` is a ``str`` (its name), so ``host.services`` stays a plain dict and
-``host.services["settings"]`` keeps working; the key adds the type a checker sees.
-:data:`SERVICE_KEYS` lists every key with its owning plugin; ``docs/hooks.md`` documents
-each and ``tests/host/test_contract.py`` fails when one is missing there.
+A :class:`ServiceKey` is an object, not a string (pytest's ``StashKey``): ``host.services``
+refuses ``"settings"``, refuses a key nobody declared, and lets only the key's owner publish
+under it. :data:`SERVICE_KEYS` lists the builtin keys with their owning plugin and Protocol; a
+third-party plugin declares its own in its own module and returns them from the
+``register_service_keys`` hook. ``docs/hooks.md`` documents each builtin key and
+``tests/host/test_contract.py`` fails when one is missing there.
 """
 from __future__ import annotations
 
@@ -27,12 +29,13 @@ from dataclasses import dataclass
 from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Generic, Mapping, Protocol, Sequence,
                     TypeVar, runtime_checkable)
 
+from hookspecs.content import ContentIngest
 from hookspecs.formatting import DEFAULT_TIMEZONE, zone_or_utc
 
 if TYPE_CHECKING:  # pragma: no cover
     from zoneinfo import ZoneInfo
 
-    from hookspecs.content import ContentIngest
+    from hookspecs.host import Host
     from hookspecs.render import Preferences
 
 log = logging.getLogger(__name__)
@@ -40,25 +43,58 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-class ServiceKey(str, Generic[T]):
-    """The name of a shared service, typed with the Protocol its value satisfies."""
+class ServiceKey(Generic[T]):
+    """The key of a shared service: its name, the plugin that owns (publishes) it, what it is,
+    and the Protocol (or class) its value satisfies.
 
-    owner: str = ""
-    doc: str = ""
+    Like pytest's ``StashKey``, a key is an object compared and hashed by identity, not a
+    string: ``host.services`` refuses ``"settings"`` and accepts only keys declared here (the
+    builtins') or returned by a plugin's ``register_service_keys`` hook (a third party's own,
+    declared in its own module). Only ``owner`` may publish a value under the key.
+    """
 
-    def __new__(cls, name: str, owner: str = "", doc: str = "") -> "ServiceKey[T]":
-        key = super().__new__(cls, name)
-        key.owner = owner
-        key.doc = doc
-        return key
+    __slots__ = ("name", "protocol", "owner", "doc")
+
+    def __init__(self, name: str, protocol: Any, owner: str, doc: str = "") -> None:
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"a service key needs a name, not {name!r}")
+        if protocol is Any or protocol is None or protocol is object:
+            raise TypeError(f"service key {name!r} needs the Protocol its value satisfies, not {protocol!r}")
+        if not isinstance(owner, str) or not owner:
+            raise ValueError(f"service key {name!r} needs its owning plugin's name")
+        self.name = name
+        self.protocol = protocol
+        self.owner = owner
+        self.doc = doc
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"ServiceKey({self.name!r}, owner={self.owner!r})"
 
 
-def service(host: Any, key: "ServiceKey[T]") -> T | None:
+@runtime_checkable
+class ServiceRegistry(Protocol):
+    """``host.services``: shared services by :class:`ServiceKey` (a mapping that refuses any
+    other key). ``registry[KEY] = value`` publishes (only ``KEY.owner`` may); ``get``,
+    ``[]``, ``in`` read; ``setdefault`` publishes once; ``pop`` withdraws (the owner again).
+    Use :func:`service` and :func:`require` to read."""
+
+    def __getitem__(self, key: ServiceKey[T]) -> T: ...
+    def __setitem__(self, key: ServiceKey[T], value: T) -> None: ...
+    def __contains__(self, key: object) -> bool: ...
+    def get(self, key: ServiceKey[T], default: Any = None) -> T | None: ...
+    def setdefault(self, key: ServiceKey[T], value: T) -> T: ...
+    def pop(self, key: ServiceKey[T], default: Any = None) -> T | None: ...
+
+
+def service(host: "Host", key: "ServiceKey[T]") -> T | None:
     """The service published under ``key``, or None when its plugin is disabled or not started."""
     return host.services.get(key)
 
 
-def require(host: Any, key: "ServiceKey[T]") -> T:
+def require(host: "Host", key: "ServiceKey[T]") -> T:
     """The service published under ``key``; raises ``LookupError`` naming the key and its owner."""
     value = host.services.get(key)
     if value is None:
@@ -357,62 +393,172 @@ class Listening:
     fingerprint: str | None = None
 
 
-# -- Keys ---------------------------------------------------------------------------------------
+@runtime_checkable
+class CorsPolicy(Protocol):
+    """The private-network origin policy: ``allows(origin)`` for a normalised
+    ``scheme://host[:port]`` on a private address (or a name resolving to one)."""
 
-SETTINGS: ServiceKey[SettingsService] = ServiceKey("settings", "settings", "display settings and preferences")
-CLIENT_KEYS: ServiceKey[ClientKeys] = ServiceKey("client_keys", "clients", "issues API keys (hashed)")
+    def allows(self, origin: str) -> bool: ...
+
+
+@runtime_checkable
+class DisplayRuntime(Protocol):
+    """The running canvas (only while one runs): its ``mode`` (see :data:`DISPLAY_MODE`), its
+    Kivy ``app`` and ``compositor`` (None until built), ``started`` (an Event set once the first
+    frame can be drawn) and ``stop()``."""
+
+    mode: str
+    app: Any
+    compositor: Any
+    started: Any
+
+    def stop(self) -> None: ...
+
+
+@runtime_checkable
+class FrameCapture(Protocol):
+    """Live-preview frames of the canvas: a viewer callback gets each encoded frame."""
+
+    def add_viewer(self, callback: Callable[[bytes], Any]) -> int: ...
+    def remove_viewer(self, handle: int) -> None: ...
+
+    @property
+    def viewer_count(self) -> int: ...
+
+
+@runtime_checkable
+class PreviewTickets(Protocol):
+    """One-use WebSocket tickets of the live preview: ``issue(identifier)`` is
+    ``(ticket, expires_in_seconds)``; ``redeem`` spends one."""
+
+    def issue(self, identifier: str) -> tuple[str, int]: ...
+    def redeem(self, ticket: str, identifier: str) -> bool: ...
+
+
+@runtime_checkable
+class CloudFeed(Protocol):
+    """The SaaS feed consumer (``SVC_SAAS_MODE=1``): ``health()`` is its ``GET /v1/health`` block."""
+
+    last_event_at_ms: int | None
+
+    def health(self) -> dict[str, Any]: ...
+    def start(self) -> None: ...
+    def stop(self) -> None: ...
+
+
+@runtime_checkable
+class DbReader(Protocol):
+    """The host's raw database reader (per-thread connections beside Pony's, for the hot paths:
+    API-key lookup and list-cache table versions)."""
+
+    def fetchone(self, sql: str, params: tuple) -> tuple | None: ...
+    def transaction(self, statements: list[tuple[str, tuple]]) -> None: ...
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class ListCache(Protocol):
+    """The host's cache of list responses, valid while its tables' versions are unchanged."""
+
+    def versions(self, tables: Sequence[str]) -> tuple | None: ...
+    def get(self, key: tuple, versions: tuple) -> bytes | None: ...
+    def put(self, key: tuple, versions: tuple, body: bytes) -> None: ...
+    def clear(self) -> None: ...
+
+
+@runtime_checkable
+class BackupJobs(Protocol):
+    """The maintenance plugin's backup jobs and their worker (its own, made on first use)."""
+
+    def status(self) -> dict[str, Any]: ...
+    def get(self, job_id: str) -> Any: ...
+    def stop(self) -> None: ...
+
+
+# -- Keys ---------------------------------------------------------------------------------------
+# Each with the Protocol (or class) its value satisfies and its owner, the one plugin that may
+# publish it ("host": svc_host itself). A third-party plugin declares its own keys in its own
+# module and returns them from ``register_service_keys`` (docs/plugins.md).
+
+SETTINGS: ServiceKey[SettingsService] = ServiceKey(
+    "settings", SettingsService, "settings", "display settings and preferences")
+CLIENT_KEYS: ServiceKey[ClientKeys] = ServiceKey("client_keys", ClientKeys, "clients", "issues API keys (hashed)")
+API_KEY_PRINCIPALS: ServiceKey[dict] = ServiceKey(
+    "api_key_principals", dict, "clients", "principals of recently seen API-key rows (the clients plugin's cache)")
 DISPLAY_PREFERENCES: ServiceKey[DisplayPreferences] = ServiceKey(
-    "display_preferences", "settings", "theme, text scales and formats of the display")
-THEMES: ServiceKey[ThemesService] = ServiceKey("themes", "settings", "theme previews")
-SCREENS: ServiceKey[ScreensService] = ServiceKey("screens", "screens", "the enabled slides")
-ALERTS: ServiceKey[AlertsService] = ServiceKey("alerts", "alerts", "alerts shown on screen")
-OVERLAYS: ServiceKey[OverlaysService] = ServiceKey("overlays", "overlays", "active overlays")
-TICKER: ServiceKey[TickerService] = ServiceKey("ticker", "ticker", "the tapes and the marquee cycle")
-CURATOR: ServiceKey[CuratorService] = ServiceKey("curator", "curator", "the curator's active view")
-CURATOR_RUNTIME: ServiceKey[CuratorRuntime] = ServiceKey("curator_runtime", "curator", "runtime predicate state")
-CATEGORIES: ServiceKey[CategoriesService] = ServiceKey("categories", "curator", "content category vocabulary")
-SEARCH: ServiceKey[SearchService] = ServiceKey("rss_search", "news", "article word index")
-ACCOUNTS: ServiceKey[AccountsService] = ServiceKey("integration_accounts", "integrations", "linked accounts")
-ADOPTION: ServiceKey[AdoptionService] = ServiceKey("adoption", "adoption", "adoption challenges")
-ADOPTION_BASE_URL: ServiceKey[str] = ServiceKey("adoption_base_url", "adoption", "URL the adoption QR code names")
-INTEGRATIONS: ServiceKey[IntegrationsEngine] = ServiceKey("integrations", "integrations", "the collector engine")
-INTEGRATION_TELEMETRY: ServiceKey[TelemetryLog] = ServiceKey("integration_telemetry", "integrations",
-                                                              "collector telemetry")
-CORS: ServiceKey[OriginStore] = ServiceKey("cors", "cors", "allowed origins")
-CORS_POLICY: ServiceKey[Any] = ServiceKey("cors_policy", "cors", "private-network origin policy")
-ORIGIN_ALLOWED: ServiceKey[Callable[[str], bool]] = ServiceKey("origin_allowed", "cors",
-                                                               "origin check for WebSocket handshakes")
-EVENTS: ServiceKey[ChangeEvents] = ServiceKey("events", "host", "change events of the write paths")
-DISPLAY: ServiceKey[Any] = ServiceKey("display", "host", "the display runtime (when a canvas runs)")
-PROGRAM_TELEMETRY: ServiceKey[ProgramTelemetry] = ServiceKey("program_telemetry", "display_program",
-                                                             "slide and marquee program lines")
-DISPLAY_CAPTURE: ServiceKey[Any] = ServiceKey("display_capture", "live_preview", "live-preview frame capture")
-LIVE_PREVIEW_TICKETS: ServiceKey[Any] = ServiceKey("live_preview_tickets", "live_preview", "WebSocket tickets")
-HTTP_SERVER_STOP: ServiceKey[Callable[[], None]] = ServiceKey("http_server_stop", "host", "stops the HTTP server")
+    "display_preferences", DisplayPreferences, "settings", "theme, text scales and formats of the display")
+THEMES: ServiceKey[ThemesService] = ServiceKey("themes", ThemesService, "settings", "theme previews")
+SCREENS: ServiceKey[ScreensService] = ServiceKey("screens", ScreensService, "screens", "the enabled slides")
+ALERTS: ServiceKey[AlertsService] = ServiceKey("alerts", AlertsService, "alerts", "alerts shown on screen")
+OVERLAYS: ServiceKey[OverlaysService] = ServiceKey("overlays", OverlaysService, "overlays", "active overlays")
+TICKER: ServiceKey[TickerService] = ServiceKey("ticker", TickerService, "ticker", "the tapes and the marquee cycle")
+CURATOR: ServiceKey[CuratorService] = ServiceKey("curator", CuratorService, "curator", "the curator's active view")
+CURATOR_RUNTIME: ServiceKey[CuratorRuntime] = ServiceKey(
+    "curator_runtime", CuratorRuntime, "curator", "runtime predicate state")
+CATEGORIES: ServiceKey[CategoriesService] = ServiceKey(
+    "categories", CategoriesService, "curator", "content category vocabulary")
+SEARCH: ServiceKey[SearchService] = ServiceKey("rss_search", SearchService, "news", "article word index")
+ACCOUNTS: ServiceKey[AccountsService] = ServiceKey(
+    "integration_accounts", AccountsService, "integrations", "linked accounts")
+ADOPTION: ServiceKey[AdoptionService] = ServiceKey("adoption", AdoptionService, "adoption", "adoption challenges")
+ADOPTION_BASE_URL: ServiceKey[str] = ServiceKey(
+    "adoption_base_url", str, "host", "URL the adoption QR code names (the server's scheme, address and port)")
+INTEGRATIONS: ServiceKey[IntegrationsEngine] = ServiceKey(
+    "integrations", IntegrationsEngine, "integrations", "the collector engine")
+INTEGRATION_TELEMETRY: ServiceKey[TelemetryLog] = ServiceKey(
+    "integration_telemetry", TelemetryLog, "integrations", "collector telemetry")
+CORS: ServiceKey[OriginStore] = ServiceKey("cors", OriginStore, "cors", "allowed origins")
+CORS_POLICY: ServiceKey[CorsPolicy] = ServiceKey("cors_policy", CorsPolicy, "cors", "private-network origin policy")
+ORIGIN_ALLOWED: ServiceKey[Callable[[str], bool]] = ServiceKey(
+    "origin_allowed", Callable, "cors", "origin check for WebSocket handshakes")
+EVENTS: ServiceKey[ChangeEvents] = ServiceKey("events", ChangeEvents, "host", "change events of the write paths")
+DISPLAY: ServiceKey[DisplayRuntime] = ServiceKey(
+    "display", DisplayRuntime, "host", "the display runtime (when a canvas runs)")
+DISPLAY_MODE: ServiceKey[str] = ServiceKey(
+    "display_mode", str, "host", "how the canvas shows: window, offscreen or headless (set when the display starts)")
+PROGRAM_TELEMETRY: ServiceKey[ProgramTelemetry] = ServiceKey(
+    "program_telemetry", ProgramTelemetry, "display_program", "slide and marquee program lines")
+DISPLAY_CAPTURE: ServiceKey[FrameCapture] = ServiceKey(
+    "display_capture", FrameCapture, "host", "live-preview frame capture of the canvas")
+LIVE_PREVIEW_TICKETS: ServiceKey[PreviewTickets] = ServiceKey(
+    "live_preview_tickets", PreviewTickets, "live_preview", "WebSocket tickets")
+HTTP_SERVER_STOP: ServiceKey[Callable[[], None]] = ServiceKey(
+    "http_server_stop", Callable, "host", "stops the HTTP server")
 HEALTH_SECTIONS: ServiceKey[dict[str, Callable[[], dict[str, Any]]]] = ServiceKey(
-    "health_sections", "host", "extra GET /v1/health blocks: name -> callable returning a JSON object")
-CLOUD_FEED: ServiceKey[Any] = ServiceKey("cloud_feed", "cloud_feed", "the SaaS feed consumer (SVC_SAAS_MODE=1)")
+    "health_sections", dict, "host",
+    "extra GET /v1/health blocks: name -> callable returning a JSON object (plugins add entries)")
+CLOUD_FEED: ServiceKey[CloudFeed] = ServiceKey(
+    "cloud_feed", CloudFeed, "cloud_feed", "the SaaS feed consumer (SVC_SAAS_MODE=1)")
 RUNTIME_SIGNALS: ServiceKey[RuntimeSignals] = ServiceKey(
-    "runtime_signals", "runtime_signals", "runtime signals (curator inputs)")
+    "runtime_signals", RuntimeSignals, "runtime_signals", "runtime signals (curator inputs)")
 FOLDER_PLUGINS: ServiceKey[FolderPlugins] = ServiceKey(
-    "folder_plugins", "folder_plugins", "folder plugins and their sidecars")
-CANVAS_BLANK: ServiceKey[CanvasBlank] = ServiceKey("canvas_blank", "power", "whether the canvas must be dark")
-DISPLAY_POWER: ServiceKey[DisplayPower] = ServiceKey("display_power", "power", "the display's power state")
-LISTENING: ServiceKey[Listening] = ServiceKey("listening", "host", "the URLs and certificate the server announced")
-CONTENT_INGEST: ServiceKey["ContentIngest"] = ServiceKey(
-    "content_ingest", "host", "item kind -> the writer its owning feature added (hookspecs.content)")
+    "folder_plugins", FolderPlugins, "folder_plugins", "folder plugins and their sidecars")
+CANVAS_BLANK: ServiceKey[CanvasBlank] = ServiceKey(
+    "canvas_blank", CanvasBlank, "power", "whether the canvas must be dark")
+DISPLAY_POWER: ServiceKey[DisplayPower] = ServiceKey(
+    "display_power", DisplayPower, "power", "the display's power state")
+LISTENING: ServiceKey[Listening] = ServiceKey(
+    "listening", Listening, "host", "the URLs and certificate the server announced")
+CONTENT_INGEST: ServiceKey[ContentIngest] = ServiceKey(
+    "content_ingest", ContentIngest, "host", "item kind -> the writer its owning feature added (hookspecs.content)")
+DB_READER: ServiceKey[DbReader] = ServiceKey(
+    "db_reader", DbReader, "host", "raw per-thread database reader (API keys, list-cache versions)")
+LIST_CACHE: ServiceKey[ListCache] = ServiceKey("list_cache", ListCache, "host", "cached list responses")
+BACKUP_JOBS: ServiceKey[BackupJobs] = ServiceKey(
+    "maintenance.backup_jobs", BackupJobs, "maintenance", "backup jobs and their worker")
 
 SERVICE_KEYS: tuple[ServiceKey[Any], ...] = (
-    SETTINGS, CLIENT_KEYS, DISPLAY_PREFERENCES, THEMES, SCREENS, ALERTS, OVERLAYS, TICKER, CURATOR,
-    CURATOR_RUNTIME, SEARCH, ACCOUNTS, ADOPTION, ADOPTION_BASE_URL, INTEGRATIONS, INTEGRATION_TELEMETRY,
-    CORS, CORS_POLICY, ORIGIN_ALLOWED, EVENTS, DISPLAY, PROGRAM_TELEMETRY,
+    SETTINGS, CLIENT_KEYS, API_KEY_PRINCIPALS, DISPLAY_PREFERENCES, THEMES, SCREENS, ALERTS, OVERLAYS, TICKER,
+    CURATOR, CURATOR_RUNTIME, SEARCH, ACCOUNTS, ADOPTION, ADOPTION_BASE_URL, INTEGRATIONS, INTEGRATION_TELEMETRY,
+    CORS, CORS_POLICY, ORIGIN_ALLOWED, EVENTS, DISPLAY, DISPLAY_MODE, PROGRAM_TELEMETRY,
     DISPLAY_CAPTURE, LIVE_PREVIEW_TICKETS, HTTP_SERVER_STOP, HEALTH_SECTIONS, CLOUD_FEED, CATEGORIES,
     RUNTIME_SIGNALS, FOLDER_PLUGINS, LISTENING, CANVAS_BLANK, DISPLAY_POWER, CONTENT_INGEST,
+    DB_READER, LIST_CACHE, BACKUP_JOBS,
 )
-"""Every shared service key, each with its owning plugin (``key.owner``)."""
+"""Every builtin service key, each with its owning plugin (``key.owner``) and its type (``key.protocol``)."""
 
 
-def display_zone(host: Any) -> "ZoneInfo":
+def display_zone(host: "Host") -> "ZoneInfo":
     """The display's time zone: the settings service's ``display_zone()``, UTC without it.
 
     The one reader of ``display_timezone``: the ticker, the curator, manual entries, the
@@ -434,18 +580,18 @@ def marquee_lines(value: str | None) -> list[str]:
     return [line.strip() for line in (value or "").splitlines() if line.strip()]
 
 
-def category_exists(host: Any, category_id: Any) -> bool:
+def category_exists(host: "Host", category_id: Any) -> bool:
     """True when ``category_id`` names a content category (False without the curator plugin)."""
     categories = service(host, CATEGORIES)
     return categories is not None and isinstance(category_id, str) and categories.exists(category_id)
 
 
-def today(host: Any, now_ms: int) -> dt.date:
+def today(host: "Host", now_ms: int) -> dt.date:
     """The date at ``now_ms`` in the display's time zone."""
     return dt.datetime.fromtimestamp(now_ms / 1000, display_zone(host)).date()
 
 
-def preferences(host: Any) -> "Preferences":
+def preferences(host: "Host") -> "Preferences":
     """The display preferences: the settings plugin's ``DisplayPreferences.current()``, or the
     defaults of :class:`hookspecs.render.Preferences` without it."""
     from hookspecs.render import Preferences
@@ -454,7 +600,7 @@ def preferences(host: Any) -> "Preferences":
     return prefs.current() if prefs is not None else Preferences()
 
 
-def publish(host: Any, *topics: str) -> None:
+def publish(host: "Host", *topics: str) -> None:
     """Publish change events through the host's :class:`ChangeEvents` (nothing without one).
 
     Inside a request (or a ``batch()``) they are delivered once it succeeded, after its
@@ -467,14 +613,14 @@ def publish(host: Any, *topics: str) -> None:
             events.publish(topic)
 
 
-def events_batch(host: Any) -> ContextManager[None]:
+def events_batch(host: "Host") -> ContextManager[None]:
     """The host's :meth:`ChangeEvents.batch` (a no-op without change events): wrap a background
     job's ``db_session`` in it so what it publishes is delivered after the commit."""
     events = service(host, EVENTS)
     return events.batch() if events is not None else contextlib.nullcontext()
 
 
-def curated(host: Any, kind: str,
+def curated(host: "Host", kind: str,
             rows: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], dict[str, bool]]:
     """``rows`` narrowed to the curator's effective members of ``kind`` (``screens``, ``tickers``,
     ``overlays``) and the program controls (``screens_enabled``, ``ticker_enabled``).

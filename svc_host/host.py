@@ -16,7 +16,7 @@ from pony import orm
 
 from hookspecs import Route, WebSocketRoute
 from hookspecs.content import ContentIngest
-from hookspecs.services import CONTENT_INGEST
+from hookspecs.services import CONTENT_INGEST, EVENTS, HEALTH_SECTIONS, HTTP_SERVER_STOP
 from svc_host.auth import Principal
 from svc_host.clock import Clock
 from svc_host.config import Settings, make_data_dir, read_plugin_settings
@@ -33,6 +33,7 @@ from svc_host.plugins import (
     load_plugins,
     refuse_unknown_disabled,
 )
+from svc_host.service_registry import PluginModules, ServiceRegistry
 from svc_host.schema import TableCheckError, check_tables, map_entities, table_owners
 from svc_host.storage import (
     BlobStore,
@@ -62,8 +63,8 @@ class Host:
     middleware: list[tuple[str, Any]] = field(default_factory=list)
     # Set by the display runtime when a canvas runs; REST plugins post commands to it.
     display_bus: Any = None
-    # Free slots for plugins to share runtime state by name (e.g. "alerts", "telemetry").
-    services: dict[str, Any] = field(default_factory=dict)
+    # Shared services by declared key (hookspecs.services; only a key's owner publishes it).
+    services: ServiceRegistry = field(default_factory=ServiceRegistry)
     # Filled by the app factory: (uri template, method) -> Operation, and the OpenAPI document.
     operations: dict[tuple[str, str], Any] = field(default_factory=dict)
     openapi: dict[str, Any] | None = None
@@ -98,7 +99,7 @@ class Host:
         """Stop serving after in-flight requests finish; ``svc-display serve`` then exits with ``code``
         (a restore asks for 75 so that its supervisor starts it again on the restored data)."""
         self.exit_code = code
-        stop = self.services.get("http_server_stop")
+        stop = self.services.get(HTTP_SERVER_STOP)
         if stop is not None:
             stop()
 
@@ -158,10 +159,13 @@ def _build_host(settings: Settings, plugins: PluginHost, with_routes: bool) -> H
         _disconnect(db)
         raise
 
+    modules = PluginModules(plugins)
     host = Host(settings=settings, plugins=plugins, registries=registries, db=db,
-                blobs=BlobStore(settings.media_dir), clock=clock)
-    events = host.services["events"] = ChangeBus()  # hookspecs.services.EVENTS
+                blobs=BlobStore(settings.media_dir), clock=clock,
+                services=ServiceRegistry(registries.service_keys, modules.plugin_of, modules.stands_in))
+    events = host.services[EVENTS] = ChangeBus()
     host.services[CONTENT_INGEST] = ContentIngest()  # the owners add their kinds' writers in startup
+    host.services[HEALTH_SECTIONS] = {}  # plugins add their blocks in startup
     started: list[str] = []
     try:
         if with_routes:

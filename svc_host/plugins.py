@@ -39,6 +39,7 @@ from hookspecs import (
     TickerType,
 )
 from hookspecs.render import ZONES
+from hookspecs.services import SERVICE_KEYS, ServiceKey
 from hookspecs.types import LAYER_AREAS
 from svc_host.permissions import ROLES, PermissionTable
 
@@ -458,6 +459,8 @@ class Registries:
         return {item.feed.kind: item for item in self.content_lists.values() if item.feed is not None}
     # (plugin, layer) of every canvas layer, bottom (lowest z) first
     display_layers: list[tuple[str, LayerSpec]] = field(default_factory=list)
+    # every declared service key: the builtins' (hookspecs.services) then plugins' own
+    service_keys: list[ServiceKey] = field(default_factory=lambda: list(SERVICE_KEYS))
 
 
 def _check_type(item: Any, cls: type, plugin: str, hook: str) -> None:
@@ -657,6 +660,19 @@ def _build_registries(plugins: PluginHost) -> Registries:
             layer_owner[item.id] = plugin
             registries.display_layers.append((plugin, item))
     registries.display_layers.sort(key=lambda entry: (entry[1].z, entry[1].id))
+
+    names = {key.name: key for key in registries.service_keys}
+    for plugin, items in _collect(plugins, "register_service_keys", ServiceKey):
+        for item in items:
+            if item.owner != plugin:
+                plugins.fail(plugin, f"declares service key {item.name!r} owned by {item.owner!r} "
+                                     f"(a plugin declares only its own keys: owner={plugin!r})")
+            if item.name in names and names[item.name] is not item:
+                plugins.fail(plugin, f"service key {item.name!r} is already declared by {names[item.name].owner!r}")
+        for item in items:
+            if item.name not in names:
+                names[item.name] = item
+                registries.service_keys.append(item)
 
     migrations = _collect(plugins, "register_migrations", Migration)
     for plugin, items in sorted(migrations, key=lambda pair: pair[0]):

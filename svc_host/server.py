@@ -20,13 +20,13 @@ import resource
 import signal
 import ssl as ssl_module
 import threading
-from typing import Any
+from typing import Any, MutableMapping
 
 import falcon
 import falcon.asgi
 from falcon.routing import CompiledRouter
 
-from hookspecs.services import LISTENING, Listening
+from hookspecs.services import ADOPTION_BASE_URL, HTTP_SERVER_STOP, LISTENING, Listening
 from svc_host.http.bridge import WsgiBridge
 from svc_host.http.connection import BodyRules, CompleteRequests, ConnectionLimits, GuardedHttpToolsProtocol
 from svc_host.plugins import remove_state_file, write_state_file
@@ -146,7 +146,7 @@ def serve(host: Any, wsgi_app: Any) -> None:
     settings = host.settings
     scheme = "https" if settings.http_tls else "http"
     adoption_ip = first_non_loopback_ipv4()
-    host.services["adoption_base_url"] = f"{scheme}://{adoption_ip or '127.0.0.1'}:{settings.http_port}"
+    host.services[ADOPTION_BASE_URL] = f"{scheme}://{adoption_ip or '127.0.0.1'}:{settings.http_port}"
     try:
         if settings.http_server == "waitress":
             _serve_waitress(host, wsgi_app)
@@ -190,11 +190,11 @@ def _serve_uvicorn(host: Any, wsgi_app: Any) -> None:
 
 
 def run_uvicorn(asgi_app: Any, bind: str, port: int, tls_files: tuple[Any, Any] | None,
-                services: dict[str, Any], header_timeout: float = 10.0, access_log: bool = False,
+                services: MutableMapping[Any, Any], header_timeout: float = 10.0, access_log: bool = False,
                 limits: ConnectionLimits | None = None, on_started: Any = None) -> None:
     """Serve ``asgi_app`` with uvicorn until SIGTERM/SIGINT (shared by the display and the controller).
 
-    ``tls_files`` is ``(cert, key)`` or None for plain HTTP; ``services["http_server_stop"]``
+    ``tls_files`` is ``(cert, key)`` or None for plain HTTP; ``services[HTTP_SERVER_STOP]``
     is set to a callable that stops the server. Request heads (and TLS handshakes) are bounded
     and must arrive within ``header_timeout`` seconds; connections are counted per client
     address and in all against ``limits`` (default: 128 and 2,048; svc_host/http/connection.py).
@@ -245,7 +245,7 @@ def run_uvicorn(asgi_app: Any, bind: str, port: int, tls_files: tuple[Any, Any] 
 
     server = Server(config)
     # The display runtime runs this on a background thread and stops it through this hook.
-    services["http_server_stop"] = lambda: setattr(server, "should_exit", True)
+    services[HTTP_SERVER_STOP] = lambda: setattr(server, "should_exit", True)
     server.run()
 
 
@@ -304,7 +304,7 @@ def _serve_waitress(host: Any, wsgi_app: Any) -> None:
         log.info("signal %d: stopping after in-flight requests", signum)
         stopping.set()
 
-    host.services["http_server_stop"] = stopping.set
+    host.services[HTTP_SERVER_STOP] = stopping.set
     if threading.current_thread() is threading.main_thread():  # else the display runtime owns signals
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)

@@ -19,6 +19,7 @@ from urllib.parse import urlparse
 from pony import orm
 
 from hookspecs import Migration
+from hookspecs.services import DB_READER
 
 log = logging.getLogger(__name__)
 
@@ -232,14 +233,14 @@ class Reader:
 def host_reader(host: Any) -> Reader:
     """The host's :class:`Reader` (made on first use; ``close_host_reader`` at shutdown): the
     API-key lookup and the list cache's table versions share its connections."""
-    reader = host.services.get("db_reader")
+    reader = host.services.get(DB_READER)
     if reader is None:
-        reader = host.services.setdefault("db_reader", Reader(host.settings.database_url, host.settings.sqlite_path))
+        reader = host.services.setdefault(DB_READER, Reader(host.settings.database_url, host.settings.sqlite_path))
     return reader
 
 
 def close_host_reader(host: Any) -> None:
-    reader = host.services.pop("db_reader", None)
+    reader = host.services.pop(DB_READER, None)
     if reader is not None:
         reader.close()
 

@@ -1,10 +1,10 @@
 """Adoption (spec 4.1, 5.3-5.7): the pairing flow that hands a client its API key.
 
 ``POST /v1/adoption/request`` shows a challenge on the display (the adoption layer's card,
-:mod:`.display`, Kivy-only; an alert through ``host.services["alerts"]`` when present; and
+:mod:`.display`, Kivy-only; an alert through ``host.services[ALERTS]`` when present; and
 one stderr line whenever no real window is shown); ``POST /v1/adoption/confirm`` trades it
 for a key. Both, and the expiry sweep, publish the change event ``adoption``.
-``host.services["adoption"]`` offers ``pending_challenges()``. Client administration lives
+``host.services[ADOPTION]`` offers ``pending_challenges()``. Client administration lives
 in ``clients``. Pending requests do not outlive the server: ``serving`` drops them.
 
 The adoption feature also owns the first-start screen (:mod:`.welcome`): while no slide is
@@ -23,15 +23,15 @@ from hookspecs import Feature, LayerSpec, Setting, hookimpl
 from hookspecs.permissions import ADOPTION_ADMIN, declare
 from builtin_plugins.adoption.challenges import LAYER, TOPIC, AdoptionService, define_entities
 from builtin_plugins.adoption.routes import routes
-from hookspecs.services import events_batch, publish
+from hookspecs.services import ADOPTION, events_batch, publish
 
 log = logging.getLogger(__name__)
 
 
 def _service(host: Any) -> AdoptionService:
-    service = host.services.get("adoption")
+    service = host.services.get(ADOPTION)
     if service is None:
-        service = host.services["adoption"] = AdoptionService(host)
+        service = host.services[ADOPTION] = AdoptionService(host)
     return service
 
 
@@ -62,7 +62,7 @@ def serving(host: Any) -> None:
 
 @hookimpl
 def shutdown(host: Any) -> None:
-    service = host.services.get("adoption")
+    service = host.services.get(ADOPTION)
     if service is not None:
         service.stop()
 

@@ -17,7 +17,7 @@ from typing import Any
 from pony import orm
 
 from builtin_plugins.clients.keys import IDENTIFIER_MAX
-from hookspecs.services import events_batch, publish
+from hookspecs.services import ALERTS, DISPLAY_MODE, events_batch, publish
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +79,7 @@ def alert_fields(identifier: str, role: str, code: str, expires_at_ms: int) -> d
 
 
 class AdoptionService:
-    """``host.services["adoption"]``: the pending challenges, for routes and the display."""
+    """``host.services[ADOPTION]``: the pending challenges, for routes and the display."""
 
     def __init__(self, host: Any):
         self.host = host
@@ -136,7 +136,7 @@ class AdoptionService:
         row = self.host.db.AdoptionChallenge(identifier=identifier, role=role, challenge=code, created_at_ms=now,
                                              expires_at_ms=expires)
         row.alert_id = self._raise_alert(identifier, role, code, expires)
-        if self.host.services.get("display_mode") != "window":
+        if self.host.services.get(DISPLAY_MODE) != "window":
             # Without a real window (headless, offscreen canvas) the console is the display:
             # exactly one line on stderr.
             # The identifier is printed as given (it cannot hold line breaks or control characters).
@@ -188,7 +188,7 @@ class AdoptionService:
 
     def _dismiss(self, alert_id: str | None) -> None:
         if alert_id:
-            alerts = self.host.services.get("alerts")
+            alerts = self.host.services.get(ALERTS)
             if alerts is not None:
                 try:
                     alerts.dismiss(alert_id)
@@ -196,7 +196,7 @@ class AdoptionService:
                     log.exception("could not dismiss adoption alert %s", alert_id)
 
     def _raise_alert(self, identifier: str, role: str, code: str, expires_at_ms: int) -> str | None:
-        alerts = self.host.services.get("alerts")
+        alerts = self.host.services.get(ALERTS)
         if alerts is None:
             return None
         alert = alert_fields(identifier, role, code, expires_at_ms)

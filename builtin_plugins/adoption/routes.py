@@ -16,6 +16,7 @@ from svc_host.rest.transactions import commit_quietly, committed_or_conflict
 from svc_host.http.errors import ApiError
 from hookspecs.permissions import ADOPTION_ADMIN
 from svc_host.permissions import ROLES
+from hookspecs.services import ADOPTION, CORS, SETTINGS
 
 RATE_WINDOW_MS = 60_000
 PUBLISHES = ("adoption",)  # the change event of a new or confirmed challenge (the display's card)
@@ -46,7 +47,7 @@ class AdoptionRequestAnswerSchema(Schema):
 
 
 def allowed_roles(host: Any) -> list[str]:
-    settings = host.services.get("settings")
+    settings = host.services.get(SETTINGS)
     value = settings.get("adoption_allowed_roles") if settings is not None else list(ROLES)
     if not isinstance(value, list):  # a corrupt setting closes public adoption rather than opening it
         return []
@@ -60,7 +61,7 @@ def check_role_allowed(host: Any, role: str) -> None:
 
 
 def remember_origin(host: Any, req: Any) -> None:
-    cors = host.services.get("cors")
+    cors = host.services.get(CORS)
     if cors is not None:
         cors.remember(request_origin(req), "adoption")
 
@@ -75,7 +76,7 @@ class AdoptionRoutes:
 
     @property
     def service(self) -> Any:
-        return self.host.services["adoption"]
+        return self.host.services[ADOPTION]
 
     def limit(self, limiter: SlidingWindowLimiter, req: Any) -> None:
         retry = limiter.check_and_hit(client_address(req))

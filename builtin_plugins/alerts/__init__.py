@@ -1,4 +1,4 @@
-"""Operator alerts (spec 2.2, 4.2) and ``host.services["alerts"]`` for other plugins.
+"""Operator alerts (spec 2.2, 4.2) and ``host.services[ALERTS]`` for other plugins.
 
 Routes: ``GET/POST /v1/alerts``, ``GET/DELETE /v1/alerts/{id}`` (DELETE dismisses: the row
 stays with ``dismissed_at`` set). Reads need a valid key, writes ``alerts.write``.
@@ -35,7 +35,7 @@ from hookspecs import (
 )
 from hookspecs.permissions import OPERATORS
 from hookspecs.schema import array, enum, integer, obj, text
-from hookspecs.services import ALERT_SEVERITIES, publish
+from hookspecs.services import ALERTS, ALERT_SEVERITIES, publish
 from svc_host.rest.configurable import row_id
 from svc_host.rest.schemas import BooleanText, StorableSchema
 from svc_host.http.errors import not_found
@@ -213,7 +213,7 @@ class AlertService:
 
 @hookimpl(tryfirst=True)
 def startup(host: Any) -> None:
-    host.services["alerts"] = AlertService(host)
+    host.services[ALERTS] = AlertService(host)
 
 
 class AlertCreate(StorableSchema):
@@ -267,7 +267,7 @@ class AlertCollection:
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = req.context.body
-        alert_id = self.host.services["alerts"].raise_alert(
+        alert_id = self.host.services[ALERTS].raise_alert(
             title=body["title"], body=body["body"], severity=body["severity"], priority=body["priority"],
             source=body["source"], expires_at_ms=body.get("expires_at"), icon=body.get("icon"),
             qr_payload=body.get("qr_payload"))
@@ -290,7 +290,7 @@ class AlertItem:
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, id: str) -> None:
         row = self._row(id)
-        self.host.services["alerts"].dismiss(row.id)
+        self.host.services[ALERTS].dismiss(row.id)
         resp.media = serialize(row, self.host.clock.now_ms())
 
 

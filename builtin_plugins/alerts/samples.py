@@ -4,10 +4,11 @@ the whole screen (docs/display.md, "Composition: the rule"), which would hide ev
 from __future__ import annotations
 
 from typing import Any
+from hookspecs.services import ALERTS
 
 
 def write(host: Any) -> None:
-    alerts = host.services["alerts"]
+    alerts = host.services[ALERTS]
     alerts.raise_alert(title="Fire drill at 14:00", body="Please leave by the nearest exit and meet in the car park.",
                        severity="warning", source="api")
     alerts.raise_alert(title="Lift out of service", body="Lift B is being repaired until Friday; use lift A.",

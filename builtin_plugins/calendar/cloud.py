@@ -30,6 +30,7 @@ from builtin_plugins.calendar.store import (
     window,
 )
 from hookspecs import IntegrationType
+from hookspecs.services import ACCOUNTS
 
 GOOGLE_API = "https://www.googleapis.com"
 GRAPH_API = "https://graph.microsoft.com"
@@ -80,7 +81,7 @@ def _account_for(ctx: Any, account_type: str, wanted: str | None) -> str:
 
 
 def _headers(ctx: Any, account_id: str) -> dict[str, str]:
-    accounts = ctx.host.services.get("integration_accounts")
+    accounts = ctx.host.services.get(ACCOUNTS)
     try:
         return accounts.bearer(account_id)
     except Exception as exc:  # noqa: BLE001 - AccountError and friends: a clean collector failure

@@ -16,6 +16,7 @@ from pony import orm
 from svc_host.auth import Principal, same_digest, sha256_hex
 from svc_host.permissions import ROLES
 from svc_host.storage import close_host_reader, host_reader
+from hookspecs.services import API_KEY_PRINCIPALS
 
 KEY_PREFIX = "svc_"
 IDENTIFIER_MAX = 128
@@ -148,7 +149,7 @@ MAX_PRINCIPALS = 1024
 
 
 def _principals(host: Any) -> dict[tuple, Principal]:
-    return host.services.setdefault("api_key_principals", {})
+    return host.services.setdefault(API_KEY_PRINCIPALS, {})
 
 
 def close_key_reader(host: Any) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from hookspecs import Feature, Setting, hookimpl
-from hookspecs.services import CLOUD_FEED, HEALTH_SECTIONS, INTEGRATION_TELEMETRY, service
+from hookspecs.services import CLOUD_FEED, HEALTH_SECTIONS, INTEGRATION_TELEMETRY, require, service
 
 from builtin_plugins.cloud_feed.consumer import FeedConsumer
 
@@ -31,7 +31,7 @@ def startup(host: Any) -> None:
     consumer = FeedConsumer(host, service(host, INTEGRATION_TELEMETRY),
                             floor_s=host.settings.plugin_values("cloud_feed").saas_reconnect_min_ms / 1000)
     host.services[SERVICE] = consumer
-    host.services.setdefault(HEALTH_SECTIONS, {})["saas"] = consumer.health
+    require(host, HEALTH_SECTIONS)["saas"] = consumer.health  # the host publishes the dict
     consumer.start()
 
 

@@ -17,6 +17,7 @@ from svc_host.rest.configurable import EmptySchema
 from svc_host.rest.origins import ORIGIN_MAX, normalize_origin
 
 from builtin_plugins.cors.store import SOURCES
+from hookspecs.services import CORS
 
 
 class OriginSchema(Schema):
@@ -48,13 +49,13 @@ class OriginsResource:
         self.host = host
 
     def on_get(self, req: Any, resp: Any) -> None:
-        resp.media = {"items": self.host.services["cors"].list()}
+        resp.media = {"items": self.host.services[CORS].list()}
 
     def on_delete(self, req: Any, resp: Any) -> None:
         given = req.context.query["origin"]
         origin = normalize_origin(given)
         # of the form but not an origin that could be stored (a bad port, host name): none is stored
-        if origin is None or not self.host.services["cors"].forget(origin):
+        if origin is None or not self.host.services[CORS].forget(origin):
             raise not_found("stored origin")
         resp.media = {}
 

@@ -19,7 +19,7 @@ def define_entities(db: Any) -> None:
 
 
 class OriginStore:
-    """``host.services["cors"]``: read and add allowed origins."""
+    """``host.services[CORS]``: read and add allowed origins."""
 
     def __init__(self, host: Any):
         self.host = host

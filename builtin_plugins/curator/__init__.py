@@ -1,9 +1,9 @@
 """The curator: content categories, configurations with schedule rules and layered members.
 
 See ``docs/content.md`` for the layer semantics, the rule predicates and the runtime state.
-Other plugins feed runtime inputs through ``host.services["curator_runtime"]`` (or, over
+Other plugins feed runtime inputs through ``host.services[CURATOR_RUNTIME]`` (or, over
 HTTP, runtime signals: the ``RUNTIME_SIGNALS`` service) and read the active view through
-``host.services["curator"]``.
+``host.services[CURATOR]``.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pony import orm
 
 from hookspecs import AUTHENTICATED, Feature, Operation, Route, hookimpl
 from hookspecs.permissions import CURATOR_WRITE, declare
-from hookspecs.services import CATEGORIES, CURATOR_RUNTIME, EVENTS, RUNTIME_SIGNALS, publish, service
+from hookspecs.services import CATEGORIES, CURATOR, CURATOR_RUNTIME, EVENTS, RUNTIME_SIGNALS, publish, service
 from builtin_plugins.curator import categories, configurations
 from builtin_plugins.curator.active import active_view
 from builtin_plugins.curator.predicates import BUILTIN_PREDICATES, RuntimeState
@@ -53,7 +53,7 @@ class RuntimeStateResource:
         self.host = host
 
     def on_get(self, req: Any, resp: Any) -> None:
-        resp.media = self.host.services["curator_runtime"].snapshot(self.host)
+        resp.media = self.host.services[CURATOR_RUNTIME].snapshot(self.host)
 
 
 class PredicatesResource:
@@ -68,7 +68,7 @@ class PredicatesResource:
 
 
 class CuratorService:
-    """``host.services["curator"]``: the active view for the display's program."""
+    """``host.services[CURATOR]``: the active view for the display's program."""
 
     def __init__(self, host: Any):
         self.host = host
@@ -106,7 +106,7 @@ def startup(host: Any) -> None:
     events = service(host, EVENTS)
     if events is not None:  # so can a runtime signal (the runtime_signals plugin's topic)
         events.subscribe(lambda topic: publish(host, "curator") if topic == "runtime_signals" else None)
-    host.services["curator"] = CuratorService(host)
+    host.services[CURATOR] = CuratorService(host)
     host.services[CATEGORIES] = categories.Categories(host.db)
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from hookspecs.services import OVERLAYS, SCREENS, TICKER, display_zone, service
+from hookspecs.services import CURATOR_RUNTIME, OVERLAYS, SCREENS, TICKER, display_zone, service
 from builtin_plugins.curator.configurations import KINDS, configuration_json, sorted_rules
 from builtin_plugins.curator.predicates import EvaluationState, evaluation_state
 
@@ -97,7 +97,7 @@ def active_view(host: Any) -> dict:
     """The active view at ``host.clock`` now (needs a db_session)."""
     now_ms = host.clock.now_ms()
     zone = display_zone(host)
-    runtime_state = host.services["curator_runtime"]
+    runtime_state = host.services[CURATOR_RUNTIME]
     signals = runtime_state.signals()
     state = evaluation_state(now_ms, zone, runtime_state.snapshot(host, signals), signals)
     configurations = sorted(host.db.CuratorConfiguration.select(), key=lambda c: (c.sort_order, c.id))

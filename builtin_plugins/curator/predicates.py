@@ -6,7 +6,7 @@ time in the ``display_timezone`` setting. State predicates read :class:`RuntimeS
 ``motion_detected``, ``beacon_detected`` and ``display_server_reachable`` read the boolean
 runtime signal of the same id when one is set (``PUT /v1/runtime/signals/<id>``, CONTRACT
 "Runtime signals"); without one, the first three are what a plugin fed through
-``host.services["curator_runtime"].set(...)`` (false until then), and
+``host.services[CURATOR_RUNTIME].set(...)`` (false until then), and
 ``display_server_reachable`` is true because the REST server and the display run in this
 one process. ``runtime_signal`` matches any signal by id (and value).
 """

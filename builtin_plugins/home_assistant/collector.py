@@ -5,7 +5,7 @@ severity?, alertTitle?}]``. Entities with ``ticker`` become one line of ticker t
 key-value ``ticker.marquee.home_assistant`` (``Label: state unit`` joined by `` · ``, written
 through the settings service).
 Entities whose state is in ``alertWhen`` become alerts with source ``home_assistant``
-through the alerts service (``host.services["alerts"]``, see docs/integrations.md);
+through the alerts service (``host.services[ALERTS]``, see docs/integrations.md);
 alerts of entities that left the alert states are cleared.
 """
 

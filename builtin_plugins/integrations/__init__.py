@@ -10,8 +10,8 @@ a ``collect(context)`` callable (see :class:`engine.CollectorContext`). This plu
 - serves ``/v1/integrations``, ``/v1/integrations/{id}``, ``/v1/integrations/{id}/run``
   and ``/v1/telemetry/integrations``.
 
-Services: ``host.services["integrations"]`` (the :class:`engine.Engine`) and
-``host.services["integration_telemetry"]`` (the ring buffer).
+Services: ``host.services[INTEGRATIONS]`` (the :class:`engine.Engine`) and
+``host.services[INTEGRATION_TELEMETRY]`` (the ring buffer).
 
 The scheduler starts only in a host that serves HTTP (``svc-display serve`` and the
 in-process test hosts, both built with routes) and never in SaaS mode; other commands
@@ -28,14 +28,15 @@ from builtin_plugins.integrations.accounts import AccountStore
 from builtin_plugins.integrations.engine import Engine
 from builtin_plugins.integrations.models import define_entities
 from builtin_plugins.integrations.routes import INTEGRATIONS_WRITE, routes
+from hookspecs.services import ACCOUNTS, INTEGRATIONS, INTEGRATION_TELEMETRY
 
 
 @hookimpl(tryfirst=True)
 def startup(host: Any) -> None:
     engine = Engine(host)
-    host.services["integrations"] = engine
-    host.services["integration_telemetry"] = engine.telemetry
-    host.services["integration_accounts"] = AccountStore(engine)
+    host.services[INTEGRATIONS] = engine
+    host.services[INTEGRATION_TELEMETRY] = engine.telemetry
+    host.services[ACCOUNTS] = AccountStore(engine)
     engine.ensure_rows()
     if host.routes and not host.settings.saas_mode:
         engine.start()
@@ -43,7 +44,7 @@ def startup(host: Any) -> None:
 
 @hookimpl
 def shutdown(host: Any) -> None:
-    engine = host.services.get("integrations")
+    engine = host.services.get(INTEGRATIONS)
     if engine is not None:
         engine.stop()
 

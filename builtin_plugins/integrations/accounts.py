@@ -98,7 +98,7 @@ def _jwt_email(id_token: Any) -> str:
 
 
 class AccountStore:
-    """``host.services["integration_accounts"]``."""
+    """``host.services[ACCOUNTS]``."""
 
     def __init__(self, engine: Any):
         self.engine = engine

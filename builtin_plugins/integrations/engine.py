@@ -33,7 +33,7 @@ from svc_host.http_client import HttpClient
 from svc_host.secrets import SecretBox
 from builtin_plugins.integrations.telemetry import IntegrationTelemetry
 from hookspecs import collect
-from hookspecs.services import events_batch, publish
+from hookspecs.services import ACCOUNTS, events_batch, publish
 
 CATALOG_TOPIC = "catalog"  # the change event of a successful collection (content rows changed)
 log = logging.getLogger(__name__)
@@ -146,12 +146,12 @@ class CollectorContext(collect.CollectorContext):
             raise Cancelled("run abandoned")
 
     def account_token(self, account_id: str) -> dict[str, Any] | None:
-        accounts = self.host.services.get("integration_accounts")
+        accounts = self.host.services.get(ACCOUNTS)
         return accounts.access_token(account_id) if accounts is not None else None
 
 
 class Engine:
-    """Schedules and runs collectors; ``host.services["integrations"]``."""
+    """Schedules and runs collectors; ``host.services[INTEGRATIONS]``."""
 
     def __init__(self, host: Any, pool_size: int = 4, run_timeout: float = 60.0):
         self.host = host

@@ -19,6 +19,7 @@ from hookspecs.collect import AccountError
 from hookspecs.permissions import INTEGRATIONS_READ, TELEMETRY_READ
 
 from builtin_plugins.integrations.engine import MAX_POLL_SECONDS, MIN_POLL_SECONDS
+from hookspecs.services import ACCOUNTS, INTEGRATIONS, INTEGRATION_TELEMETRY
 
 # Type ids are ^[a-z][a-z0-9_]*$; rows added for an instance of a type (a folder plugin's
 # plugin_http.<plugin id>) may carry '.' and '-' too.
@@ -95,7 +96,7 @@ def family_of(integration_type: str) -> str:
 
 
 def _engine(host: Any) -> Any:
-    engine = host.services.get("integrations")
+    engine = host.services.get(INTEGRATIONS)
     if engine is None:
         raise ApiError(503, "integrations_unavailable", "the integrations engine is not running")
     return engine
@@ -333,7 +334,7 @@ class TelemetryCollection:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         query = req.context.query
-        telemetry = self.host.services.get("integration_telemetry")
+        telemetry = self.host.services.get(INTEGRATION_TELEMETRY)
         lines = telemetry.lines(query["limit"], query.get("since_ms")) if telemetry is not None else []
         resp.media = {"items": lines}
 
@@ -353,7 +354,7 @@ class TokenAccountBody(Schema):
 
 
 def _accounts(host: Any) -> Any:
-    service = host.services.get("integration_accounts")
+    service = host.services.get(ACCOUNTS)
     if service is None:
         raise ApiError(503, "integrations_unavailable", "the integrations engine is not running")
     return service

@@ -17,7 +17,7 @@ CHANNELS = ("info", "warning", "error")
 
 
 class IntegrationTelemetry:
-    """Thread-safe ring buffer; exposed as ``host.services["integration_telemetry"]``."""
+    """Thread-safe ring buffer; exposed as ``host.services[INTEGRATION_TELEMETRY]``."""
 
     def __init__(self, now_ms: Callable[[], int], capacity: int = CAPACITY):
         self._now_ms = now_ms

@@ -14,7 +14,7 @@
 
 The display's own origins (``scheme://host:port`` of how the socket reached it, when the
 host names this machine on its port) are always allowed. Other origins: the check is
-``host.services["origin_allowed"](origin) -> bool`` when a plugin
+``host.services[ORIGIN_ALLOWED](origin) -> bool`` when a plugin
 (the CORS origin store) publishes one; otherwise the origins of
 ``SVC_DISPLAY_HTTP_CORS_ORIGINS`` are allowed.
 """
@@ -38,6 +38,7 @@ from hookspecs import Feature, Operation, Route, Setting, WebSocketRoute, hookim
 from svc_host.http.errors import ApiError
 from hookspecs.permissions import NAVIGATION_CONTROL, declare
 from svc_host.tls import local_ipv4_addresses
+from hookspecs.services import DISPLAY_CAPTURE, LIVE_PREVIEW_TICKETS, ORIGIN_ALLOWED
 
 log = logging.getLogger("builtin_plugins.live_preview")
 
@@ -130,7 +131,7 @@ def origin_allowed(host: Any, origin: str | None, req: Any = None) -> bool:
         return True
     if req is not None and normalise_origin(origin) in own_origins(host, req):
         return True
-    checker = host.services.get("origin_allowed")
+    checker = host.services.get(ORIGIN_ALLOWED)
     if checker is not None:
         try:
             return bool(checker(origin))
@@ -194,7 +195,7 @@ class PreviewSocket:
 
     def _authorise(self, req: Any) -> str | None:
         """None when allowed, else the reason (logged, never sent)."""
-        if not _available(self.host) or self.host.services.get("display_capture") is None:
+        if not _available(self.host) or self.host.services.get(DISPLAY_CAPTURE) is None:
             return "live preview unavailable"
         if not origin_allowed(self.host, req.get_header("Origin"), req):
             return "origin not allowed"
@@ -229,7 +230,7 @@ class PreviewSocket:
 
             loop.call_soon_threadsafe(put)
 
-        capture = self.host.services["display_capture"]
+        capture = self.host.services[DISPLAY_CAPTURE]
         handle = capture.add_viewer(deliver)
         log.info("live preview: viewer connected (%d watching)", capture.viewer_count)
 
@@ -277,9 +278,9 @@ class RedactTickets(logging.Filter):
 
 
 def _book(host: Any) -> TicketBook:
-    book = host.services.get("live_preview_tickets")
+    book = host.services.get(LIVE_PREVIEW_TICKETS)
     if book is None:
-        book = host.services["live_preview_tickets"] = TicketBook(host.clock)
+        book = host.services[LIVE_PREVIEW_TICKETS] = TicketBook(host.clock)
     return book
 
 

@@ -20,6 +20,7 @@ from builtin_plugins.maintenance.routes import DISPLAY_MAINTENANCE, backup_route
 from builtin_plugins.maintenance.upgrade import upgrade_capable
 from hookspecs import Feature, Permission, Setting, hookimpl
 from hookspecs.permissions import ADMIN_ONLY
+from hookspecs.services import BACKUP_JOBS
 
 log = logging.getLogger("builtin_plugins.maintenance")
 
@@ -76,9 +77,7 @@ def startup(host: Any) -> None:
 
 @hookimpl
 def shutdown(host: Any) -> None:
-    from builtin_plugins.maintenance.jobs import SERVICE
-
-    jobs = host.services.pop(SERVICE, None)
+    jobs = host.services.pop(BACKUP_JOBS, None)
     if jobs is not None:
         jobs.stop()
     held = _held.get(str(host.settings.data_dir))

@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from builtin_plugins.maintenance.archive import FORMATS, Cancelled, discard, freeze, tree_bytes, write_archive
+from hookspecs.services import BACKUP_JOBS
 
 log = logging.getLogger("builtin_plugins.maintenance")
 
 JOBS_DIR = "backup-jobs"
-SERVICE = "maintenance.backup_jobs"
+SERVICE = BACKUP_JOBS  # hookspecs.services: this plugin's own
 EXPIRY_MS = 24 * 3600 * 1000
 _ID_LENGTH = 32
 INTERRUPTED = "interrupted by a restart"

@@ -259,7 +259,6 @@ def backup_routes(host: Any) -> list[Route]:
 
 def upgrade_routes(host: Any) -> list[Route]:
     upgrades = Upgrades(host)
-    host.services["maintenance.upgrades"] = upgrades
     perm = DISPLAY_MAINTENANCE
     return [
         Route("/v1/display/ops/upgrade", UpgradeResource(host, upgrades), {

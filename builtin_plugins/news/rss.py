@@ -31,6 +31,7 @@ from hookspecs.collecting import (
 )
 from hookspecs import IntegrationType
 from builtin_plugins.news.content import DEFAULT_ARTICLE_IMAGE_BYTES
+from hookspecs.services import SEARCH
 
 TYPE_ID = "news_rss"
 IMG_SRC = re.compile(r"<img[^>]+src=[\"']([^\"']+)[\"']", re.IGNORECASE)
@@ -218,7 +219,7 @@ def upsert_articles(
         ],
     )
     changed += len(kept_new)
-    search = ctx.host.services.get("rss_search")
+    search = ctx.host.services.get(SEARCH)
     if search is not None and changed:
         search.sync_terms()  # new words join the catalog's term list now, not at the next search
     need_image = []

@@ -3,7 +3,7 @@ the features (``register_overlay_types``: ``effects``, ``clock``, ``calendar`` .
 
 Routes: ``GET/POST /v1/display/overlays``, ``PATCH/DELETE /v1/display/overlays/{id}`` (plus
 ``GET`` of one row). Reads need a valid key, writes ``overlays.write`` (each write publishes
-the change event ``overlays``). Other plugins ask ``host.services["overlays"].active(now)``
+the change event ``overlays``). Other plugins ask ``host.services[OVERLAYS].active(now)``
 for the overlays to draw now; the canvas's overlays layer (:mod:`.display`, Kivy-only) does.
 """
 from __future__ import annotations
@@ -28,7 +28,7 @@ from svc_host.rest.configurable import (
     validate_config,
 )
 from svc_host.rest.typed_rows import RowKind, TypedCollection, TypedItem
-from hookspecs.services import SETTINGS, display_zone, service
+from hookspecs.services import OVERLAYS, SETTINGS, display_zone, service
 from svc_host.rest.schemas import JsonObject, StorableSchema, client_id
 from builtin_plugins.overlays.schedule import WINDOW_FIELDS, is_active_on, window_problems
 from svc_host.http.errors import validation_failed
@@ -278,7 +278,7 @@ class OverlayService:
 
 @hookimpl
 def startup(host: Any) -> None:
-    host.services["overlays"] = OverlayService(host)
+    host.services[OVERLAYS] = OverlayService(host)
 
 
 @hookimpl

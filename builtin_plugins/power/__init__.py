@@ -20,7 +20,7 @@ from builtin_plugins.power.backends import BACKENDS, DEFAULT_TIMEOUT, ENV_BACKEN
 from builtin_plugins.power.controller import PowerService
 from hookspecs import Feature, Permission, Setting, hookimpl
 from hookspecs.permissions import OPERATORS
-from hookspecs.services import CANVAS_BLANK, DISPLAY_POWER, HEALTH_SECTIONS
+from hookspecs.services import CANVAS_BLANK, DISPLAY_POWER, HEALTH_SECTIONS, require
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ def startup(host: Any) -> None:
     power = PowerService(host, backend, available)
     host.services[DISPLAY_POWER] = power
     host.services[CANVAS_BLANK] = power
-    host.services.setdefault(HEALTH_SECTIONS, {})["display_power"] = power.state
+    require(host, HEALTH_SECTIONS)["display_power"] = power.state  # the host publishes the dict
     power.start()
 
 

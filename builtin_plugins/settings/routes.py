@@ -35,6 +35,7 @@ from builtin_plugins.settings.themes import (
 from svc_host.http.errors import ApiError, validation_failed
 from builtin_plugins.settings.store import SETTINGS_WRITE
 from hookspecs.permissions import ADOPTION_ADMIN
+from hookspecs.services import SETTINGS
 
 PUBLISHES = ("settings",)  # the change event of every write
 TEXT_SCALE = validate.Range(min=0.5, max=3.0)
@@ -105,7 +106,7 @@ class SettingsResource:
 
     @property
     def service(self) -> Any:
-        return self.host.services["settings"]
+        return self.host.services[SETTINGS]
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.media = current_settings(self.service)
@@ -195,11 +196,11 @@ class ThemesResource:
         self.host = host
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = {"items": all_themes(self.host.services["settings"])}
+        resp.media = {"items": all_themes(self.host.services[SETTINGS])}
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = req.context.body
-        service = self.host.services["settings"]
+        service = self.host.services[SETTINGS]
         preview = _check_preview(body["preview"])
         themes = custom_themes(service)
         if len(themes) >= MAX_CUSTOM_THEMES:
@@ -218,7 +219,7 @@ class ThemeResource:
     def _find(self, theme_id: str) -> tuple[list[dict], int]:
         if theme_id in BUILTIN_THEMES:
             raise ApiError(400, "display_theme_not_custom", f"{theme_id!r} is a builtin theme and cannot change")
-        themes = custom_themes(self.host.services["settings"])
+        themes = custom_themes(self.host.services[SETTINGS])
         for index, theme in enumerate(themes):
             if theme["id"] == theme_id:
                 return themes, index
@@ -226,7 +227,7 @@ class ThemeResource:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, id: str) -> None:
         # builtin or custom, as the list shows it (CONTRACT: a single-row GET per collection)
-        theme = next((t for t in all_themes(self.host.services["settings"]) if t["id"] == id), None)
+        theme = next((t for t in all_themes(self.host.services[SETTINGS]) if t["id"] == id), None)
         if theme is None:
             raise ApiError(404, "display_theme_not_found", "no such theme")
         resp.media = theme
@@ -242,12 +243,12 @@ class ThemeResource:
         if "label" in body:
             theme["label"] = body["label"]
         themes[index] = theme
-        self.host.services["settings"].set(CUSTOM_THEMES_KEY, themes)
+        self.host.services[SETTINGS].set(CUSTOM_THEMES_KEY, themes)
         resp.media = {**theme, "builtin": False}
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, id: str) -> None:
         themes, index = self._find(id)
-        service = self.host.services["settings"]
+        service = self.host.services[SETTINGS]
         del themes[index]
         service.set(CUSTOM_THEMES_KEY, themes)
         if service.is_stored("display_theme_id") and service.get("display_theme_id") == id:
@@ -317,7 +318,7 @@ class KeyValuesResource:
             raise ApiError(400, "value_too_long", f"values are at most {VALUE_MAX} characters")
         if "\x00" in value:
             raise validation_failed({"value": ["NUL characters are not allowed"]})
-        self.host.services["settings"].put_key_value(key, value)
+        self.host.services[SETTINGS].put_key_value(key, value)
         resp.media = {"key": key, "value": value}
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response) -> None:
@@ -325,7 +326,7 @@ class KeyValuesResource:
         _check_scope(req, key)
         if not isinstance(key, str) or not key.strip():
             raise ApiError(400, "key_required", "query parameter key is required")
-        if not self.host.services["settings"].delete_key_value(key):
+        if not self.host.services[SETTINGS].delete_key_value(key):
             raise ApiError(404, "not_found", "no such key")
         resp.media = {}
 

@@ -162,7 +162,7 @@ def new_theme_id() -> str:
 
 
 class ThemesService:
-    """``host.services["themes"]``: the preview of a builtin or custom theme, for the display."""
+    """``host.services[THEMES]``: the preview of a builtin or custom theme, for the display."""
 
     def __init__(self, settings: Any):
         self.settings = settings

@@ -20,6 +20,7 @@ from pony import orm
 from hookspecs.collect import CollectorError
 from hookspecs.collecting import clip, each_unit, plain_text
 from hookspecs import IntegrationType
+from hookspecs.services import ACCOUNTS
 
 TYPE_ID = "tasks_trello"
 DEFAULT_BASE = "https://api.trello.com"
@@ -54,7 +55,7 @@ def collect(ctx: Any) -> str:
     accounts = [a for a in ctx.accounts if a["account_type"] == "trello"]
     if not accounts:
         raise CollectorError("no linked trello account (member token)")
-    token = (ctx.host.services["integration_accounts"].load_token(accounts[0]["id"]) or {}).get("token")
+    token = (ctx.host.services[ACCOUNTS].load_token(accounts[0]["id"]) or {}).get("token")
     if not token:
         raise CollectorError("the linked trello account holds no token")
     headers = {"Authorization": f'OAuth oauth_consumer_key="{key}", oauth_token="{token}"'}

@@ -9,7 +9,7 @@
   when the canvas cannot start it logs why in one line and keeps serving headless; in every
   mode glibc's malloc gives its free memory back every 30 s
   (:func:`svc_host.malloc.release_freed_memory`; its arenas are limited in ``svc_host.cli.main``);
-- :class:`DisplayRuntime` (``host.services["display"]``): the Kivy app whose root the
+- :class:`DisplayRuntime` (``host.services[DISPLAY]``): the Kivy app whose root the
   :class:`~svc_host.display.compositor.Compositor` fills with the plugins' layers.
 
 Environment read here (besides spec 1.1 / CONTRACT): ``SVC_DISPLAY_WINDOW_SIZE``
@@ -27,7 +27,8 @@ import threading
 import time
 from typing import Any, Callable
 
-from hookspecs.services import BLANK_TOPIC, CANVAS_BLANK, EVENTS, service
+from hookspecs.services import (BLANK_TOPIC, CANVAS_BLANK, DISPLAY, DISPLAY_CAPTURE, DISPLAY_MODE, EVENTS,
+                                HTTP_SERVER_STOP, service)
 from svc_host.display.bus import DisplayBus
 from svc_host.display.capture import FrameCapture
 from svc_host.malloc import release_freed_memory
@@ -223,7 +224,7 @@ def desktop_size() -> tuple[int, int] | None:
 
 
 class DisplayRuntime:
-    """What plugins see of the running canvas: ``host.services["display"]``."""
+    """What plugins see of the running canvas: ``host.services[DISPLAY]``."""
 
     def __init__(self, host: Any, mode: str):
         self.host = host
@@ -349,7 +350,7 @@ class DisplayRuntime:
                 self.host.display_bus.restore(self._subscriptions)  # its bus handlers go with it
 
     def _capture_blank(self, blank: bool) -> None:
-        capture = self.host.services.get("display_capture")
+        capture = self.host.services.get(DISPLAY_CAPTURE)
         if capture is not None:
             capture.set_blank(blank)
 
@@ -372,7 +373,7 @@ def run(host: Any, serve: Callable[[], Any]) -> None:
     mode = choose_mode(settings.headless)
     # What the screen shows: only a real window has people in front of it (the adoption
     # code goes to the console otherwise).
-    host.services["display_mode"] = mode
+    host.services[DISPLAY_MODE] = mode
     # In every mode: the server's own churn (TLS connections refused or closed by the hundred,
     # each leaving OpenSSL's and the loop's buffers free in glibc's heap) otherwise keeps the
     # freed memory, +140 MB for 10,000 refused WebSocket upgrades (docs/reliability.md).
@@ -389,15 +390,15 @@ def run(host: Any, serve: Callable[[], Any]) -> None:
     except CanvasUnavailable as exc:
         log.warning("display: canvas unavailable, serving headless: %s", exc)
         host.display_bus = None
-        host.services["display_mode"] = MODE_HEADLESS
+        host.services[DISPLAY_MODE] = MODE_HEADLESS
         serve()
         return
 
     runtime = DisplayRuntime(host, mode)
-    host.services["display"] = runtime
+    host.services[DISPLAY] = runtime
     preview = settings.plugin_values("live_preview")  # empty when the plugin is disabled: no capture
     if preview.get("live_preview_enabled"):
-        host.services["display_capture"] = FrameCapture(host.display_bus, preview.live_preview_width,
+        host.services[DISPLAY_CAPTURE] = FrameCapture(host.display_bus, preview.live_preview_width,
                                                         preview.live_preview_fps, preview.live_preview_quality)
     from svc_host.plugins import resolve_layers, resolve_renderers
 
@@ -429,7 +430,7 @@ def run(host: Any, serve: Callable[[], Any]) -> None:
     try:
         app.run()
     finally:
-        stop_server = host.services.get("http_server_stop")
+        stop_server = host.services.get(HTTP_SERVER_STOP)
         if stop_server is not None and server.is_alive():
             stop_server()
         deadline = time.monotonic() + 40

@@ -12,6 +12,7 @@ from typing import Any
 from marshmallow import Schema, fields
 
 from hookspecs import PUBLIC, Operation, Route
+from hookspecs.services import HEALTH_SECTIONS
 
 _ARCH = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64", "armv7l": "arm", "i686": "x86"}
 
@@ -89,7 +90,7 @@ class HealthResource:
             resp.media.update({key: value for key, value in dict(fields_).items() if key not in own})
         resp.media.update(own)
         # Blocks plugins add through the HEALTH_SECTIONS service (the cloud feed's ``saas``).
-        for name, section in dict(self.host.services.get("health_sections") or {}).items():
+        for name, section in dict(self.host.services.get(HEALTH_SECTIONS) or {}).items():
             resp.media[name] = section()
 
 

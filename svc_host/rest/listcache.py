@@ -50,13 +50,14 @@ from typing import Any, Callable, Sequence
 import falcon
 
 from svc_host.storage import Reader, host_reader
+from hookspecs.services import LIST_CACHE
 
 log = logging.getLogger(__name__)
 
 VERSIONS_TABLE = "svc_table_version"
 GROUPS_TABLE = "svc_table_version_group"  # (group_name, table_name): the members of each group
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
-SERVICE = "list_cache"
+SERVICE = LIST_CACHE  # hookspecs.services
 
 
 class ListCache:

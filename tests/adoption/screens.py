@@ -4,6 +4,7 @@ two pending pairing requests, and the welcome gone once a slide is added over RE
 from __future__ import annotations
 
 from typing import Any
+from hookspecs.services import ALERTS
 
 PUBLIC = ""  # no key: a newcomer's request
 
@@ -67,7 +68,7 @@ def first_start(canvas: Any, job: dict) -> dict:
     seen["card"] = drawn(adoption)
     alerts = canvas.layer("alerts").widget
     seen["alert_cards"] = [window_rect(c) for stack in alerts.children for c in stack.children]
-    seen["active_alerts"] = [a["source"] for a in host.services["alerts"].active()]
+    seen["active_alerts"] = [a["source"] for a in host.services[ALERTS].active()]
     if out:
         canvas.png(f"{out}/pairing.png")
 

@@ -16,6 +16,7 @@ import pytest
 
 from hookspecs.render import Rect
 from tests.display.driven import run
+from hookspecs.services import ADOPTION
 
 REQUESTS = [["kiosk-laptop", "operator"], ["maria-phone", "viewer"]]  # the second is the newer
 CONSOLE = re.compile(r'adoption challenge for identifier "([^"]+)" role (\w+): ([0-9A-Z]{4}-[0-9A-Z]{4})')
@@ -112,8 +113,8 @@ def test_the_card_shows_the_newest_three_requests(make_host, env):
     host = make_host()
     for identifier in ("first", "second", "third", "fourth"):
         with orm.db_session:
-            host.services["adoption"].create(identifier, "viewer")
+            host.services[ADOPTION].create(identifier, "viewer")
         advance_clock(env, 60_000)
-    state = AdoptionState(host.services["adoption"].pending_challenges())
+    state = AdoptionState(host.services[ADOPTION].pending_challenges())
     assert MAX_SHOWN == 3 and len(state.pending) == 4
     assert [row["identifier"] for row in state.shown()] == ["fourth", "third", "second"]

@@ -6,6 +6,7 @@ from pony import orm
 
 from svc_display.testing import issue_key
 from svc_display.testing.clock import advance_clock
+from hookspecs.services import ALERTS
 
 pytestmark = pytest.mark.svc_display_storage
 
@@ -42,11 +43,11 @@ def test_expiry_is_honoured(api, env):
     now = api.host.clock.now_ms()
     alert = api.post("/v1/alerts", json={"title": "Soon gone", "expires_at": now + 60_000}).json
     assert alert["active"] is True
-    assert [a["id"] for a in api.host.services["alerts"].active()] == [alert["id"]]
+    assert [a["id"] for a in api.host.services[ALERTS].active()] == [alert["id"]]
     advance_clock(env, 61_000)
     assert api.get(f"/v1/alerts/{alert['id']}").json["active"] is False
     assert api.get("/v1/alerts?active=true").json["items"] == []
-    assert api.host.services["alerts"].active() == []
+    assert api.host.services[ALERTS].active() == []
 
 
 @pytest.mark.parametrize("body, field", [
@@ -71,7 +72,7 @@ def test_bad_bodies(api, body, field):
 
 
 def test_service_raise_and_dismiss_keep_display_only_off_http(api):
-    service = api.host.services["alerts"]
+    service = api.host.services[ALERTS]
     with orm.db_session:
         alert_id = service.raise_alert(title="Adoption request", body="A controller asks for the operator role",
                                        severity="critical", priority=100, source="adoption", icon="shield",
@@ -93,7 +94,7 @@ def test_service_raise_and_dismiss_keep_display_only_off_http(api):
 
 
 def test_service_rejects_bad_values(api):
-    service = api.host.services["alerts"]
+    service = api.host.services[ALERTS]
     for kwargs in ({"severity": "panic"}, {"priority": 500}, {"title": ""}, {"title": " \t"}, {"source": ""},
                    {"display_only": ["x"]}):
         args = {"title": "t", "body": "b", "source": "s", **kwargs}
@@ -108,7 +109,7 @@ def test_active_order_is_priority_then_newest(api, env):
     api.post("/v1/alerts", json={"title": "high", "priority": 50})
     advance_clock(env, 10)
     api.post("/v1/alerts", json={"title": "low-newer", "priority": 1})
-    assert [a["title"] for a in api.host.services["alerts"].active()] == ["high", "low-newer", "low"]
+    assert [a["title"] for a in api.host.services[ALERTS].active()] == ["high", "low-newer", "low"]
     assert [a["title"] for a in api.get("/v1/alerts").json["items"]] == ["low-newer", "high", "low"]
 
 
@@ -124,7 +125,7 @@ def test_permissions(api):
 
 
 def test_source_alerts_follow_a_condition_and_respect_operator_dismissal(api):
-    service = api.host.services["alerts"]
+    service = api.host.services[ALERTS]
     first = service.upsert_source_alert(source="home_assistant", key="door", title="Door: open", body="b",
                                         severity="not-a-severity")
     assert service.upsert_source_alert(source="home_assistant", key="door", title="Door: still open") == first

@@ -10,11 +10,12 @@ from hookspecs.render import TYPE_MIN, Rect
 from svc_display.testing.clock import advance_clock
 from tests.display.driven import run
 from tests.display.layers import prepare
+from hookspecs.services import ALERTS
 
 
 def test_the_alerts_slide_shows_what_the_alerts_service_calls_active(make_host, env):
     host = make_host({"SVC_DISPLAY_DISABLE_PLUGINS": "display_program"})
-    alerts = host.services["alerts"]
+    alerts = host.services[ALERTS]
     assert prepare(host, "screen", "alerts", {"id": "a", "config_json": {}}) is None  # nothing active: skipped
     with orm.db_session:
         alerts.raise_alert(title="low", body="", severity="info", source="api")

@@ -6,6 +6,7 @@ from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 from pony import orm
+from hookspecs.services import INTEGRATIONS, SETTINGS
 
 NY = ZoneInfo("America/New_York")
 
@@ -87,7 +88,7 @@ def test_ical_expands_recurrences_in_the_window(host, upstream):
             "pastDays": 7,
             "futureDays": 60,
         }
-    result = host.services["integrations"].run_now("calendar_ical")
+    result = host.services[INTEGRATIONS].run_now("calendar_ical")
     assert result.status == "ok", result
     events = _events(host)
     summary = [(e["title"], e["start_ms"], e["all_day"]) for e in events]
@@ -115,7 +116,7 @@ def test_ical_expands_recurrences_in_the_window(host, upstream):
         for e in events
     )
     # idempotent, then a shorter window drops what falls out of it; a category change follows
-    assert host.services["integrations"].run_now("calendar_ical").status == "ok"
+    assert host.services[INTEGRATIONS].run_now("calendar_ical").status == "ok"
     assert _events(host) == events
     with orm.db_session:
         host.db.Integration["calendar_ical"].config_json = {
@@ -124,7 +125,7 @@ def test_ical_expands_recurrences_in_the_window(host, upstream):
             "pastDays": 0,
             "futureDays": 5,
         }
-    assert host.services["integrations"].run_now("calendar_ical").status == "ok"
+    assert host.services[INTEGRATIONS].run_now("calendar_ical").status == "ok"
     short = _events(host)
     assert {e["title"] for e in short} <= {"Standup", "Holiday"}
     assert all(e["start_ms"] < ms(datetime.now(timezone.utc) + timedelta(days=5)) for e in short)
@@ -136,9 +137,9 @@ def test_ical_all_day_follows_the_display_timezone(host, upstream):
     body, when = ics(today)
     upstream.reply("/cal.ics", body, "text/calendar")
     with orm.db_session:
-        host.services["settings"].set("display_timezone", "Asia/Tokyo")
+        host.services[SETTINGS].set("display_timezone", "Asia/Tokyo")
         host.db.Integration["calendar_ical"].config_json = {"icsUrl": upstream.url + "/cal.ics"}
-    assert host.services["integrations"].run_now("calendar_ical").status == "ok"
+    assert host.services[INTEGRATIONS].run_now("calendar_ical").status == "ok"
     holiday = next(e for e in _events(host) if e["title"] == "Holiday")
     assert holiday["start_ms"] == ms(
         datetime.combine(when["allday"], datetime.min.time(), ZoneInfo("Asia/Tokyo"))

@@ -1,6 +1,7 @@
 """Calendar events entered by hand over HTTP (spec 4.5): epoch or ISO times, categories."""
 import pytest
 from pony import orm
+from hookspecs.services import SETTINGS
 
 
 pytestmark = pytest.mark.svc_display_storage
@@ -28,7 +29,7 @@ def test_calendar_event_epoch_and_iso(api, host):
 
 def test_calendar_naive_iso_uses_display_timezone(api, host):
     with orm.db_session:
-        host.services["settings"].set("display_timezone", "Europe/Berlin")
+        host.services[SETTINGS].set("display_timezone", "Europe/Berlin")
     result = api.post("/v1/curator/manual/calendar-events", json={
         "title": "Local", "start_ms": "2026-07-01T09:00:00", "end_ms": "2026-07-01", "category_id": "calendar"})
     assert result.status_code == 400  # ends before it starts

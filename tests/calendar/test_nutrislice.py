@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pony import orm
 
-from hookspecs.services import display_zone
+from hookspecs.services import INTEGRATIONS, display_zone
 from svc_display.testing.upstream import Reply
 
 pytestmark = pytest.mark.svc_display_storage
@@ -46,7 +46,7 @@ def _run(host, **config):
     with orm.db_session:
         host.db.Integration["calendar_nutrislice"].config_json = {
             "baseUrl": config.pop("baseUrl"), "district": "springfield", "school": "lincoln-elementary", **config}
-    return host.services["integrations"].run_now("calendar_nutrislice")
+    return host.services[INTEGRATIONS].run_now("calendar_nutrislice")
 
 
 def test_school_meals_become_all_day_events(host, upstream):

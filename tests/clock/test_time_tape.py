@@ -5,6 +5,7 @@ import pytest
 from pony import orm
 
 from tests.ticker.tapes import _items, _tape
+from hookspecs.services import SETTINGS
 
 pytestmark = pytest.mark.svc_display_storage
 
@@ -28,7 +29,7 @@ def test_time_tape_formats_across_zones_and_presets(ticker, zone, preset, order,
 
 
 def test_time_tape_label_prefix_and_setting_fallbacks(ticker):
-    settings = ticker.host.services["settings"]
+    settings = ticker.host.services[SETTINGS]
     _tape(ticker, "clock", "time", {"labelPrefix": "Lobby"})
     assert _items(ticker)[0]["body"] == "Lobby 2026-03-08 14:05"  # defaults: ymd, 24h, UTC
     with orm.db_session:

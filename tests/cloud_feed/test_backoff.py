@@ -10,6 +10,7 @@ from pony import orm
 
 from tests.cloud_feed.conftest import KEY, write
 from svc_display.testing import wait_for
+from hookspecs.services import CLOUD_FEED, INTEGRATION_TELEMETRY
 
 RECONNECT = re.compile(r"^reconnecting in (\d+\.\d+) s \(attempt (\d+)\)$")
 
@@ -25,7 +26,7 @@ def test_a_server_down_is_retried_with_growing_jittered_delays_and_resumed_witho
     saas = {"SVC_SAAS_MODE": "1", "SVC_SAAS_API_URL": feed_server.base, "SVC_SAAS_DISPLAY_ID": "lobby",
             "SVC_SAAS_API_KEY": KEY, "SVC_SAAS_RECONNECT_MIN_MS": "50"}
     host = make_host(saas)
-    telemetry = host.services["integration_telemetry"]
+    telemetry = host.services[INTEGRATION_TELEMETRY]
 
     def jokes() -> set[str]:
         with orm.db_session:
@@ -50,11 +51,11 @@ def test_a_server_down_is_retried_with_growing_jittered_delays_and_resumed_witho
     for attempt, delay in waits:
         assert 0.05 * 2 ** attempt <= delay <= 0.05 * 2 ** (attempt + 1) + 0.005, waits
     assert [d for _, d in waits] == sorted(d for _, d in waits) and waits[-1][1] > 4 * waits[0][1]
-    assert host.services["cloud_feed"].health()["connected"] is False
+    assert host.services[CLOUD_FEED].health()["connected"] is False
 
     feed_server.start()  # the same port again
     wait_for(lambda: jokes() == {"j1", "j2", "j3", "j4"}, what="the events published while the server was down")
     log = requests.get(feed_server.base + "/requests", timeout=5).json()
     assert log[0]["authorized"] and log[0]["last_event_id"] == "2"  # resumed after the last event it applied
-    wait_for(lambda: host.services["cloud_feed"].health()["connected"], what="the consumer to report connected")
+    wait_for(lambda: host.services[CLOUD_FEED].health()["connected"], what="the consumer to report connected")
     assert KEY not in str(telemetry.lines(limit=2000))

@@ -7,6 +7,7 @@ import threading
 import time
 
 from svc_display.testing.upstream import Reply
+from hookspecs.services import CLOUD_FEED, INTEGRATION_TELEMETRY
 
 JOKE = {"kind": "joke", "id": "j1", "setup": "s", "punchline": "p", "category_id": "general"}
 # httpx-sse keeps the last event id across events (as the SSE spec says) and so hands a comment
@@ -45,7 +46,7 @@ def test_keep_alive_comments_are_not_logged_as_malformed_and_do_not_move_last_ev
                       "SVC_SAAS_API_KEY": "k", "SVC_SAAS_RECONNECT_MIN_MS": "50"})
     clock = host.clock = RecordingClock()
     gate.set()
-    telemetry = host.services["integration_telemetry"]
+    telemetry = host.services[INTEGRATION_TELEMETRY]
     deadline = time.monotonic() + 30  # a stall bound
     while not any("closed by the server" in line["message"] for line in telemetry.lines()):
         assert time.monotonic() < deadline, telemetry.lines()
@@ -54,4 +55,4 @@ def test_keep_alive_comments_are_not_logged_as_malformed_and_do_not_move_last_ev
     assert not [m for m in messages if "skipped" in m], messages
     assert [m for m in messages if m.startswith("event ")] == ["event 1: upsert joke j1"]
     handled = [value for caller, value in clock.calls if caller == "_handle"]
-    assert len(handled) == 1 and host.services["cloud_feed"].last_event_at_ms == handled[0]
+    assert len(handled) == 1 and host.services[CLOUD_FEED].last_event_at_ms == handled[0]

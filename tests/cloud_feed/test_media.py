@@ -7,6 +7,7 @@ import time
 
 from tests.cloud_feed.conftest import KEY, FeedServer, write
 from tests.content_media import image_bytes
+from hookspecs.services import HEALTH_SECTIONS, INTEGRATION_TELEMETRY
 
 
 def photo(ident: str, key: str) -> dict:
@@ -33,12 +34,12 @@ def test_named_media_are_fetched_checked_like_uploads_and_counted(tmp_path, make
     try:
         host = make_host({"SVC_SAAS_MODE": "1", "SVC_SAAS_API_URL": server.base, "SVC_SAAS_DISPLAY_ID": "lobby",
                           "SVC_SAAS_API_KEY": KEY, "SVC_SAAS_RECONNECT_MIN_MS": "50"})
-        telemetry = host.services["integration_telemetry"]
+        telemetry = host.services[INTEGRATION_TELEMETRY]
         deadline = time.monotonic() + 30  # a stall bound
         while not any(line["message"].startswith("event 6:") for line in telemetry.lines()):
             assert time.monotonic() < deadline, telemetry.lines()
             time.sleep(0.05)
-        health = host.services["health_sections"]["saas"]()
+        health = host.services[HEALTH_SECTIONS]["saas"]()
         messages = [line["message"] for line in telemetry.lines()]
         assert (health["media_cached"], health["media_failed"]) == (2, 3), messages
         assert host.blobs.get("photos/article.png").path.read_bytes() == png

@@ -6,6 +6,7 @@ from pony import orm
 
 from tests.integrations.fault_setups import configure
 from tests.integrations.upstream import Reply
+from hookspecs.services import INTEGRATIONS
 
 
 OPENTDB = {
@@ -50,7 +51,7 @@ def test_trivia_fills_pools_below_minimum(host, upstream):
         )
         host.db.TriviaCategory(id="off", enabled=False)
     configure(host, "trivia_opentdb", baseUrl=upstream.url)
-    engine = host.services["integrations"]
+    engine = host.services[INTEGRATIONS]
     result = engine.run_now("trivia_opentdb")
     assert result.status == "ok", result
     query = upstream.requests_to("/api.php")[0].query
@@ -77,7 +78,7 @@ def test_trivia_response_code_is_a_failure(host, upstream):
     with orm.db_session:
         host.db.TriviaCategory(id="science")
     configure(host, "trivia_opentdb", baseUrl=upstream.url)
-    result = host.services["integrations"].run_now("trivia_opentdb")
+    result = host.services[INTEGRATIONS].run_now("trivia_opentdb")
     assert result.status == "failed" and "rate limited" in result.message
 
 
@@ -103,7 +104,7 @@ def test_dad_jokes_split_and_pool(host, upstream):
     with orm.db_session:
         host.db.JokeCategory(id="dad", pool_size=2)
     configure(host, "joke_icanhazdadjoke", baseUrl=upstream.url, perRun=2)
-    result = host.services["integrations"].run_now("joke_icanhazdadjoke")
+    result = host.services[INTEGRATIONS].run_now("joke_icanhazdadjoke")
     assert result.status == "ok", result
     with orm.db_session:
         rows = {
@@ -138,7 +139,7 @@ def test_zenquotes(host, upstream):
         ],
     )
     configure(host, "quote_zenquotes", baseUrl=upstream.url, maxQuotes=1)
-    engine = host.services["integrations"]
+    engine = host.services[INTEGRATIONS]
     assert engine.run_now("quote_zenquotes").status == "ok"
     with orm.db_session:
         rows = [(q.text, q.author, q.integration_type) for q in host.db.Quote.select()]
@@ -179,7 +180,7 @@ def test_openai_chat_completions_into_quotes_and_jokes(host, upstream, api):
         )
 
     upstream.handle("/v1/chat/completions", completion)
-    engine = host.services["integrations"]
+    engine = host.services[INTEGRATIONS]
     configure(host, "general_openai", baseUrl=upstream.url, prompt="one quote", target="quote")
     assert engine.run_now("general_openai").status == "failed"  # no key yet
     api.patch("/v1/integrations/general_openai", json={"secrets": {"apiKey": "sk-test-123456"}})

@@ -8,6 +8,7 @@ from hookspecs import CuratorPredicate, hookimpl
 from svc_display.testing import issue_key
 from svc_display.testing.clients import ApiClient as Api
 from tests.curator.members_plugin import set_clock
+from hookspecs.services import CURATOR_RUNTIME, SETTINGS
 
 pytestmark = pytest.mark.svc_display_storage
 
@@ -231,7 +232,7 @@ def test_time_rules_follow_the_clock_and_timezone(curator, env):
     set_clock(env, utc_ms(2026, 3, 31, 23, 30))
     assert active() == ["march", "night"]
     with orm.db_session:
-        api.host.services["settings"].set("display_timezone", "Europe/Berlin")
+        api.host.services[SETTINGS].set("display_timezone", "Europe/Berlin")
     view = api.get("/v1/curator/active").json
     assert view["timezone"] == "Europe/Berlin" and view["matching_configuration_ids"] == ["night"]
 
@@ -253,7 +254,7 @@ def test_state_rules_and_negate(curator):
         "id": "unimpl", "name": "U", "layer": "enhancement", "rules": [{"predicate": "test_unimplemented"}]})
     matching = lambda: set(api.get("/v1/curator/active").json["matching_configuration_ids"])  # noqa: E731
     assert matching() == {"adopted", "still", "plugin"}
-    api.host.services["curator_runtime"].set("motion_detected", True)
+    api.host.services[CURATOR_RUNTIME].set("motion_detected", True)
     assert matching() == {"adopted", "motion", "plugin"}
     state = api.get("/v1/curator/runtime-state").json
     assert state == {"display_adopted": True, "internet_reachable": False, "display_server_reachable": True,

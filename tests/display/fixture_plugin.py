@@ -15,6 +15,7 @@ from marshmallow import Schema, fields
 from hookspecs import AUTHENTICATED, LayerSpec, Operation, OverlayType, Route, ScreenType, hookimpl
 from hookspecs.feature import implementation
 from tests.content_media import video_bytes
+from hookspecs.services import DISPLAY, EVENTS, PROGRAM_TELEMETRY, SCREENS, SETTINGS
 
 NAME = "display_test_types"
 
@@ -128,7 +129,7 @@ class EventWitness:
         self.segments: deque = deque(maxlen=200)
         self._segment_texts: dict = {}
         self._last_line: Any = None
-        events = self.host.services.get("events")
+        events = self.host.services.get(EVENTS)
         self._unsubscribe = events.subscribe(self._published) if events is not None else None
         if self.host.display_bus is not None:
             self.host.display_bus.subscribe("changed", self._delivered)
@@ -148,7 +149,7 @@ class EventWitness:
 
     def load(self) -> Any:
         started = self.frame
-        screens = [row["id"] for row in self.host.services["screens"].enabled()]
+        screens = [row["id"] for row in self.host.services[SCREENS].enabled()]
         self.loads.append({"frame": started, "screens": screens})
         return {}
 
@@ -158,7 +159,7 @@ class EventWitness:
     def tick(self, dt: float) -> None:
         self.frame += 1
         self._watch_the_marquee()
-        programs = getattr(self.host.services.get("program_telemetry"), "programs", None)
+        programs = getattr(self.host.services.get(PROGRAM_TELEMETRY), "programs", None)
         newest_first = programs.query(20) if programs is not None else []
         if not newest_first or newest_first[0] is self._last_line:
             return
@@ -174,7 +175,7 @@ class EventWitness:
     def _watch_the_marquee(self) -> None:
         """Each text a marquee segment shows, once per change: ``{cycle, tape, text, frame}``
         (``cycle`` names the prepared row the segment belongs to, whichever runs show it)."""
-        compositor = getattr(self.host.services.get("display"), "compositor", None)
+        compositor = getattr(self.host.services.get(DISPLAY), "compositor", None)
         entry = compositor.entry("marquee") if compositor is not None else None
         marquee = getattr(entry, "layer", None)
         for run in getattr(marquee, "runs", []):
@@ -248,9 +249,9 @@ class SettingsResource:
     def on_put(self, req: Any, resp: Any) -> None:
         body = req.context.body
         for key, value in body["settings"].items():
-            self.host.services["settings"].set(key, value)
+            self.host.services[SETTINGS].set(key, value)
         for key, value in body["key_values"].items():
-            self.host.services["settings"].put_key_value(key, value)
+            self.host.services[SETTINGS].put_key_value(key, value)
         resp.media = {"ok": True}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from svc_display.testing import issue_key
+from hookspecs.services import PROGRAM_TELEMETRY
 
 
 def test_navigation_is_unavailable_headless(api):
@@ -81,7 +82,7 @@ def test_session_tickets_when_a_canvas_runs(api, host):
 
 
 def test_program_telemetry_routes(api, host):
-    telemetry = host.services["program_telemetry"]
+    telemetry = host.services[PROGRAM_TELEMETRY]
     for at in range(1, 21):
         telemetry.programs.append({"at_ms": at, "reason": "dwell",
                                    "slides": [{"id": f"s{at}", "screen_type": "message", "dwell_seconds": 5.0}]})

@@ -10,7 +10,7 @@ import pytest
 from pony import orm
 
 from hookspecs.render import RenderContext, theme_from_preview
-from hookspecs.services import TICKER, display_zone, preferences
+from hookspecs.services import (ADOPTION, ALERTS, CURATOR, OVERLAYS, SETTINGS, THEMES, TICKER, display_zone, preferences)
 from tests.display.layers import renderer, shown
 from svc_display.testing.clock import FixedClock
 
@@ -31,7 +31,7 @@ def overlay(api, **body):
 def both_surfaces(api):
     """(ids the overlays service calls active, ids the canvas's overlays layer draws)."""
     host = api.host
-    service_ids = sorted(row["id"] for row in host.services["overlays"].active())
+    service_ids = sorted(row["id"] for row in host.services[OVERLAYS].active())
     canvas_ids = sorted(row["id"] for row in shown(host, "overlays").rows)
     return service_ids, canvas_ids
 
@@ -88,7 +88,7 @@ def test_a_temperature_rounds_the_same_on_the_ticker_and_the_weather_slide(api, 
     with orm.db_session:
         api.host.db.WeatherCurrent(location_id="home", location_name="Home", description="", temp_c=celsius,
                                    integration_type="weather_openmeteo")
-        api.host.services["settings"].set("display_weather_temperature_unit", unit)
+        api.host.services[SETTINGS].set("display_weather_temperature_unit", unit)
     result = api.post("/v1/ticker/tapes", json={"id": "w", "ticker_type": "weather",
                                                 "config_json": {"locationId": "home"}})
     assert result.status_code == 201, result.text
@@ -119,7 +119,7 @@ def test_the_canvas_theme_is_the_themes_plugin_preview(api):
 def test_without_the_settings_plugin_the_canvas_falls_back_to_its_default_theme(api, make_host):
     preview = builtin_previews(api)["navy_coral"]
     bare = make_host({"SVC_DISPLAY_DISABLE_PLUGINS": "settings"})
-    assert "themes" not in bare.services
+    assert THEMES not in bare.services
     assert preferences(bare).theme == theme_from_preview("navy_coral", preview)
 
 
@@ -134,7 +134,7 @@ def test_every_reader_of_the_display_timezone_agrees(api):
         host = api.host
 
     zones = {display_zone(api.host).key, calendar_zone(Ctx()).key, preferences(api.host).timezone,
-             api.host.services["curator"].active_view()["timezone"]}
+             api.host.services[CURATOR].active_view()["timezone"]}
     assert zones == {"Asia/Kolkata"}
     assert ticker_time(api) == "14/05/2026 01:30"
 
@@ -162,8 +162,8 @@ def test_a_tapes_weight_means_repeats_per_cycle_on_the_api_and_the_marquee(api, 
 def test_an_adoption_challenge_is_drawn_by_the_adoption_layer_only(make_host):
     with_alerts = make_host()
     with orm.db_session:
-        with_alerts.services["adoption"].create("tablet", "viewer")
-    stored = [a for a in with_alerts.services["alerts"].active() if a.get("source") == "adoption"]
+        with_alerts.services[ADOPTION].create("tablet", "viewer")
+    stored = [a for a in with_alerts.services[ALERTS].active() if a.get("source") == "adoption"]
     assert len(stored) == 1  # the alert the API lists, names the layer that draws it...
     assert stored[0]["display_only"]["drawn_by"] == "adoption"
     assert shown(with_alerts, "alerts").alerts == []  # ...so no alert card repeats the adoption card
@@ -173,7 +173,7 @@ def test_an_adoption_challenge_is_drawn_by_the_adoption_layer_only(make_host):
     without_alerts = make_host({"SVC_DISPLAY_DISABLE_PLUGINS": "alerts",
                                 "SVC_DISPLAY_DATA_DIR": str(with_alerts.settings.data_dir) + "-bare"})
     with orm.db_session:
-        without_alerts.services["adoption"].create("tablet", "viewer")
+        without_alerts.services[ADOPTION].create("tablet", "viewer")
     assert "alerts" not in [spec.id for _plugin, spec in without_alerts.registries.display_layers]
     assert [p["identifier"] for p in shown(without_alerts, "adoption").pending] == ["tablet"]
 

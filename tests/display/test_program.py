@@ -12,6 +12,7 @@ from pony import orm
 from hookspecs.weights import SmoothRoundRobin, appearances
 from tests.display import fixture_plugin
 from tests.display.layers import layer, prepare, shown, tape_items
+from hookspecs.services import ADOPTION, ALERTS
 
 
 @pytest.fixture
@@ -141,7 +142,7 @@ def test_every_screen_type_finds_its_seeded_content(seeded, type_id):
     config = {"task_board": {"boardKey": "board1"}, "controller_invite": {"urlOverride": "https://c.invalid"}}
     row = {"id": "x", "screen_type": type_id, "config_json": config.get(type_id, {})}
     if type_id == "alerts":
-        seeded.services["alerts"].raise_alert(title="t", body="b", source="api")
+        seeded.services[ALERTS].raise_alert(title="t", body="b", source="api")
     assert prepare(seeded, "screen", type_id, row) is not None
 
 
@@ -199,7 +200,7 @@ def test_overlay_and_ticker_content_steps(seeded):
 def test_the_adoption_layer_shows_the_pending_challenge(display_host):
     assert shown(display_host, "adoption").pending == []
     with orm.db_session:
-        display_host.services["adoption"].create("tablet", "viewer")
+        display_host.services[ADOPTION].create("tablet", "viewer")
     state = shown(display_host, "adoption")
     assert [(p["identifier"], p["role"]) for p in state.pending] == [("tablet", "viewer")]
     assert state.due_ms() == state.pending[0]["expires_at_ms"]  # loaded again when it expires

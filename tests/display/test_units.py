@@ -12,7 +12,7 @@ import pytest
 from builtin_plugins.display_program.telemetry import RingBuffer
 from builtin_plugins.adoption.display import format_challenge
 from hookspecs.render import Layout, Preferences, Rect, RenderContext, default_theme, parse_color
-from hookspecs.services import curated, preferences
+from hookspecs.services import CURATOR, ORIGIN_ALLOWED, curated, preferences
 from builtin_plugins.live_preview import TicketBook, normalise_origin
 from svc_host.display import DisplayBus, choose_mode, parse_size
 from hookspecs.feature import implementation
@@ -159,7 +159,7 @@ def test_curated_keeps_the_curators_members_and_controls(caplog):
             return {"effective_members": members,
                     "program_controls": {"screens_enabled": True, "ticker_enabled": False}}
 
-    host.services["curator"] = Curator()
+    host.services[CURATOR] = Curator()
     assert curated(host, "screens", rows) == ([{"id": "s2"}, {"id": "s3"}],
                                               {"screens_enabled": True, "ticker_enabled": False})
     assert curated(host, "tickers", rows)[0] == []
@@ -169,7 +169,7 @@ def test_curated_keeps_the_curators_members_and_controls(caplog):
         def active_view(self):
             raise RuntimeError("curator bug")
 
-    host.services["curator"] = Broken()
+    host.services[CURATOR] = Broken()
     assert curated(host, "screens", rows)[0] == rows  # a failing curator blanks nothing
     assert "curator active view failed" in caplog.text
 
@@ -183,10 +183,10 @@ def test_origin_check_is_pluggable():
     assert origin_allowed(host, None) is True
     assert origin_allowed(host, "https://CTL.example") is True
     assert origin_allowed(host, "https://evil.example") is False
-    host.services["origin_allowed"] = lambda origin: origin == "https://evil.example"
+    host.services[ORIGIN_ALLOWED] = lambda origin: origin == "https://evil.example"
     assert origin_allowed(host, "https://evil.example") is True
     assert origin_allowed(host, "https://ctl.example") is False
-    host.services["origin_allowed"] = lambda origin: 1 / 0
+    host.services[ORIGIN_ALLOWED] = lambda origin: 1 / 0
     assert origin_allowed(host, "https://ctl.example") is False
 
 

@@ -6,6 +6,7 @@ from pony import orm
 from svc_display.testing import issue_key
 from svc_display.testing.clients import ApiClient as Api
 from tests.integrations.fault_setups import configure
+from hookspecs.services import INTEGRATIONS
 
 
 def test_plugin_http_sidecar_contract(host, upstream):
@@ -52,7 +53,7 @@ def test_plugin_http_sidecar_contract(host, upstream):
 
     upstream.handle("/collect", collect)
     configure(host, "plugin_http", baseUrl=upstream.url, pluginId="hello", options={"mood": "happy"})
-    engine = host.services["integrations"]
+    engine = host.services[INTEGRATIONS]
     assert engine.run_now("plugin_http").status == "ok"
     assert seen[0]["integration_type"] == "plugin_http" and seen[0]["plugin_id"] == "hello"
     assert seen[0]["config"] == {"pluginId": "hello", "options": {"mood": "happy"}}
@@ -100,7 +101,7 @@ def test_jokes_of_a_sidecar_show_with_news_disabled(make_host, upstream, caplog)
     ]})
     configure(host, "plugin_http", baseUrl=upstream.url, pluginId="hello")
     with caplog.at_level("WARNING"):
-        run = host.services["integrations"].run_now("plugin_http")
+        run = host.services[INTEGRATIONS].run_now("plugin_http")
     assert run.status == "ok", run
     jokes = Api(host, issue_key(host, "admin", "test-admin")).get("/v1/catalog/jokes").json["items"]
     assert [(j["id"], j["punchline"]) for j in jokes] == [("plugin_http:hello:j1", "Because.")]
@@ -113,7 +114,7 @@ def test_a_sidecar_item_missing_a_field_its_owner_requires_stores_nothing(host, 
     _answer(upstream, {"items": [{"kind": "joke", "id": "j1", "setup": "Fine", "punchline": "."},
                                  {"kind": "joke", "id": "j2", "punchline": "No setup"}]})
     configure(host, "plugin_http", baseUrl=upstream.url, pluginId="hello")
-    run = host.services["integrations"].run_now("plugin_http")
+    run = host.services[INTEGRATIONS].run_now("plugin_http")
     assert run.status != "ok" and "'setup' is required" in run.message, run
     with orm.db_session:
         assert host.db.Joke.select().count() == 0

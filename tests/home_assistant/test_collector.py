@@ -4,6 +4,7 @@ from __future__ import annotations
 from pony import orm
 
 from tests.integrations.fault_setups import configure
+from hookspecs.services import ALERTS, INTEGRATIONS, INTEGRATION_TELEMETRY
 
 
 def test_home_assistant_states_into_ticker_and_alerts(host, api, upstream):
@@ -32,7 +33,7 @@ def test_home_assistant_states_into_ticker_and_alerts(host, api, upstream):
         def clear_source_alerts(self, source, keep_keys):
             raised.append({"cleared_except": keep_keys, "source": source})
 
-    host.services["alerts"] = Alerts()
+    host.services[ALERTS] = Alerts()
     configure(
         host,
         "home_assistant",
@@ -48,9 +49,9 @@ def test_home_assistant_states_into_ticker_and_alerts(host, api, upstream):
             {"entityId": "sensor.gone"},
         ],
     )
-    assert host.services["integrations"].run_now("home_assistant").status == "failed"  # no token yet
+    assert host.services[INTEGRATIONS].run_now("home_assistant").status == "failed"  # no token yet
     api.patch("/v1/integrations/home_assistant", json={"secrets": {"token": "ha-long-lived-token"}})
-    result = host.services["integrations"].run_now("home_assistant")
+    result = host.services[INTEGRATIONS].run_now("home_assistant")
     assert result.status == "ok", result
     assert upstream.requests_to("/api/states")[0].headers["Authorization"] == "Bearer ha-long-lived-token"
     with orm.db_session:
@@ -63,4 +64,4 @@ def test_home_assistant_states_into_ticker_and_alerts(host, api, upstream):
         "severity": "warning",
     }
     assert raised[1] == {"cleared_except": ["binary_sensor.front_door"], "source": "home_assistant"}
-    assert any("sensor.gone" in line["message"] for line in host.services["integration_telemetry"].lines())
+    assert any("sensor.gone" in line["message"] for line in host.services[INTEGRATION_TELEMETRY].lines())

@@ -20,6 +20,7 @@ from svc_host.http.bridge import BUFFERED_RESPONSE, WsgiBridge
 from svc_host.http.connection import BodyRules, CompleteRequests, ConnectionLimits
 from svc_host.server import run_uvicorn
 from svc_display.testing import free_port
+from hookspecs.services import HTTP_SERVER_STOP
 
 LARGE = 5 * BUFFERED_RESPONSE + 12345
 HUGE = 256 * 1024 * 1024
@@ -92,7 +93,7 @@ def served():
             assert time.monotonic() < deadline, "the server did not start"
             time.sleep(0.05)
     yield f"http://127.0.0.1:{port}", app
-    services["http_server_stop"]()
+    services[HTTP_SERVER_STOP]()
     thread.join(15)
 
 

@@ -23,6 +23,7 @@ from svc_host.server import run_uvicorn
 from svc_host.tls import generate_self_signed
 from svc_display.testing import free_port
 from svc_display.testing.websocket import connect
+from hookspecs.services import HTTP_SERVER_STOP
 
 PER_ADDRESS = 3
 CONNECTIONS_IN_A_ROW = 600
@@ -58,11 +59,11 @@ def served(request, tmp_path):
                               kwargs={"limits": limits, "header_timeout": 10}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 15
-    while "http_server_stop" not in services or not _listening(port):
+    while HTTP_SERVER_STOP not in services or not _listening(port):
         assert time.monotonic() < deadline, "the server did not start"
         time.sleep(0.05)
     yield f"{'wss' if context else 'ws'}://127.0.0.1:{port}/echo", context, limits
-    services["http_server_stop"]()
+    services[HTTP_SERVER_STOP]()
     thread.join(15)
 
 

@@ -16,7 +16,9 @@ import pytest
 import hookspecs
 from hookspecs import ScreenType, hookimpl
 from hookspecs import collect, content, formatting, render, services
+from hookspecs import host as host_contract
 from svc_host.plugins import PluginError, build_registries, load_plugins, resolve_renderers
+from hookspecs.services import SETTINGS
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = (REPO / "docs" / "hooks.md").read_text()
@@ -46,7 +48,8 @@ def test_every_hook_has_its_typed_signature_in_the_docs(name, spec):
     assert f"`{name}{_clean(str(signature))}`" in DOCS, f"docs/hooks.md lacks the signature of {name}"
 
 
-@pytest.mark.parametrize("cls", [c for m in (render, collect, services, content) for c in protocols(m)],
+@pytest.mark.parametrize("cls", [c for m in (render, collect, services, content, host_contract)
+                                 for c in protocols(m)],
                          ids=lambda c: c.__name__)
 def test_every_protocol_and_method_is_documented(cls):
     section = re.search(rf"^### {cls.__name__}\n(.*?)(?=^#)", DOCS + "\n#", re.M | re.S)
@@ -85,15 +88,15 @@ def test_builtin_services_satisfy_their_protocols(host):
     checked = 0
     for key in services.SERVICE_KEYS:
         value = host.services.get(key)
-        protocol = services.__annotations__.get(next(n for n, v in vars(services).items() if v is key))
-        match = re.match(r"ServiceKey\[(\w+)\]", protocol or "")
-        cls = getattr(services, match.group(1), None) if match else None
-        if value is None or not getattr(cls, "_is_protocol", False):
+        annotation = services.__annotations__.get(next(n for n, v in vars(services).items() if v is key))
+        assert annotation == f"ServiceKey[{key.protocol.__name__}]" or key.protocol in (services.Callable, dict), \
+            f"{key!r}: annotated {annotation}, typed {key.protocol!r}"
+        if value is None:
             continue
-        assert isinstance(value, cls), f"{key!r} ({type(value).__name__}) does not satisfy {cls.__name__}"
+        assert isinstance(value, key.protocol), f"{key!r} ({type(value).__name__}) does not satisfy {key.protocol}"
         checked += 1
-    assert checked >= 10
-    assert services.service(host, services.SETTINGS) is host.services["settings"]
+    assert checked >= 20
+    assert services.service(host, services.SETTINGS) is host.services[SETTINGS]
 
 
 def test_require_names_the_missing_service_and_its_owner():

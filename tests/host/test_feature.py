@@ -9,8 +9,10 @@ from pony import orm
 
 import builtin_plugins.news
 from hookspecs import Feature, Operation, Permission, Route, ScreenType, hookimpl
+from hookspecs.services import ServiceKey
 from svc_host.plugins import load_plugins
 
+STARTED = ServiceKey("notes.started", bool, owner="notes", doc="set by the plugin's own startup")
 SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "additionalProperties": False}
 
 
@@ -21,7 +23,7 @@ class NoteResource:
     def on_get(self, req, resp):
         with orm.db_session:
             resp.media = {"notes": [n.text for n in self.host.db.FeatureNote.select()],
-                          "started": self.host.services.get("feature_started", False)}
+                          "started": self.host.services.get(STARTED, False)}
 
 
 def _define(db):
@@ -39,11 +41,12 @@ def declared_plugin(**extra):
     plugin = types.ModuleType("feature_plugin")
     plugin.FEATURE = Feature(permissions=[Permission("notes.read", "read notes", ("viewer",))],
                              entities=_define, routes=_routes,
-                             screen_types=[ScreenType("feature_note", "Note", SCHEMA, {"text": "hi"})], **extra)
+                             screen_types=[ScreenType("feature_note", "Note", SCHEMA, {"text": "hi"})],
+                             service_keys=[STARTED], **extra)
 
     @hookimpl(tryfirst=True)
     def startup(host):
-        host.services["feature_started"] = True
+        host.services[STARTED] = True
         with orm.db_session:
             host.db.FeatureNote(text="written at startup")
 
@@ -59,7 +62,7 @@ def test_a_declared_feature_contributes_like_hand_written_hooks(make_host, svc_d
     assert body == {"notes": ["written at startup"], "started": True}
     info = {p.name: p for p in host.plugins.describe()}["notes"]
     assert info.hooks == ["register_entities", "register_permissions", "register_routes",
-                          "register_screen_types", "startup"]
+                          "register_screen_types", "register_service_keys", "startup"]
     assert info.module == "feature_plugin"
 
 

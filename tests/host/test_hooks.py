@@ -30,6 +30,7 @@ from hookspecs import (
     WebSocketRoute,
     hookimpl,
 )
+from hookspecs.services import ServiceKey
 from svc_host.auth import Principal
 from svc_host.server import create_websocket_app
 from svc_display.testing import issue_key
@@ -53,6 +54,10 @@ def test_every_hook_is_documented_and_tested():
         assert re.search(rf"^## {name}$", docs, re.M), f"docs/hooks.md has no entry for {name}"
         assert re.search(rf"def test_hook_{name}\b", tests), f"no test_hook_{name} test"
         assert getattr(hookspecs, name).__doc__, f"{name} has no docstring"
+
+
+GREETING = ServiceKey("greeting", str, owner="greeting", doc="the greeting plugin's word")
+"""A third-party plugin's own service key, declared in its own module."""
 
 
 class GreetingPlugin:
@@ -87,9 +92,13 @@ class GreetingPlugin:
         })]
 
     @hookimpl
+    def register_service_keys(self):
+        return [GREETING]
+
+    @hookimpl
     def startup(self, host):
         self.events.append("startup")
-        host.services["greeting"] = "ready"
+        host.services[GREETING] = "ready"
 
     @hookimpl
     def shutdown(self, host):
@@ -146,10 +155,37 @@ def test_hook_prepare_storage(make_host, tmp_path):
     assert seen == [(host.settings.data_dir, False)]
 
 
+def test_hook_register_service_keys(make_host):
+    host = make_host(plugins=[("greeting", GreetingPlugin())])
+    assert GREETING in host.registries.service_keys and GREETING in host.services.declared()
+    assert host.services[GREETING] == "ready"
+
+
+def test_hook_health_fields(make_host, caplog):
+    """A plugin's fields join GET /v1/health; a field the host answers is not replaced; a plugin
+    that raises is logged by name and left out, and health still answers."""
+    class Fields:
+        @hookimpl
+        def health_fields(self, host):
+            return {"greeting_ready": host.services.get(GREETING) == "ready", "status": "broken"}
+
+    class Broken:
+        @hookimpl
+        def health_fields(self, host):
+            raise RuntimeError("no health today")
+
+    host = make_host(plugins=[("greeting", GreetingPlugin()), ("fields", Fields()), ("broken", Broken())])
+    answer = Api(host).get("/v1/health")
+    assert answer.status_code == 200
+    assert answer.json["greeting_ready"] is True and answer.json["status"] == "ok"
+    assert answer.json["upgrade_capable"] is False  # the maintenance plugin's, no upgrade script here
+    assert any("'broken'" in r.getMessage() and "health_fields" in r.getMessage() for r in caplog.records)
+
+
 def test_hook_startup(make_host):
     plugin = GreetingPlugin()
     host = make_host(plugins=[("greeting", plugin)])
-    assert plugin.events == ["startup"] and host.services["greeting"] == "ready"
+    assert plugin.events == ["startup"] and host.services[GREETING] == "ready"
 
 
 def test_hook_display_samples(tmp_path):

@@ -15,6 +15,7 @@ import pytest
 from pony import orm
 
 from hookspecs import AUTHENTICATED, Migration, Operation, Permission, Route, ScreenType, hookimpl
+from hookspecs.services import ServiceKey
 from svc_display.testing.clients import ApiClient
 from svc_host.config import load_settings
 from svc_host.plugins import PluginError, PluginHost, load_plugins
@@ -101,6 +102,10 @@ class Everything:
             raise RuntimeError(f"boom in {hook}")
 
     @hookimpl
+    def register_service_keys(self):
+        return [EVERYTHING]
+
+    @hookimpl
     def register_permissions(self):
         self._maybe_raise("register_permissions")
         return [Permission("everything.read", "read", roles=("viewer",))]
@@ -137,7 +142,7 @@ class Everything:
     @hookimpl
     def startup(self, host):
         self.started += 1
-        host.services["everything"] = self
+        host.services[EVERYTHING] = self
         self._maybe_raise("startup")
 
     @hookimpl
@@ -145,12 +150,16 @@ class Everything:
         self.stopped += 1
 
 
+EVERYTHING = ServiceKey("everything", Everything, owner="everything", doc="the plugin itself")
+
+
 def assert_nothing_of_everything(host):
     assert "everything_slide" not in host.registries.screen_types
     assert "everything.read" not in host.registries.permissions.permissions
     assert "EverythingRow" not in host.db.entities
     assert all(route.path != "/v1/everything" for _, route in host.routes)
-    assert "everything" not in host.services
+    assert EVERYTHING not in host.registries.service_keys
+    assert all(key.owner != "everything" for key in host.services.declared())
     assert "everything" not in host.plugins.info
 
 
@@ -172,6 +181,7 @@ def test_a_healthy_throwaway_plugin_contributes_everything(make_host):
     assert "everything_slide" in host.registries.screen_types
     assert "everything.read" in host.registries.permissions.permissions
     assert any(route.path == "/v1/everything" for _, route in host.routes)
+    assert isinstance(host.services[EVERYTHING], Everything)
     with orm.db_session:
         assert [row.text for row in host.db.EverythingRow.select()] == ["seed"]
 

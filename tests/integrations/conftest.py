@@ -8,12 +8,13 @@ import keyring
 import pytest
 from jaraco.classes import properties
 from keyring.backend import KeyringBackend
+from hookspecs.services import INTEGRATIONS
 
 
 
 def fast_limits(host: Any, run_timeout: float = 5.0) -> Any:
     """Short timeouts and a small size cap so fault tests finish quickly."""
-    engine = host.services["integrations"]
+    engine = host.services[INTEGRATIONS]
     engine.run_timeout = run_timeout
     engine.http.connect_timeout = 1.0
     engine.http.read_timeout = 0.5

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from pony import orm
+from hookspecs.services import ACCOUNTS, INTEGRATIONS
 
 
 def configure(host: Any, type_id: str, **config: Any) -> None:
@@ -18,7 +19,7 @@ def configure(host: Any, type_id: str, **config: Any) -> None:
 
 
 def _secret(host: Any, type_id: str, **values: str) -> None:
-    engine = host.services["integrations"]
+    engine = host.services[INTEGRATIONS]
     with orm.db_session:
         for name, value in values.items():
             engine.set_secret(type_id, name, value)
@@ -128,7 +129,7 @@ SETUPS.update(
 
 
 def _linked(host: Any, type_id: str, account_type: str, token: dict) -> None:
-    accounts = host.services["integration_accounts"]
+    accounts = host.services[ACCOUNTS]
     with orm.db_session:
         accounts.link(type_id, account_type, "fault", token)
 

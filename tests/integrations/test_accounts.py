@@ -13,6 +13,7 @@ from pony import orm
 from svc_display.testing.clock import advance_clock
 from tests.integrations.upstream import Reply
 import pytest
+from hookspecs.services import INTEGRATIONS
 
 pytestmark = pytest.mark.svc_display_storage
 
@@ -224,7 +225,7 @@ def test_google_device_sign_in_calendars_and_refresh(make_host, api_for, upstrea
     }
     assert seen[-1] == "Bearer access-1"
 
-    result = host.services["integrations"].run_now("calendar_google")
+    result = host.services[INTEGRATIONS].run_now("calendar_google")
     assert result.status == "ok", result
     with orm.db_session:
         events = sorted(
@@ -236,13 +237,13 @@ def test_google_device_sign_in_calendars_and_refresh(make_host, api_for, upstrea
     ]
 
     advance_clock(env, 2 * 3600 * 1000)  # the access token expired: the next use refreshes it
-    assert host.services["integrations"].run_now("calendar_google").status == "ok"
+    assert host.services[INTEGRATIONS].run_now("calendar_google").status == "ok"
     assert idp.refreshes == ["refresh-1"] and seen[-1] == "Bearer access-2"
 
     assert api.delete(f"/v1/integration-accounts/{account['id']}").status_code == 200
     assert api.get("/v1/integrations/calendar_google").json["linked_accounts"] == []
     assert api.get(f"/v1/integration-accounts/{account['id']}/google/calendars").status_code == 404
-    assert host.services["integrations"].run_now("calendar_google").status == "failed"
+    assert host.services[INTEGRATIONS].run_now("calendar_google").status == "failed"
 
 
 def test_tokens_go_to_the_os_secret_store_when_one_exists(make_host, api_for, upstream, memory_keyring):
@@ -347,7 +348,7 @@ def test_microsoft_device_sign_in_and_calendar_view(make_host, api_for, upstream
     )
     account = _sign_in(api, "calendar_microsoft", idp)
     assert account["label"] == "user@contoso.example"
-    assert host.services["integrations"].run_now("calendar_microsoft").status == "ok"
+    assert host.services[INTEGRATIONS].run_now("calendar_microsoft").status == "ok"
     with orm.db_session:
         events = sorted(
             (e.title, e.all_day, e.location, e.description, e.source) for e in host.db.CalendarEvent.select()

@@ -13,6 +13,7 @@ from svc_display.testing.clock import advance_clock
 from tests.integrations.conftest import fast_limits
 from tests.integrations.probes import Probes
 from tests.integrations.upstream import wait_for
+from hookspecs.services import INTEGRATIONS, INTEGRATION_TELEMETRY
 
 
 def _row(host, integration_id):
@@ -34,7 +35,7 @@ def test_every_type_gets_a_disabled_row(make_host):
 def test_run_now_upserts_and_reports(make_host):
     probes = Probes()
     host = make_host(plugins=[("probes", probes)])
-    engine = host.services["integrations"]
+    engine = host.services[INTEGRATIONS]
     result = engine.run_now("general_probe")
     assert result.status == "ok", result
     again = engine.run_now("general_probe")
@@ -47,7 +48,7 @@ def test_run_now_upserts_and_reports(make_host):
     row = _row(host, "general_probe")
     assert row["consecutive_failures"] == 0 and row["next_retry_at"] is None
     assert row["last_success_at_ms"] is not None
-    lines = host.services["integration_telemetry"].lines()
+    lines = host.services[INTEGRATION_TELEMETRY].lines()
     assert any(
         line.get("integration_type") == "general_probe" and line["channel"] == "info" for line in lines
     )
@@ -57,7 +58,7 @@ def test_run_now_upserts_and_reports(make_host):
 
 def test_failure_backs_off_and_scheduled_runs_wait(make_host, env):
     host = make_host(plugins=[("probes", Probes())])
-    engine = host.services["integrations"]
+    engine = host.services[INTEGRATIONS]
     first = engine.run_now("general_broken")
     assert first.status == "failed" and "probe failure" in first.message
     row = _row(host, "general_broken")
@@ -73,7 +74,7 @@ def test_failure_backs_off_and_scheduled_runs_wait(make_host, env):
     second = engine.run_now("general_broken", force=False)
     assert second.status == "failed"
     assert _row(host, "general_broken")["consecutive_failures"] == 2
-    errors = [line for line in host.services["integration_telemetry"].lines() if line["channel"] == "error"]
+    errors = [line for line in host.services[INTEGRATION_TELEMETRY].lines() if line["channel"] == "error"]
     assert len(errors) == 2 and all(line["integration_type"] == "general_broken" for line in errors)
 
 
@@ -106,7 +107,7 @@ def test_a_stuck_collector_is_abandoned_and_blocks_only_itself(make_host, api_fo
     finally:
         probes.release.set()
     wait_for(lambda: "general_stuck" not in engine._runs)
-    lines = host.services["integration_telemetry"].lines()
+    lines = host.services[INTEGRATION_TELEMETRY].lines()
     assert any(
         "timed out" in line["message"] for line in lines if line.get("integration_type") == "general_stuck"
     )
@@ -115,7 +116,7 @@ def test_a_stuck_collector_is_abandoned_and_blocks_only_itself(make_host, api_fo
 def test_the_schedule_runs_enabled_integrations_repeatedly(make_host, api_for):
     probes = Probes()
     host = make_host(plugins=[("probes", probes)])
-    engine = host.services["integrations"]
+    engine = host.services[INTEGRATIONS]
     assert engine.running
     with orm.db_session:
         host.db.Integration["general_probe"].poll_seconds = 1
@@ -130,7 +131,7 @@ def test_the_schedule_runs_enabled_integrations_repeatedly(make_host, api_for):
 def test_no_scheduler_outside_serve(env):
     host = build_host(load_settings(env), with_routes=False)
     try:
-        assert host.services["integrations"].running is False
+        assert host.services[INTEGRATIONS].running is False
     finally:
         host.close()
 
@@ -138,5 +139,5 @@ def test_no_scheduler_outside_serve(env):
 def test_a_collector_exception_is_logged_without_crashing(make_host, caplog):
     host = make_host(plugins=[("probes", Probes())])
     with caplog.at_level(logging.WARNING):
-        assert host.services["integrations"].run_now("general_broken").status == "failed"
-    assert host.services["integrations"].running
+        assert host.services[INTEGRATIONS].run_now("general_broken").status == "failed"
+    assert host.services[INTEGRATIONS].running

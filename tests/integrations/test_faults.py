@@ -18,6 +18,7 @@ from tests.integrations.conftest import fast_limits
 from tests.integrations.fault_setups import SETUPS
 from svc_host.http_client import HttpClient, HttpFailure
 from tests.integrations.upstream import FAULTS
+from hookspecs.services import INTEGRATION_TELEMETRY
 
 
 def test_every_builtin_collector_has_a_fault_setup(host):
@@ -34,7 +35,7 @@ def test_faults_are_contained_reported_and_backed_off(type_id, host, api, upstre
     engine = fast_limits(host)
     upstream.slow_seconds = 2.0
     SETUPS[type_id](host, upstream)
-    telemetry = host.services["integration_telemetry"]
+    telemetry = host.services[INTEGRATION_TELEMETRY]
     for kind in FAULTS:
         upstream.fault(kind)
         with orm.db_session:

@@ -8,6 +8,7 @@ from pony import orm
 
 from svc_display.testing import issue_key
 from tests.integrations.probes import Probes
+from hookspecs.services import INTEGRATION_TELEMETRY
 
 
 def _host_api(make_host, api_for):
@@ -197,7 +198,7 @@ def test_run_route_and_telemetry(make_host, api_for):
     ] == "error"
     assert all(set(line) <= {"at_ms", "channel", "message", "integration_type"} for line in lines)
     assert any("integration_type" not in line for line in lines)
-    telemetry = host.services["integration_telemetry"]
+    telemetry = host.services[INTEGRATION_TELEMETRY]
     for i in range(30):
         telemetry.add("info", f"line {i}")
     last = api.get("/v1/telemetry/integrations?limit=3").json["items"]

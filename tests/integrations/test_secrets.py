@@ -12,6 +12,7 @@ from pony import orm
 from svc_host.secrets import KEY_FILE, SecretBox
 from tests.integrations.probes import Probes
 import pytest
+from hookspecs.services import INTEGRATIONS
 
 pytestmark = pytest.mark.svc_display_storage
 
@@ -40,10 +41,10 @@ def test_secrets_are_write_only_encrypted_and_never_logged(make_host, api_for, e
         assert PLAINTEXT not in api.get(path).text
 
     # the collector gets the plaintext; its telemetry and failures show it masked
-    assert host.services["integrations"].run_now("general_probe").status == "ok"
+    assert host.services[INTEGRATIONS].run_now("general_probe").status == "ok"
     assert probes.calls[-1]["secrets"] == {"token": PLAINTEXT}
     api.patch("/v1/integrations/general_broken", json={"secrets": {"token": PLAINTEXT}})
-    failed = host.services["integrations"].run_now("general_broken")
+    failed = host.services[INTEGRATIONS].run_now("general_broken")
     assert failed.status == "failed" and "***" in failed.message and PLAINTEXT not in failed.message
     telemetry = api.get("/v1/telemetry/integrations?limit=2000").text
     assert PLAINTEXT not in telemetry and "***" in telemetry
@@ -68,7 +69,7 @@ def test_secrets_are_write_only_encrypted_and_never_logged(make_host, api_for, e
 
 def test_key_file_fallback_is_private(make_host, env):
     host = make_host()
-    box = host.services["integrations"].secret_box
+    box = host.services[INTEGRATIONS].secret_box
     token = box.encrypt("value")
     assert box.decrypt(token) == "value"
     assert box.key_location == "file"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pony import orm
 
 from tests.news.test_collectors import png_bytes
+from hookspecs.services import INTEGRATIONS
 
 
 def _setup(host, api, type_id, upstream, **config):
@@ -58,7 +59,7 @@ def test_pexels_photos_curated_and_search(host, api, upstream):
         },
     )
     _setup(host, api, "photo_pexels", upstream, perRun=2, maxItems=2, categoryId="nature")
-    assert host.services["integrations"].run_now("photo_pexels").status == "ok"
+    assert host.services[INTEGRATIONS].run_now("photo_pexels").status == "ok"
     assert upstream.requests_to("/v1/curated")[0].headers["Authorization"] == "media-key-123"
     rows = _rows(host)
     assert [
@@ -78,7 +79,7 @@ def test_pexels_photos_curated_and_search(host, api, upstream):
             "query": "tree",
             "maxItems": 2,
         }
-    assert host.services["integrations"].run_now("photo_pexels").status == "ok"
+    assert host.services[INTEGRATIONS].run_now("photo_pexels").status == "ok"
     assert upstream.requests_to("/v1/search")[0].query["query"] == ["tree"]
     assert [r["id"] for r in _rows(host)] == ["photo_pexels:2", "photo_pexels:3"]
     assert host.blobs.get(old_key) is None
@@ -131,7 +132,7 @@ def test_pexels_videos_pick_an_mp4_rendition(host, api, upstream):
         },
     )
     _setup(host, api, "video_pexels", upstream)
-    assert host.services["integrations"].run_now("video_pexels").status == "ok"
+    assert host.services[INTEGRATIONS].run_now("video_pexels").status == "ok"
     rows = _rows(host, "Video")
     assert [(r["id"], r["duration_seconds"], r["photographer_name"], r["data_provider"]) for r in rows] == [
         ("video_pexels:2499611", 22.0, "Joey", "pexels")
@@ -170,7 +171,7 @@ def test_unsplash_random_photos(host, api, upstream):
         ],
     )
     _setup(host, api, "photo_unsplash", upstream, query="coffee")
-    assert host.services["integrations"].run_now("photo_unsplash").status == "ok"
+    assert host.services[INTEGRATIONS].run_now("photo_unsplash").status == "ok"
     request = upstream.requests_to("/photos/random")[0]
     assert request.headers["Authorization"] == "Client-ID media-key-123"
     assert request.query["query"] == ["coffee"]
@@ -206,7 +207,7 @@ def test_nasa_apod_images_only(host, api, upstream):
         },
     )
     _setup(host, api, "photo_nasa_apod", upstream)
-    assert host.services["integrations"].run_now("photo_nasa_apod").status == "ok"
+    assert host.services[INTEGRATIONS].run_now("photo_nasa_apod").status == "ok"
     assert upstream.requests_to("/planetary/apod")[0].query["api_key"] == ["media-key-123"]
     row = _rows(host)[0]
     assert (row["id"], row["alt_text"], row["data_provider"]) == (
@@ -224,5 +225,5 @@ def test_nasa_apod_images_only(host, api, upstream):
             "url": "https://www.youtube.com/embed/x",
         },
     )
-    result = host.services["integrations"].run_now("photo_nasa_apod")
+    result = host.services[INTEGRATIONS].run_now("photo_nasa_apod")
     assert result.status == "ok" and "skipped" in result.message

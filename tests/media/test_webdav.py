@@ -10,6 +10,7 @@ from pony import orm
 
 from svc_display.testing.upstream import Reply
 from tests.news.test_collectors import png_bytes
+from hookspecs.services import INTEGRATIONS
 
 pytestmark = pytest.mark.svc_display_storage
 AUTH = "Basic " + base64.b64encode(b"alice:app-pass-123").decode()
@@ -69,7 +70,7 @@ def test_webdav_folder_is_mirrored(host, api, upstream):
         _entry("http://elsewhere.invalid/steal.png", "e5", "image/png"),
     ])
     _setup(host, api, upstream, categoryId="family")
-    result = host.services["integrations"].run_now("photo_webdav")
+    result = host.services[INTEGRATIONS].run_now("photo_webdav")
     assert result.status == "ok", result
     listing = upstream.requests_to(base)[0]
     assert listing.method == "PROPFIND" and listing.headers["Depth"] == "1"
@@ -80,12 +81,12 @@ def test_webdav_folder_is_mirrored(host, api, upstream):
     assert not upstream.requests_to(base + "huge.jpg")
     # idempotent: nothing downloaded again
     downloads = len(upstream.requests_to(base + "lake.png"))
-    assert host.services["integrations"].run_now("photo_webdav").status == "ok"
+    assert host.services[INTEGRATIONS].run_now("photo_webdav").status == "ok"
     assert _rows(host) == rows and len(upstream.requests_to(base + "lake.png")) == downloads
     # lake.png changed (new ETag), hill.png is gone, tree.png is new
     _folder(upstream, [_entry(base + "lake.png", "e1-v2", "image/png"), _entry(base + "tree.png", "e6")])
     upstream.handle(base + "lake.png", lambda request: Reply(200, {"Content-Type": "image/png"}, other))
-    assert host.services["integrations"].run_now("photo_webdav").status == "ok"
+    assert host.services[INTEGRATIONS].run_now("photo_webdav").status == "ok"
     after = _rows(host)
     assert sorted(after) == ["lake", "tree"] and after["lake"][0] != rows["lake"][0]
     assert host.blobs.get(after["lake"][1]).path.read_bytes() == other
@@ -97,7 +98,7 @@ def test_webdav_videos_and_refusals(host, api, upstream):
     upstream.reply(base + "clip.mp4", b"\x00\x00\x00\x18ftypmp42fake", "video/mp4")
     _folder(upstream, [_entry(base + "clip.mp4", "v1", "video/mp4"), _entry(base + "lake.png", "e1", "image/png")])
     _setup(host, api, upstream, "video_webdav")
-    assert host.services["integrations"].run_now("video_webdav").status == "ok"
+    assert host.services[INTEGRATIONS].run_now("video_webdav").status == "ok"
     assert sorted(_rows(host, "Video")) == ["clip"] and _rows(host) == {}
     integration = api.get("/v1/integrations/video_webdav").json
     assert integration["secrets_configured"] is True and "app-pass-123" not in str(integration)
@@ -105,12 +106,12 @@ def test_webdav_videos_and_refusals(host, api, upstream):
     upstream.reply(base + "other.mp4", b"\x00\x00\x00\x18ftypmp42fake", "video/mp4")
     _folder(upstream, [_entry(base + "other.mp4", "v2", "video/mp4")],
             prefix=b'<!DOCTYPE x [<!ENTITY a "aaaa">]>')
-    result = host.services["integrations"].run_now("video_webdav")
+    result = host.services[INTEGRATIONS].run_now("video_webdav")
     assert result.status == "failed" and "not a WebDAV multistatus" in result.message, result
     assert sorted(_rows(host, "Video")) == ["clip"]
     # wrong credentials: the run fails, the rows stay
     assert api.patch("/v1/integrations/video_webdav", json={"secrets": {"password": "wrong"}}).status_code == 200
     _folder(upstream, [_entry(base + "other.mp4", "v2", "video/mp4")])
-    result = host.services["integrations"].run_now("video_webdav")
+    result = host.services[INTEGRATIONS].run_now("video_webdav")
     assert result.status == "failed" and "401" in result.message, result
     assert sorted(_rows(host, "Video")) == ["clip"]

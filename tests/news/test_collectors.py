@@ -17,6 +17,7 @@ from hookspecs.collecting import plain_text
 
 from svc_display.testing.clock import advance_clock
 from tests.integrations.upstream import Reply
+from hookspecs.services import INTEGRATIONS, INTEGRATION_TELEMETRY
 
 
 def epoch_ms(*parts: int) -> int:
@@ -81,7 +82,7 @@ def test_rss_upserts_articles_with_images(host, upstream):
     image = serve_images(upstream)
     upstream.reply("/feed.xml", rss(upstream.url), "application/rss+xml")
     add_feed(host, "loop", upstream.url + "/feed.xml", max_articles=10)
-    result = host.services["integrations"].run_now("news_rss")
+    result = host.services[INTEGRATIONS].run_now("news_rss")
     assert result.status == "ok", result
     rows = articles(host, "loop")
     assert [r["title"] for r in rows] == ["Story 0 & more", "Story 1 & more", "Story 2 & more"]
@@ -103,7 +104,7 @@ def test_rss_upserts_articles_with_images(host, upstream):
             assert {"story", "more", "summary"} <= set(host.db.select(f"SELECT term FROM {TERMS_TABLE}"))
     # idempotent: a second run changes nothing and downloads no image again
     images_before = len(upstream.requests_to("/img/0.png"))
-    assert host.services["integrations"].run_now("news_rss").status == "ok"
+    assert host.services[INTEGRATIONS].run_now("news_rss").status == "ok"
     assert articles(host, "loop") == rows
     assert len(upstream.requests_to("/img/0.png")) == images_before
 
@@ -124,15 +125,15 @@ def test_rss_conditional_get_uses_etag_and_last_modified(host, upstream):
 
     upstream.handle("/feed.xml", feed)
     add_feed(host, "cond", upstream.url + "/feed.xml")
-    host.services["integrations"].run_now("news_rss")
+    host.services[INTEGRATIONS].run_now("news_rss")
     with orm.db_session:
         assert (host.db.RssFeed["cond"].etag, host.db.RssFeed["cond"].last_modified) == ('"v1"', stamp)
     assert len(articles(host)) == 2
-    result = host.services["integrations"].run_now("news_rss")
+    result = host.services[INTEGRATIONS].run_now("news_rss")
     assert result.status == "ok"
     assert upstream.requests_to("/feed.xml")[-1].headers["If-None-Match"] == '"v1"'
     assert len(articles(host)) == 2
-    lines = [line["message"] for line in host.services["integration_telemetry"].lines()]
+    lines = [line["message"] for line in host.services[INTEGRATION_TELEMETRY].lines()]
     assert "feed cond: not modified" in lines
 
 
@@ -140,13 +141,13 @@ def test_rss_trims_to_max_articles_and_keeps_suppression(host, upstream):
     serve_images(upstream)
     upstream.reply("/feed.xml", rss(upstream.url, 3), "application/rss+xml")
     add_feed(host, "trim", upstream.url + "/feed.xml", max_articles=2)
-    host.services["integrations"].run_now("news_rss")
+    host.services[INTEGRATIONS].run_now("news_rss")
     rows = articles(host, "trim")
     assert [r["guid"] for r in rows] == ["urn:story:1", "urn:story:2"]  # the two newest
     with orm.db_session:
         host.db.RssArticle[rows[1]["id"]].suppressed = True
     upstream.reply("/feed.xml", rss(upstream.url, 3, start=2), "application/rss+xml")  # stories 2, 3, 4
-    host.services["integrations"].run_now("news_rss")
+    host.services[INTEGRATIONS].run_now("news_rss")
     rows = articles(host, "trim")
     assert [r["guid"] for r in rows] == ["urn:story:3", "urn:story:4"]
     # the image of a trimmed article is deleted with it
@@ -157,7 +158,7 @@ def test_rss_per_feed_poll_and_atom(host, upstream, env):
     serve_images(upstream)
     upstream.reply("/atom.xml", ATOM.replace("{base}", upstream.url), "application/atom+xml")
     add_feed(host, "atom", upstream.url + "/atom.xml", poll_seconds=600)
-    engine = host.services["integrations"]
+    engine = host.services[INTEGRATIONS]
     with orm.db_session:
         host.db.Integration["news_rss"].enabled = True
     assert engine.run_now("news_rss", force=False).status == "ok"
@@ -175,13 +176,13 @@ def test_one_failing_feed_backs_off_alone(host, upstream):
     upstream.reply("/good.xml", rss(upstream.url, 1), "application/rss+xml")
     add_feed(host, "good", upstream.url + "/good.xml")
     add_feed(host, "bad", upstream.url + "/missing.xml")
-    result = host.services["integrations"].run_now("news_rss")
+    result = host.services[INTEGRATIONS].run_now("news_rss")
     assert result.status == "ok" and "1 failed" in result.message
     with orm.db_session:
         bad, good = host.db.RssFeed["bad"], host.db.RssFeed["good"]
         assert bad.consecutive_failures == 1 and bad.next_retry_at > host.clock.now_ms()
         assert good.consecutive_failures == 0 and good.next_retry_at is None
-    errors = [line for line in host.services["integration_telemetry"].lines() if line["channel"] == "error"]
+    errors = [line for line in host.services[INTEGRATION_TELEMETRY].lines() if line["channel"] == "error"]
     assert errors[-1]["integration_type"] == "news_rss" and "HTTP 404" in errors[-1]["message"]
 
 
@@ -204,7 +205,7 @@ def test_hackernews_front_page(host, upstream):
         "/v0/item/103.json",
         {"id": 103, "type": "story", "title": "Ask HN: why?", "by": "dang", "score": 7, "time": 1717236100},
     )
-    api = host.services["integrations"]
+    api = host.services[INTEGRATIONS]
     with orm.db_session:
         host.db.Integration["news_hackernews"].config_json = {"baseUrl": upstream.url, "maxStories": 3}
     assert api.run_now("news_hackernews").status == "ok"
@@ -225,7 +226,7 @@ def test_relative_images_and_script_bodies(host, upstream):
     &lt;img src="/img/5.png"&gt;</description></item></channel></rss>"""
     upstream.reply("/feed.xml", body, "application/rss+xml")
     add_feed(host, "rel", upstream.url + "/feed.xml")
-    assert host.services["integrations"].run_now("news_rss").status == "ok"
+    assert host.services[INTEGRATIONS].run_now("news_rss").status == "ok"
     row = articles(host, "rel")[0]
     assert row["summary"] == "Teaser"
     assert host.blobs.get(row["image_blob_key"]).path.read_bytes() == image
@@ -237,7 +238,7 @@ def test_rss_titles_with_comparisons_are_stored_as_written(host, upstream):
     <guid>cmp-1</guid><description>x &lt;= y &amp;&amp; y &lt;3 z</description></item></channel></rss>"""
     upstream.reply("/feed.xml", body, "application/rss+xml")
     add_feed(host, "cmp", upstream.url + "/feed.xml")
-    assert host.services["integrations"].run_now("news_rss").status == "ok"
+    assert host.services[INTEGRATIONS].run_now("news_rss").status == "ok"
     row = articles(host, "cmp")[0]
     assert row["title"] == "3 < 5 and 7 > 2"
     assert row["summary"] == "x <= y && y <3 z"
@@ -254,7 +255,7 @@ def test_rss_titles_with_ampersands_are_stored_as_written(host, upstream):
     </channel></rss>"""
     upstream.reply("/feed.xml", body, "application/rss+xml")
     add_feed(host, "amp", upstream.url + "/feed.xml")
-    assert host.services["integrations"].run_now("news_rss").status == "ok"
+    assert host.services[INTEGRATIONS].run_now("news_rss").status == "ok"
     row = articles(host, "amp")[0]
     assert row["title"] == "Fish&notes from AT&T"
     assert row["summary"] == "Fish & chips&not"
@@ -308,7 +309,7 @@ def test_collector_failures_reach_the_console_log(host, upstream, caplog):
     upstream.fault("status500")
     add_feed(host, "broken", upstream.url + "/feed.xml")
     with caplog.at_level("WARNING", logger="builtin_plugins.integrations.engine"):
-        assert host.services["integrations"].run_now("news_rss").status == "failed"
+        assert host.services[INTEGRATIONS].run_now("news_rss").status == "failed"
     assert any("news_rss" in r.getMessage() and "HTTP 500" in r.getMessage() for r in caplog.records), caplog.text
 
 
@@ -321,12 +322,12 @@ def test_images_of_a_server_that_writes_content_type_in_another_case_are_stored(
     upstream.handle("/img/2.png", lambda _request: Reply(200, {"content-TYPE": "text/html"}, b"<html></html>"))
     upstream.reply("/feed.xml", rss(upstream.url), "application/rss+xml")
     add_feed(host, "loop", upstream.url + "/feed.xml", max_articles=10)
-    assert host.services["integrations"].run_now("news_rss").status == "ok"
+    assert host.services[INTEGRATIONS].run_now("news_rss").status == "ok"
     rows = articles(host, "loop")
     stored = [host.blobs.get(row["image_blob_key"]) for row in rows[:2]]
     assert all(blob is not None and blob.path.read_bytes() == image for blob in stored)
     assert rows[2]["image_blob_key"] is None
-    warnings = [line["message"] for line in host.services["integration_telemetry"].lines()
+    warnings = [line["message"] for line in host.services[INTEGRATION_TELEMETRY].lines()
                 if line["channel"] == "warning"]
     assert f"media {upstream.url}/img/2.png skipped: content type text/html is not one of image/jpeg, " \
         "image/png, image/webp, image/gif" in warnings, warnings

@@ -9,6 +9,7 @@ from builtin_plugins.overlays import SEED_ID, _hearts_rain_to_shape_rain
 from svc_display.testing import issue_key
 from svc_display.testing.clients import ApiClient as Api
 from svc_display.testing.clock import FixedClock
+from hookspecs.services import OVERLAYS, SETTINGS
 
 pytestmark = pytest.mark.svc_display_storage
 
@@ -40,7 +41,7 @@ def _post(api, **body):
 
 
 def _active_ids(api, when):
-    return [row["id"] for row in api.host.services["overlays"].active(when)]
+    return [row["id"] for row in api.host.services[OVERLAYS].active(when)]
 
 
 def test_types_schemas_and_examples(host):
@@ -220,7 +221,7 @@ def test_active_uses_the_display_timezone_and_the_global_switch(overlays):
     late_may_12_utc = _when(2026, 5, 12, 22)
     assert _active_ids(overlays, late_may_12_utc) == []
     with orm.db_session:
-        overlays.host.services["settings"].set("display_timezone", "Pacific/Auckland")
+        overlays.host.services[SETTINGS].set("display_timezone", "Pacific/Auckland")
     assert _active_ids(overlays, late_may_12_utc) == ["may13"]
     assert _active_ids(overlays, None) == []  # the host clock says June 1
     with orm.db_session:

@@ -4,6 +4,7 @@ from pony import orm
 
 from builtin_plugins.settings.store import ALL_ROLES
 from svc_display.testing import issue_key
+from hookspecs.services import SETTINGS
 
 pytestmark = pytest.mark.svc_display_storage
 
@@ -35,17 +36,17 @@ def test_partial_update_round_trip(api):
     for key, value in body.items():
         assert result.json[key] == value
     assert api.get("/v1/display/settings").json == result.json
-    assert api.host.services["settings"].get("controller_time_format") == "12h"
+    assert api.host.services[SETTINGS].get("controller_time_format") == "12h"
     only_one = api.put("/v1/display/settings", json={"controller_date_order": "mdy"}).json
     assert only_one["controller_date_order"] == "mdy" and only_one["display_timezone"] == "Asia/Tokyo"
 
 
 def test_empty_timezone_removes_the_row(api):
     api.put("/v1/display/settings", json={"display_timezone": "Europe/Paris"})
-    assert api.host.services["settings"].is_stored("display_timezone")
+    assert api.host.services[SETTINGS].is_stored("display_timezone")
     result = api.put("/v1/display/settings", json={"display_timezone": ""})
     assert result.status_code == 200 and result.json["display_timezone"] == "UTC"
-    assert not api.host.services["settings"].is_stored("display_timezone")
+    assert not api.host.services[SETTINGS].is_stored("display_timezone")
 
 
 @pytest.mark.parametrize("body", [{}, {"unknown_setting": 1}, {"display_custom_themes": []}])
@@ -83,14 +84,14 @@ def test_invalid_values(api, body, field):
 def test_adoption_settings_and_legacy_flag(api):
     result = api.put("/v1/display/settings", json={"adoption_allowed_roles": ["viewer", "admin", "viewer"]})
     assert result.json["adoption_allowed_roles"] == ["admin", "viewer"]
-    assert api.host.services["settings"].get("adoption_allowed_roles") == ["admin", "viewer"]
+    assert api.host.services[SETTINGS].get("adoption_allowed_roles") == ["admin", "viewer"]
     closed = api.put("/v1/display/settings", json={"adoption_allow_new_requests": False}).json
     assert closed["adoption_allowed_roles"] == [] and closed["adoption_allow_new_requests"] is False
     opened = api.put("/v1/display/settings", json={"adoption_allow_new_requests": True}).json
     assert opened["adoption_allowed_roles"] == ALL_ROLES
     with orm.db_session:  # a legacy row from an older release is read through the store
-        api.host.services["settings"].delete("adoption_allowed_roles")
-        api.host.services["settings"].set("adoption_allow_new_requests", False)
+        api.host.services[SETTINGS].delete("adoption_allowed_roles")
+        api.host.services[SETTINGS].set("adoption_allow_new_requests", False)
     assert api.get("/v1/display/settings").json["adoption_allowed_roles"] == []
 
 

@@ -6,6 +6,7 @@ from builtin_plugins.settings.themes import BUILTIN_THEMES, MAX_CUSTOM_THEMES, c
 from hookspecs.contrast import BLACK, WHITE, contrast_ratio, legible, qr_colours, readable_on
 from hookspecs.render import parse_color
 from svc_display.testing import issue_key
+from hookspecs.services import SETTINGS
 
 pytestmark = pytest.mark.svc_display_storage
 
@@ -185,7 +186,7 @@ def test_permissions(api):
 def test_a_stored_custom_theme_that_does_not_read_is_refused_when_selected(api):
     """A theme stored before the contrast rule (here written straight to the settings service)
     is checked again when it is selected; the refusal changes nothing."""
-    service = api.host.services["settings"]
+    service = api.host.services[SETTINGS]
     with orm.db_session:
         service.set("display_custom_themes", [{"id": "old_one", "label": "Old", "preview": OLD_NAVY_CORAL}])
     assert api.get("/v1/display/settings").json["display_theme_id"] == "navy_coral"

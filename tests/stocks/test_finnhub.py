@@ -4,6 +4,7 @@ from __future__ import annotations
 from pony import orm
 
 from tests.integrations.fault_setups import configure
+from hookspecs.services import INTEGRATIONS
 
 
 def test_finnhub_quotes_per_symbol(host, api, upstream):
@@ -34,7 +35,7 @@ def test_finnhub_quotes_per_symbol(host, api, upstream):
         host.db.StockSymbol(id="nope", symbol="NOPE")
     configure(host, "stock_finnhub", baseUrl=upstream.url)
     api.patch("/v1/integrations/stock_finnhub", json={"secrets": {"apiKey": "fh-secret-1"}})
-    result = host.services["integrations"].run_now("stock_finnhub")
+    result = host.services[INTEGRATIONS].run_now("stock_finnhub")
     assert result.status == "ok" and "1 failed" in result.message
     request = upstream.requests_to("/api/v1/quote")[0]
     assert request.headers["X-Finnhub-Token"] == "fh-secret-1" and "token" not in request.query

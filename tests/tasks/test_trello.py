@@ -7,6 +7,7 @@ from pony import orm
 from svc_display.testing import issue_key
 from svc_display.testing.clients import ApiClient as Api
 from tests.integrations.test_accounts import _json
+from hookspecs.services import INTEGRATIONS
 
 
 def test_trello_boards_into_tasks(make_host, upstream):
@@ -74,7 +75,7 @@ def test_trello_boards_into_tasks(make_host, upstream):
     )
     item = api.get("/v1/integrations/tasks_trello").json
     assert item["accounts_configured"] is True and item["secrets_configured"] is True
-    result = host.services["integrations"].run_now("tasks_trello")
+    result = host.services[INTEGRATIONS].run_now("tasks_trello")
     assert result.status == "ok", result
     with orm.db_session:
         tasks = sorted(
@@ -88,6 +89,6 @@ def test_trello_boards_into_tasks(make_host, upstream):
     api.patch(
         "/v1/integrations/tasks_trello", json={"config_json": {"baseUrl": upstream.url, "boardIds": []}}
     )
-    host.services["integrations"].run_now("tasks_trello")
+    host.services[INTEGRATIONS].run_now("tasks_trello")
     with orm.db_session:
         assert host.db.Task.select().count() == 0

@@ -9,13 +9,14 @@ from typing import Any
 from pony import orm
 
 from hookspecs import AUTHENTICATED, Operation, Route, hookimpl
+from hookspecs.services import ADOPTION, ALERTS
 
 CODE = re.compile(r"\b([0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4})\b")
 CROCKFORD = set("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
 
 
 class MemoryAlerts:
-    """The ``host.services["alerts"]`` contract of the alerts plugin, in memory."""
+    """The ``host.services[ALERTS]`` contract of the alerts plugin, in memory."""
 
     def __init__(self, host: Any):
         self.host = host
@@ -54,7 +55,7 @@ class AlertsResource:
         self.host = host
 
     def on_get(self, req, resp):
-        alerts = self.host.services["alerts"].alerts.values()
+        alerts = self.host.services[ALERTS].alerts.values()
         resp.media = {"items": [{k: v for k, v in a.items() if k != "display_only"} for a in alerts]}
 
 
@@ -63,12 +64,12 @@ class MemoryAlertsPlugin:
 
     @hookimpl
     def register_routes(self, host):
-        host.services["alerts"] = MemoryAlerts(host)
+        host.services[ALERTS] = MemoryAlerts(host)
         return [Route("/v1/alerts", AlertsResource(host), {"GET": Operation(AUTHENTICATED, "alerts")})]
 
 
 def pending(host: Any, identifier: str) -> dict | None:
-    for item in host.services["adoption"].pending_challenges():
+    for item in host.services[ADOPTION].pending_challenges():
         if item["identifier"] == identifier:
             return item
     return None

@@ -22,6 +22,7 @@ from tests.trust.helpers import (
     pending,
     wrong_code,
 )
+from hookspecs.services import ADOPTION, ALERTS, CORS, DISPLAY_MODE, SETTINGS
 
 ALL_ROLES = ["admin", "operator", "power_viewer", "viewer"]
 
@@ -191,7 +192,7 @@ def test_a_new_request_replaces_the_pending_challenge(trust):
         assert_error(confirm(trust, "twice", first), 401, "invalid_challenge")
     answer = confirm(trust, "twice", second)
     assert answer.status_code == 200 and answer.json["role"] == "operator"
-    alerts = host.services["alerts"]
+    alerts = host.services[ALERTS]
     assert len(alerts.by_source("adoption")) == 2 and alerts.active() == []
 
 
@@ -223,7 +224,7 @@ def test_admin_key_grants_at_once_without_a_challenge(trust, capsys):
     assert answer.json["permissions"] == ["telemetry.read"]
     assert trust.get("/v1/adoption/session", key=answer.json["api_key"]).json["identifier"] == "instant"
     assert count(trust.host, "AdoptionChallenge") == 0
-    assert trust.host.services["alerts"].by_source("adoption") == []
+    assert trust.host.services[ALERTS].by_source("adoption") == []
     assert "adoption challenge" not in capsys.readouterr().err
 
 
@@ -232,7 +233,7 @@ def test_admin_grant_moots_a_pending_challenge(trust):
     code = challenge_for(trust.host, "moot")
     assert trust.post("/v1/adoption/request", json={"identifier": "moot"}).status_code == 200
     assert pending(trust.host, "moot") is None
-    assert trust.host.services["alerts"].active() == []
+    assert trust.host.services[ALERTS].active() == []
     assert_error(confirm(trust, "moot", code), 401, "invalid_challenge")
 
 
@@ -251,7 +252,7 @@ def test_invalid_bearer_on_request_is_401(trust):
 
 def _set_setting(host, key, value):
     with orm.db_session:
-        host.services["settings"].set(key, value)
+        host.services[SETTINGS].set(key, value)
 
 
 def test_role_outside_adoption_allowed_roles_is_403(trust):
@@ -342,7 +343,7 @@ def test_bad_request_bodies_are_400_and_store_nothing(trust, body):
                         headers={"Content-Type": "application/json"})
     assert_error(answer, 400, "validation_failed")
     assert count(trust.host, "AdoptionChallenge") == 0
-    assert trust.host.services["alerts"].alerts == {}
+    assert trust.host.services[ALERTS].alerts == {}
 
 
 def test_identifier_of_128_characters_is_accepted_and_trimmed(trust):
@@ -386,7 +387,7 @@ def test_confirm_without_a_pending_challenge_is_401_and_stores_nothing(trust):
     assert_error(confirm(trust, "nobody", "ABCD-EFGH"), 401, "invalid_challenge")
     assert count(trust.host, "ApiClient") == 1
     assert count(trust.host, "AdoptionChallenge") == 0
-    assert trust.host.services["cors"].list() == []
+    assert trust.host.services[CORS].list() == []
 
 
 def test_a_challenge_belongs_to_its_identifier(trust):
@@ -405,7 +406,7 @@ def test_request_raises_a_shield_alert_without_the_challenge(trust):
     host = trust.host
     request(trust, "alerting-laptop", "admin")
     code = challenge_for(host, "alerting-laptop")
-    (alert,) = host.services["alerts"].by_source("adoption")
+    (alert,) = host.services[ALERTS].by_source("adoption")
     assert alert["icon"] == "shield"
     assert alert["source"] == "adoption"
     assert alert["expires_at"] == pending(host, "alerting-laptop")["expires_at_ms"]
@@ -423,7 +424,7 @@ def test_request_raises_a_shield_alert_without_the_challenge(trust):
 def test_alert_is_dismissed_on_confirm(trust):
     request(trust, "dismiss-confirm")
     confirm(trust, "dismiss-confirm", challenge_for(trust.host, "dismiss-confirm"))
-    (alert,) = trust.host.services["alerts"].by_source("adoption")
+    (alert,) = trust.host.services[ALERTS].by_source("adoption")
     assert alert["dismissed_at"] is not None
 
 
@@ -432,7 +433,7 @@ def test_alert_is_dismissed_when_voided(trust):
     code = challenge_for(trust.host, "dismiss-void")
     for _ in range(5):
         confirm(trust, "dismiss-void", wrong_code(code))
-    (alert,) = trust.host.services["alerts"].by_source("adoption")
+    (alert,) = trust.host.services[ALERTS].by_source("adoption")
     assert alert["dismissed_at"] is not None
 
 
@@ -441,8 +442,8 @@ def test_alert_is_dismissed_on_expiry_by_the_sweep(trust, env):
     request(trust, "dismiss-expiry")
     advance_clock(env, CHALLENGE_TTL_MS + 1)
     with orm.db_session:
-        assert host.services["adoption"].sweep() == 1
-    (alert,) = host.services["alerts"].by_source("adoption")
+        assert host.services[ADOPTION].sweep() == 1
+    (alert,) = host.services[ALERTS].by_source("adoption")
     assert alert["dismissed_at"] is not None
 
 
@@ -451,18 +452,18 @@ def test_pending_challenges_serves_the_display_and_hides_expired(trust, env):
     request(trust, "first", "viewer")
     advance_clock(env, 60_000)
     request(trust, "second", "admin")
-    items = host.services["adoption"].pending_challenges()
+    items = host.services[ADOPTION].pending_challenges()
     assert [i["identifier"] for i in items] == ["second", "first"]  # newest first: the card's order
     assert set(items[0]) == {"identifier", "role", "challenge", "created_at_ms", "expires_at_ms"}
     assert items[0]["role"] == "admin" and CODE.fullmatch(items[0]["challenge"])
     advance_clock(env, CHALLENGE_TTL_MS - 30_000)
-    assert [i["identifier"] for i in host.services["adoption"].pending_challenges()] == ["second"]
+    assert [i["identifier"] for i in host.services[ADOPTION].pending_challenges()] == ["second"]
 
 
 def test_adoption_works_without_an_alerts_plugin(make_host):
     host = make_host({"SVC_DISPLAY_DISABLE_PLUGINS": "alerts"})
     api = Api(host)
-    assert "alerts" not in host.services
+    assert ALERTS not in host.services
     assert api.post("/v1/adoption/request", json={"identifier": "plain"}).status_code == 200
     code = challenge_for(host, "plain")
     assert api.post("/v1/adoption/confirm", json={"identifier": "plain", "challenge_code": code}).status_code == 200
@@ -471,11 +472,11 @@ def test_adoption_works_without_an_alerts_plugin(make_host):
 def test_a_real_window_writes_no_console_line_anything_else_does(make_host, capsys):
     host = make_host({"SVC_DISPLAY_HEADLESS": "0"})
     api = Api(host)
-    host.services["display_mode"] = "window"  # what svc_host.display.run records for a real window
+    host.services[DISPLAY_MODE] = "window"  # what svc_host.display.run records for a real window
     capsys.readouterr()
     assert api.post("/v1/adoption/request", json={"identifier": "windowed"}).status_code == 200
     assert "adoption challenge" not in capsys.readouterr().err
-    host.services["display_mode"] = "offscreen"  # a canvas nobody sees: the console shows the code
+    host.services[DISPLAY_MODE] = "offscreen"  # a canvas nobody sees: the console shows the code
     assert api.post("/v1/adoption/request", json={"identifier": "offscreen"}).status_code == 200
     assert '"offscreen"' in capsys.readouterr().err
 
@@ -637,8 +638,8 @@ def test_the_builtin_alerts_plugin_carries_the_security_alert_without_the_code(m
     for variant in (code, code.replace("-", "")):
         assert variant not in listed.text
         assert variant not in admin.get("/v1/catalog/alerts").text
-    on_screen = [a for a in host.services["alerts"].active() if a["source"] == "adoption"]
+    on_screen = [a for a in host.services[ALERTS].active() if a["source"] == "adoption"]
     assert on_screen[0]["display_only"]["challenge"] == code
     confirmed = admin.post("/v1/adoption/confirm", json={"identifier": "lobby-tablet", "challenge_code": code}, key="")
     assert confirmed.status_code == 200, confirmed.text
-    assert not [a for a in host.services["alerts"].active() if a["source"] == "adoption"]
+    assert not [a for a in host.services[ALERTS].active() if a["source"] == "adoption"]

@@ -9,6 +9,7 @@ from builtin_plugins.cors.policy import DNS_CACHE_MS, PrivateOriginPolicy, is_pr
 from svc_display.testing import issue_key
 from svc_display.testing.clients import ApiClient as Api
 from tests.trust.helpers import challenge_for
+from hookspecs.services import CORS, CORS_POLICY
 
 ACAO = "access-control-allow-origin"
 
@@ -129,18 +130,18 @@ def assert_denied(result):
 def cors_api(make_host):
     host = make_host({"SVC_DISPLAY_HTTP_CORS_ORIGINS": "https://controller.example.com:8443,http://Panel.Example.org",
                       "SVC_DISPLAY_ADOPTION_RATE_PER_MIN": "0"})
-    host.services["cors_policy"].resolver = FakeResolver({"nas.lan": ["192.168.1.20"],
+    host.services[CORS_POLICY].resolver = FakeResolver({"nas.lan": ["192.168.1.20"],
                                                           "public.example": ["93.184.216.34"]})
     return Api(host, issue_key(host, "admin"))
 
 
 def test_env_origins_are_seeded_once_with_source_env(cors_api, make_host, env):
-    stored = cors_api.host.services["cors"].list()
+    stored = cors_api.host.services[CORS].list()
     assert [(o["origin"], o["source"]) for o in stored] == [
         ("http://panel.example.org", "env"), ("https://controller.example.com:8443", "env")]
     # a second start with the same variable changes nothing
     again = make_host({"SVC_DISPLAY_HTTP_CORS_ORIGINS": "https://controller.example.com:8443"})
-    assert [o["origin"] for o in again.services["cors"].list()] == [o["origin"] for o in stored]
+    assert [o["origin"] for o in again.services[CORS].list()] == [o["origin"] for o in stored]
 
 
 def test_stored_origins_are_allowed_on_every_other_route(cors_api):
@@ -228,7 +229,7 @@ def test_confirm_stores_the_origin_with_source_adoption(cors_api):
                             headers={"Origin": origin})
     assert granted.status_code == 200
     assert {"origin": origin, "source": "adoption"} in [
-        {k: o[k] for k in ("origin", "source")} for o in host.services["cors"].list()]
+        {k: o[k] for k in ("origin", "source")} for o in host.services[CORS].list()]
     session = cors_api.get("/v1/adoption/session", key=granted.json["api_key"], headers={"Origin": origin})
     assert session.status_code == 200
     assert_allowed(session, origin)
@@ -238,14 +239,14 @@ def test_referer_is_used_when_origin_is_absent(cors_api):
     answer = cors_api.post("/v1/adoption/request", json={"identifier": "ref"},
                            headers={"Referer": "https://Tablet.Local:8443/app/adopt?step=2"})
     assert answer.status_code == 200
-    assert "https://tablet.local:8443" in [o["origin"] for o in cors_api.host.services["cors"].list()]
+    assert "https://tablet.local:8443" in [o["origin"] for o in cors_api.host.services[CORS].list()]
 
 
 def test_admin_grant_stores_the_origin(cors_api):
     answer = cors_api.post("/v1/adoption/request", json={"identifier": "adm"},
                            headers={"Origin": "http://10.0.0.44:5199"})
     assert answer.status_code == 200
-    stored = {o["origin"]: o["source"] for o in cors_api.host.services["cors"].list()}
+    stored = {o["origin"]: o["source"] for o in cors_api.host.services[CORS].list()}
     assert stored["http://10.0.0.44:5199"] == "adoption"
 
 
@@ -256,7 +257,7 @@ def test_failed_adoption_stores_no_origin(cors_api):
                   headers={"Origin": origin})
     cors_api.post("/v1/adoption/request", key=issue_key(cors_api.host, "viewer"), json={"identifier": "v"},
                   headers={"Origin": origin})
-    assert origin not in [o["origin"] for o in cors_api.host.services["cors"].list()]
+    assert origin not in [o["origin"] for o in cors_api.host.services[CORS].list()]
 
 
 def test_requests_without_origin_get_no_cors_headers(cors_api):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pony import orm
+from hookspecs.services import INTEGRATIONS
 
 FORECAST = {
     "latitude": 52.52,
@@ -114,7 +115,7 @@ def test_open_meteo_current_weather(host, upstream):
     _locations(host)
     upstream.json("/v1/forecast", FORECAST)
     _base(host, "weather_openmeteo", upstream.url)
-    result = host.services["integrations"].run_now("weather_openmeteo")
+    result = host.services[INTEGRATIONS].run_now("weather_openmeteo")
     assert result.status == "ok" and result.message == "2 locations updated"
     with orm.db_session:
         row = host.db.WeatherCurrent["berlin"]
@@ -132,7 +133,7 @@ def test_open_meteo_current_weather(host, upstream):
     queries = [r.query for r in upstream.requests_to("/v1/forecast")]
     assert sorted(q["latitude"][0] for q in queries) == ["30.2672", "52.52"]
     assert "temperature_2m" in queries[0]["current"][0] and queries[0]["timezone"] == ["auto"]
-    assert host.services["integrations"].run_now("weather_openmeteo").status == "ok"
+    assert host.services[INTEGRATIONS].run_now("weather_openmeteo").status == "ok"
     with orm.db_session:
         assert host.db.WeatherCurrent.select().count() == 2
 
@@ -143,7 +144,7 @@ def test_open_meteo_air_quality_merges_into_the_snapshot(host, upstream):
     upstream.json("/v1/air-quality", AIR)
     _base(host, "weather_openmeteo", upstream.url)
     _base(host, "air_quality_openmeteo", upstream.url)
-    engine = host.services["integrations"]
+    engine = host.services[INTEGRATIONS]
     assert engine.run_now("air_quality_openmeteo").status == "ok"
     assert engine.run_now("weather_openmeteo").status == "ok"
     with orm.db_session:
@@ -156,7 +157,7 @@ def test_nws_alerts_for_opted_in_locations(host, upstream):
     _locations(host)
     upstream.json("/alerts/active", NWS_ALERTS)
     _base(host, "weather_alerts_nws", upstream.url)
-    engine = host.services["integrations"]
+    engine = host.services[INTEGRATIONS]
     assert engine.run_now("weather_alerts_nws").status == "ok"
     assert [r.query["point"] for r in upstream.requests_to("/alerts/active")] == [["30.2672,-97.7431"]]
     assert upstream.requests_to("/alerts/active")[0].headers["Accept"] == "application/geo+json"

@@ -3,6 +3,7 @@ import pytest
 from pony import orm
 
 from tests.ticker.tapes import _items, _kv, _tape
+from hookspecs.services import SETTINGS
 
 pytestmark = pytest.mark.svc_display_storage
 
@@ -20,7 +21,7 @@ def test_weather_units_tape_then_key_value_then_setting(ticker):
     _tape(ticker, "w", "weather", {"locationId": "home"})
     assert _items(ticker)[0]["body"] == "Home: 21°C, Light rain"
     with orm.db_session:
-        ticker.host.services["settings"].set("display_weather_temperature_unit", "f")
+        ticker.host.services[SETTINGS].set("display_weather_temperature_unit", "f")
     assert _items(ticker)[0]["body"] == "Home: 71°F, Light rain"
     _kv(ticker.host, "display.weather.temperature_unit", "c")
     assert _items(ticker)[0]["body"] == "Home: 21°C, Light rain"

@@ -349,6 +349,49 @@ class Scrolling:
     at_end: bool
     passes: int
 
+    def __init__(self, **kwargs: Any):
+        self.scrolls, self.offset, self.rest, self.at_end = False, 0.0, SCROLL_PAUSE, False
+        self.passes, self._scrolled = 0, None  # times it was scrolled to its end; the text it scrolls
+        super().__init__(**kwargs)  # the TextBox
+        with self.canvas:  # type: ignore[attr-defined]
+            Color(1, 1, 1, 1)
+            self._drawn = Rectangle()
+        self.bind(texture=self._draw, texture_size=self._draw, pos=self._draw, size=self._draw)  # type: ignore[attr-defined]
+        self._draw()
+
+    def _follow(self, scrolls: bool) -> None:
+        """After a fit: a new text, or one that starts or stops scrolling, starts from its start."""
+        if (scrolls, self.text) != (self.scrolls, self._scrolled):  # type: ignore[attr-defined]
+            self.scrolls, self.offset, self.rest, self.at_end, self.passes = scrolls, 0.0, SCROLL_PAUSE, False, 0
+            self._scrolled = self.text  # type: ignore[attr-defined]
+        self._draw()
+
+    def visible_part(self, width: float, height: float) -> tuple[float, float, float, float] | None:
+        """The part of the texture drawn in a window ``width`` x ``height``, as fractions
+        ``(left, right, bottom, top)``; None: the whole texture."""
+        raise NotImplementedError
+
+    def _draw(self, *_args: Any) -> None:
+        drawn = getattr(self, "_drawn", None)
+        if drawn is None:
+            return
+        texture = self.texture  # type: ignore[attr-defined]
+        drawn.texture = texture  # its texture coordinates: the whole texture's
+        if texture is None:
+            drawn.size = (0, 0)
+            return
+        x, y, width, height = self.window()  # type: ignore[attr-defined]
+        drawn.pos, drawn.size = (x, y), (width, height)
+        part = self.visible_part(width, height)
+        if part is not None:
+            tc = texture.tex_coords
+            a0, a1, b0, b1 = part
+
+            def uv(a: float, b: float) -> tuple[float, float]:
+                return tc[0] + a * (tc[4] - tc[0]), tc[1] + b * (tc[5] - tc[1])
+
+            drawn.tex_coords = (*uv(a0, b0), *uv(a1, b0), *uv(a1, b1), *uv(a0, b1))
+
     def speed(self) -> float:
         """Px a second: :data:`SCROLL_EMS` times its font size (about seven characters a second)."""
         return SCROLL_EMS * float(self.font_size)  # type: ignore[attr-defined]
@@ -390,16 +433,6 @@ class ScrollBox(Scrolling, TextBox):
     scissor, which an FBO the compositor draws into would not follow). ``scrolls`` says whether it
     scrolls; ``window()`` is the part of the text drawn (its own coordinates)."""
 
-    def __init__(self, **kwargs: Any):
-        self.scrolls, self.offset, self.rest, self.at_end = False, 0.0, SCROLL_PAUSE, False
-        self.passes, self._scrolled = 0, None  # times it was scrolled to its end; the text it scrolls
-        super().__init__(**kwargs)
-        with self.canvas:
-            Color(1, 1, 1, 1)
-            self._drawn = Rectangle()
-        self.bind(texture=self._draw, texture_size=self._draw, pos=self._draw, size=self._draw)
-        self._draw()
-
     def fit(self, *_args: Any) -> None:
         if self._fitting or getattr(self, "managed", False) or self.width <= 1 or \
                 (self.fit_height and self.height <= 1):
@@ -414,10 +447,7 @@ class ScrollBox(Scrolling, TextBox):
                 self.text_size = (None, None)
             finally:
                 self._fitting = False
-        if (scrolls, self.text) != (self.scrolls, self._scrolled):  # a new text starts from its start
-            self.scrolls, self.offset, self.rest, self.at_end, self.passes = scrolls, 0.0, SCROLL_PAUSE, False, 0
-            self._scrolled = self.text
-        self._draw()
+        self._follow(scrolls)
 
     def travel(self) -> float:
         """How far the text moves from its start to its end (0 when it fits)."""
@@ -430,26 +460,11 @@ class ScrollBox(Scrolling, TextBox):
             return self.x, float(int(self.center_y - th / 2.0)), float(self.width), float(th)
         return float(int(self.center_x - tw / 2.0)), float(int(self.center_y - th / 2.0)), float(tw), float(th)
 
-    def _draw(self, *_args: Any) -> None:
-        drawn = getattr(self, "_drawn", None)
-        if drawn is None:
-            return
-        texture = self.texture
-        drawn.texture = texture  # its texture coordinates: the whole texture's
-        if texture is None:
-            drawn.size = (0, 0)
-            return
-        x, y, width, height = self.window()
-        drawn.pos, drawn.size = (x, y), (width, height)
+    def visible_part(self, width: float, height: float) -> tuple[float, float, float, float] | None:
         tw = float(self.texture_size[0])
         if width < tw and tw > 0:  # the window of the texture from ``offset``
-            tc = texture.tex_coords
-            a0, a1 = self.offset / tw, (self.offset + width) / tw
-
-            def uv(a: float, b: float) -> tuple[float, float]:
-                return tc[0] + a * (tc[4] - tc[0]), tc[1] + b * (tc[5] - tc[1])
-
-            drawn.tex_coords = (*uv(a0, 0), *uv(a1, 0), *uv(a1, 1), *uv(a0, 1))
+            return self.offset / tw, (self.offset + width) / tw, 0.0, 1.0
+        return None
 
 
 class BounceBox(ScrollBox):
@@ -484,24 +499,13 @@ class ScrollText(Scrolling, TextBox):
 
     def __init__(self, anchor: str = "top", **kwargs: Any):
         self.anchor = anchor
-        self.scrolls, self.offset, self.rest, self.at_end = False, 0.0, SCROLL_PAUSE, False
-        self.passes, self._scrolled = 0, None
         super().__init__(**kwargs)
-        with self.canvas:
-            Color(1, 1, 1, 1)
-            self._drawn = Rectangle()
-        self.bind(texture=self._draw, texture_size=self._draw, pos=self._draw, size=self._draw)
-        self._draw()
 
     def fit(self, *_args: Any) -> None:
         if self._fitting or getattr(self, "managed", False) or self.width <= 1 or self.height <= 1:
             return
         super().fit()  # wrapped at words, as large as fits, else at its minimum (``fits`` false)
-        scrolls = not self.fits and bool(self.text)
-        if (scrolls, self.text) != (self.scrolls, self._scrolled):  # a new text starts from its start
-            self.scrolls, self.offset, self.rest, self.at_end, self.passes = scrolls, 0.0, SCROLL_PAUSE, False, 0
-            self._scrolled = self.text
-        self._draw()
+        self._follow(not self.fits and bool(self.text))
 
     def travel(self) -> float:
         """How far the text moves up from its start to its end (0 when it fits)."""
@@ -523,26 +527,11 @@ class ScrollText(Scrolling, TextBox):
         y = self.top - th if self.anchor == "top" else self.center_y - th / 2.0
         return x, float(int(y)), tw, th
 
-    def _draw(self, *_args: Any) -> None:
-        drawn = getattr(self, "_drawn", None)
-        if drawn is None:
-            return
-        texture = self.texture
-        drawn.texture = texture
-        if texture is None:
-            drawn.size = (0, 0)
-            return
-        x, y, width, height = self.window()
-        drawn.pos, drawn.size = (x, y), (width, height)
+    def visible_part(self, width: float, height: float) -> tuple[float, float, float, float] | None:
         th = float(self.texture_size[1])
         if height < th and th > 0:  # the window of the texture from ``offset`` below its top
-            tc = texture.tex_coords
-            b0, b1 = 1.0 - (self.offset + height) / th, 1.0 - self.offset / th
-
-            def uv(a: float, b: float) -> tuple[float, float]:
-                return tc[0] + a * (tc[4] - tc[0]), tc[1] + b * (tc[5] - tc[1])
-
-            drawn.tex_coords = (*uv(0, b0), *uv(1, b0), *uv(1, b1), *uv(0, b1))
+            return 0.0, 1.0, 1.0 - (self.offset + height) / th, 1.0 - self.offset / th
+        return None
 
 
 from kivy.lang import Builder  # noqa: E402  the rule names the class defined above

@@ -426,6 +426,17 @@ class FrameCapture(Protocol):
     def viewer_count(self) -> int: ...
 
 
+@dataclass(frozen=True)
+class CaptureRequest:
+    """What the live-preview plugin asks the canvas to capture (its settings): frames ``width`` px
+    wide, ``fps`` a second, JPEG ``quality``. The display runtime makes its ``DISPLAY_CAPTURE`` from
+    it once the canvas runs; without it (the plugin disabled or switched off) nothing is captured."""
+
+    width: int
+    fps: int
+    quality: int
+
+
 @runtime_checkable
 class PreviewTickets(Protocol):
     """One-use WebSocket tickets of the live preview: ``issue(identifier)`` is
@@ -520,6 +531,8 @@ PROGRAM_TELEMETRY: ServiceKey[ProgramTelemetry] = ServiceKey(
     "program_telemetry", ProgramTelemetry, "display_program", "slide and marquee program lines")
 DISPLAY_CAPTURE: ServiceKey[FrameCapture] = ServiceKey(
     "display_capture", FrameCapture, "host", "live-preview frame capture of the canvas")
+CAPTURE_REQUEST: ServiceKey[CaptureRequest] = ServiceKey(
+    "capture_request", CaptureRequest, "live_preview", "the live preview's capture size, rate and quality")
 LIVE_PREVIEW_TICKETS: ServiceKey[PreviewTickets] = ServiceKey(
     "live_preview_tickets", PreviewTickets, "live_preview", "WebSocket tickets")
 HTTP_SERVER_STOP: ServiceKey[Callable[[], None]] = ServiceKey(
@@ -551,7 +564,7 @@ SERVICE_KEYS: tuple[ServiceKey[Any], ...] = (
     SETTINGS, CLIENT_KEYS, API_KEY_PRINCIPALS, DISPLAY_PREFERENCES, THEMES, SCREENS, ALERTS, OVERLAYS, TICKER,
     CURATOR, CURATOR_RUNTIME, SEARCH, ACCOUNTS, ADOPTION, ADOPTION_BASE_URL, INTEGRATIONS, INTEGRATION_TELEMETRY,
     CORS, CORS_POLICY, ORIGIN_ALLOWED, EVENTS, DISPLAY, DISPLAY_MODE, PROGRAM_TELEMETRY,
-    DISPLAY_CAPTURE, LIVE_PREVIEW_TICKETS, HTTP_SERVER_STOP, HEALTH_SECTIONS, CLOUD_FEED, CATEGORIES,
+    DISPLAY_CAPTURE, CAPTURE_REQUEST, LIVE_PREVIEW_TICKETS, HTTP_SERVER_STOP, HEALTH_SECTIONS, CLOUD_FEED, CATEGORIES,
     RUNTIME_SIGNALS, FOLDER_PLUGINS, LISTENING, CANVAS_BLANK, DISPLAY_POWER, CONTENT_INGEST,
     DB_READER, LIST_CACHE, BACKUP_JOBS,
 )

@@ -38,7 +38,7 @@ from hookspecs import Feature, Operation, Route, Setting, WebSocketRoute, hookim
 from svc_host.http.errors import ApiError
 from hookspecs.permissions import NAVIGATION_CONTROL, declare
 from svc_host.tls import local_ipv4_addresses
-from hookspecs.services import DISPLAY_CAPTURE, LIVE_PREVIEW_TICKETS, ORIGIN_ALLOWED
+from hookspecs.services import CAPTURE_REQUEST, DISPLAY_CAPTURE, LIVE_PREVIEW_TICKETS, ORIGIN_ALLOWED, CaptureRequest
 
 log = logging.getLogger("builtin_plugins.live_preview")
 
@@ -282,6 +282,15 @@ def _book(host: Any) -> TicketBook:
     if book is None:
         book = host.services[LIVE_PREVIEW_TICKETS] = TicketBook(host.clock)
     return book
+
+
+@hookimpl
+def startup(host: Any) -> None:
+    """Ask the canvas for frames (the display runtime makes the capture once a canvas runs)."""
+    values = host.settings.plugin_values("live_preview")
+    if values.live_preview_enabled:
+        host.services[CAPTURE_REQUEST] = CaptureRequest(values.live_preview_width, values.live_preview_fps,
+                                                        values.live_preview_quality)
 
 
 @hookimpl

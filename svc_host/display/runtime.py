@@ -27,7 +27,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from hookspecs.services import (BLANK_TOPIC, CANVAS_BLANK, DISPLAY, DISPLAY_CAPTURE, DISPLAY_MODE, EVENTS,
+from hookspecs.services import (BLANK_TOPIC, CANVAS_BLANK, CAPTURE_REQUEST, DISPLAY, DISPLAY_CAPTURE, DISPLAY_MODE, EVENTS,
                                 HTTP_SERVER_STOP, service)
 from svc_host.display.bus import DisplayBus
 from svc_host.display.capture import FrameCapture
@@ -396,10 +396,9 @@ def run(host: Any, serve: Callable[[], Any]) -> None:
 
     runtime = DisplayRuntime(host, mode)
     host.services[DISPLAY] = runtime
-    preview = settings.plugin_values("live_preview")  # empty when the plugin is disabled: no capture
-    if preview.get("live_preview_enabled"):
-        host.services[DISPLAY_CAPTURE] = FrameCapture(host.display_bus, preview.live_preview_width,
-                                                        preview.live_preview_fps, preview.live_preview_quality)
+    request = host.services.get(CAPTURE_REQUEST)  # the live-preview plugin's; None: nothing is captured
+    if request is not None:
+        host.services[DISPLAY_CAPTURE] = FrameCapture(host.display_bus, request.width, request.fps, request.quality)
     from svc_host.plugins import resolve_layers, resolve_renderers
 
     resolve_renderers(host)  # every renderer and layer imported and checked before the first frame

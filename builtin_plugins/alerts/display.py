@@ -28,7 +28,7 @@ from typing import Any
 
 from hookspecs.render import RenderContext, Stage, renderer
 from hookspecs.services import ALERT_SEVERITIES, ALERTS, service
-from svc_host.display.kit import config_number, config_strings, config_text, slide_title
+from svc_host.display.kit import config_number, config_strings, config_text, layer_box, slide_title
 from svc_host.display.kit import widgets as _w
 
 log = logging.getLogger("builtin_plugins.alerts")
@@ -107,11 +107,7 @@ class AlertsLayer:
 
     @cached_property
     def widget(self) -> Any:
-        from kivy.uix.floatlayout import FloatLayout
-
-        box = FloatLayout(size_hint=(None, None))
-        box.bind(pos=self._fit, size=self._fit)
-        return box
+        return layer_box(self._fit)
 
     def _fit(self, *_args: Any) -> None:
         for child in self.widget.children:

@@ -29,7 +29,7 @@ from typing import Any
 
 from hookspecs.render import Layout, Rect, Stage
 from hookspecs.services import CURATOR, OVERLAYS, curated, service
-from svc_host.display.kit import overlay_bands, place_celebration
+from svc_host.display.kit import layer_box, overlay_bands, place_celebration
 
 log = logging.getLogger("builtin_plugins.overlays")
 
@@ -115,19 +115,11 @@ class OverlaysLayer:
     @cached_property
     def decoration(self) -> Any:
         """The full-screen overlays (confetti, rain, frames): under the slides' content."""
-        from kivy.uix.floatlayout import FloatLayout
-
-        box = FloatLayout(size_hint=(None, None))
-        box.bind(pos=self._fit, size=self._fit)
-        return box
+        return layer_box(self._fit)
 
     @cached_property
     def widget(self) -> Any:
-        from kivy.uix.floatlayout import FloatLayout
-
-        box = FloatLayout(size_hint=(None, None))
-        box.bind(pos=self._fit, size=self._fit)
-        return box
+        return layer_box(self._fit)
 
     def _fit(self, *_args: Any) -> None:
         for overlay_id, entry in self.overlays.items():

@@ -35,6 +35,7 @@ from typing import Any, Callable
 from hookspecs.render import Stage
 from hookspecs.services import CURATOR, PROGRAM_TELEMETRY, SCREENS, curated, service
 from hookspecs.weights import SmoothRoundRobin, appearances
+from svc_host.display.kit import layer_box
 
 log = logging.getLogger("builtin_plugins.screens")
 
@@ -87,11 +88,7 @@ class SlidesLayer:
 
     @cached_property
     def widget(self) -> Any:
-        from kivy.uix.floatlayout import FloatLayout
-
-        box = FloatLayout(size_hint=(None, None))
-        box.bind(pos=self._fit, size=self._fit)
-        return box
+        return layer_box(self._fit)
 
     def _fit(self, *_args: Any) -> None:
         for child in self.widget.children:

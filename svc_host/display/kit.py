@@ -180,6 +180,16 @@ def panel_fraction(context: RenderContext, width_px: float, height_px: float) ->
     return width_px / ref_w, height_px / ref_h
 
 
+def layer_box(refit: Any) -> Any:
+    """A layer's widget: a FloatLayout the compositor places and sizes (``size_hint`` None) that
+    calls ``refit`` whenever it moves or is resized."""
+    from kivy.uix.floatlayout import FloatLayout
+
+    box = FloatLayout(size_hint=(None, None))
+    box.bind(pos=refit, size=refit)
+    return box
+
+
 def place_celebration(root: Any, rect: Any, band: Any) -> None:
     """Put the celebration message of the full-screen overlay ``root`` (drawn in ``rect``, window
     pixels) in ``band`` (window pixels; :meth:`hookspecs.render.Layout.arrange` says where). A

@@ -460,6 +460,8 @@ def test_an_integrations_poll_interval_changed(app, fleet):
     p.get_by_label("enabled only").uncheck()
     p.get_by_label("Find").fill("weather")
     p.get_by_role("search").filter(has=p.get_by_label("Find")).get_by_role("button", name="Search").click()
+    # unchecking "enabled only" loaded the list too: the card to fill is the one drawn after both
+    p.wait_for_load_state("networkidle")
     # titled with its type's label, its id beside it; no secrets badge for a type without secrets
     # (it showed the raw id as title and "secrets set")
     card = p.locator("li.integration", has=p.get_by_role("heading", name="Open-Meteo current weather weather_openmeteo",

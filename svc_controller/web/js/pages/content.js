@@ -195,7 +195,9 @@ function integrationRow(api, row, patchBody, reload) {
 async function integrationsSection(api, display, holder) {
   const query = h("input", { type: "search", id: "integration-q", placeholder: "weather, news…" });
   const list = h("ul", { class: "cards" });
+  let latest = 0; // only the newest load draws the list (an older answer arriving late is dropped)
   const load = async () => {
+    const mine = ++latest;
     try {
       const q = query.value.trim();
       // The display strips "_" and "%" from q (spec 4.12): "home assistant" finds home_assistant.
@@ -205,11 +207,12 @@ async function integrationsSection(api, display, holder) {
       const [page, patchBody] = await Promise.all([api.get(`/v1/integrations?${params}`),
         requestSchema(display, "PATCH", "/v1/integrations/{id}")]);
       // The display sends each type's schema once, on the first row of that type.
+      if (mine !== latest) return;
       const schemas = {};
       for (const r of page.items) if (r.config_json_schema) schemas[r.integration_type] = r.config_json_schema;
       replace(list, page.items.length ? page.items.map((r) => integrationRow(api, { ...r, config_json_schema: schemas[r.integration_type] }, patchBody, load))
         : h("li", {}, "No integration matches."));
-    } catch (err) { replace(list, h("li", { class: "note error" }, describeError(err))); }
+    } catch (err) { if (mine === latest) replace(list, h("li", { class: "note error" }, describeError(err))); }
   };
   const enabledOnly = h("input", { type: "checkbox", id: "integration-enabled", checked: true, onchange: load });
   const form = h("form", { class: "row", role: "search", onsubmit: (e) => { e.preventDefault(); load(); } },

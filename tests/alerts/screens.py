@@ -11,17 +11,10 @@ def long_body(canvas: Any, job: dict) -> dict:
     and the part of its text drawn (window pixels), whether it scrolls and how far; per frame its
     ``offset`` (how far it has moved up)."""
     from svc_host.display.widgets import ScrollText
-    from tests.display.composition import api
+    from tests.display.composition import api, raise_alert
     from tests.display.driven import window_rect
 
-    client = api(canvas)
-    answer = client.post("/v1/alerts", json=job["alert"])
-    assert answer.status_code < 300, answer.text
-    canvas.settle()
-    for _ in range(3):
-        canvas.frame(0.25)
-    layer = canvas.layer("alerts").widget
-    cards = [card for stack in layer.children for card in stack.children]
+    cards = raise_alert(canvas, api(canvas), job["alert"], 3)
     (body,) = [w for card in cards for w in card.walk(restrict=True)
                if getattr(w, "text", "").startswith(job["alert"]["body"][:40])]
     body.texture_update()

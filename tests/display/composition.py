@@ -18,6 +18,17 @@ def api(canvas: Canvas) -> Any:
     return ApiClient(canvas.host, issue_key(canvas.host, "admin"))
 
 
+def raise_alert(canvas: Canvas, client: Any, alert: dict, frames: int) -> list:
+    """``alert`` posted over REST, the canvas settled and ``frames`` frames of 0.25 s drawn; the
+    alerts layer's cards."""
+    answer = client.post("/v1/alerts", json=alert)
+    assert answer.status_code < 300, answer.text
+    canvas.settle()
+    for _ in range(frames):
+        canvas.frame(0.25)
+    return [card for stack in canvas.layer("alerts").widget.children for card in stack.children]
+
+
 def overlay_row(overlay_id: str, overlay_type: str, config: dict) -> dict:
     today = time.gmtime()
     return {"id": overlay_id, "enabled": True, "overlay_type": overlay_type, "config_json": config,
@@ -233,14 +244,9 @@ def panels_under_alert(canvas: Canvas, job: dict) -> dict:
                 for overlay_id, entry in overlays.items() if entry.get("widget") is not None}
 
     seen = {"before": panels()}
-    answer = client.post("/v1/alerts", json=job["alert"])
-    assert answer.status_code < 300, answer.text
-    canvas.settle()
-    for _ in range(4):
-        canvas.frame(0.25)
-    layer = canvas.layer("alerts").widget
+    cards = raise_alert(canvas, client, job["alert"], 4)
     seen["after"] = panels()
-    seen["cards"] = [window_rect(card) for stack in layer.children for card in stack.children]
+    seen["cards"] = [window_rect(card) for card in cards]
     if job.get("png"):
         canvas.png(f"{job['png']}-panels-under-alert.png")
     return seen

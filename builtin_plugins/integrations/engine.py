@@ -362,17 +362,32 @@ class Engine:
 
     # ---- runs ------------------------------------------------------------------------------
     def run_now(self, integration_id: str, force: bool = True, timeout: float | None = None) -> RunResult:
-        """Run one collection and wait for it (at most the run timeout). Never raises."""
+        """Run one collection and wait for it (at most the run timeout). Never raises.
+
+        A run of the same integration already under way (the schedule's, or another operator's)
+        is joined: its result is the answer, since it fetches just now what a new run would (a
+        forced run starts anew only when the joined one was skipped). Only a run already
+        abandoned (timed out, its thread not yet ended) answers ``busy``.
+        """
+        with self._lock:
+            current = self._runs.get(integration_id)
+        if current is not None and not current.abandoned:
+            joined = self._wait(current)
+            if not (force and joined.status == "skipped"):
+                return joined
         with self._lock:
             if integration_id in self._runs:
                 return RunResult(integration_id, "busy", "a run of this integration is in progress")
             run = self._start(integration_id, force=force, uses_slot=False, timeout=timeout)
         if run is None:
             return RunResult(integration_id, "unknown", "no such integration")
-        if not run.done.wait((timeout or self.run_timeout) + 1.0):
+        return self._wait(run)
+
+    def _wait(self, run: _Run) -> RunResult:
+        if not run.done.wait(max(0.0, run.deadline - time.monotonic()) + 1.0):
             self._abandon(run)
         run.done.wait(5.0)
-        return run.result or RunResult(integration_id, "timeout", "the run did not finish")
+        return run.result or RunResult(run.integration_id, "timeout", "the run did not finish")
 
     def _start(
         self, integration_id: str, force: bool, uses_slot: bool, timeout: float | None = None

@@ -141,3 +141,27 @@ def test_a_collector_exception_is_logged_without_crashing(make_host, caplog):
     with caplog.at_level(logging.WARNING):
         assert host.services[INTEGRATIONS].run_now("general_broken").status == "failed"
     assert host.services[INTEGRATIONS].running
+
+
+def test_run_now_joins_a_scheduled_run_already_under_way(make_host):
+    """An operator who asks for a run while the schedule's run of the same integration is going
+    gets that run's answer, not 'busy' (the plugin tutorial's run raced the first scheduled run
+    and failed CI on it)."""
+    import threading
+
+    probes = Probes()
+    host = make_host(plugins=[("probes", probes)])
+    engine = host.services[INTEGRATIONS]
+    with orm.db_session:
+        host.db.Integration["general_stuck"].enabled = True
+    engine.submit("general_stuck")  # as the schedule does
+    wait_for(lambda: probes.calls == [{"stuck": True}])
+    answers = []
+    asking = threading.Thread(target=lambda: answers.append(engine.run_now("general_stuck")))
+    asking.start()
+    wait_for(lambda: asking.is_alive())
+    probes.release.set()
+    asking.join(30)
+    assert [(answer.status, answer.message) for answer in answers] == [("ok", "done")]
+    assert probes.calls == [{"stuck": True}]  # one run, shared
+    assert _row(host, "general_stuck")["last_success_at_ms"] is not None

@@ -7,25 +7,27 @@ the alerts of each, and the slides and ticker tape that show them.
   ``weather_alerts_nws``;
 - REST (``routes.py``): ``/v1/interests/weather-locations[/{id}]``,
   ``/v1/media/weather-at-location/{location_id}``;
-- types (``types.py``): slides ``weather_current``, ``weather_forecast``; ticker ``weather``
-  (items in ``items.py``);
+- types (``types.json``): slides ``weather_current``, ``weather_forecast``; ticker ``weather``
+  (items in ``items.py``); the three collectors;
 - content lists (``content.py``): ``weather-current``, ``weather-alerts`` (catalog,
   moderation deletes, cloud feed kinds ``weather_current``, ``weather_alert``).
 """
 from __future__ import annotations
 
 
-from builtin_plugins.weather import collectors, content, models, routes, types
+from builtin_plugins.weather import content, models, routes
 from hookspecs import Feature
+from hookspecs.catalog import load_types
 from hookspecs.permissions import INTERESTS_READ, INTERESTS_WRITE, TELEMETRY_READ, declare
 
 
+TYPES = load_types(__name__)
 FEATURE = Feature(
     permissions=declare(INTERESTS_READ, INTERESTS_WRITE, TELEMETRY_READ),
     entities=models.define_entities,
-    integration_types=[collectors.WEATHER, collectors.AIR_QUALITY, collectors.ALERTS],
-    screen_types=types.SCREEN_TYPES,
-    ticker_types=types.TICKER_TYPES,
+    integration_types=TYPES.integration_types,
+    screen_types=TYPES.screen_types,
+    ticker_types=TYPES.ticker_types,
     content_lists=content.LISTS,
     routes=routes.routes,
     samples="builtin_plugins.weather.samples:write",

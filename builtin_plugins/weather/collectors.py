@@ -18,7 +18,6 @@ from pony import orm
 
 from hookspecs.collect import CollectorError, HttpFailure
 from hookspecs.collecting import clip, each_unit, plain_text
-from hookspecs import IntegrationType
 
 OPEN_METEO = "https://api.open-meteo.com"
 OPEN_METEO_AQ = "https://air-quality-api.open-meteo.com"
@@ -55,14 +54,6 @@ WMO = {
     96: "Thunderstorm with slight hail",
     99: "Thunderstorm with heavy hail",
 }
-
-
-def _schema(default_base: str, extra: dict | None = None) -> dict:
-    return {
-        "type": "object",
-        "properties": {"baseUrl": {"type": "string", "default": default_base}, **(extra or {})},
-        "additionalProperties": False,
-    }
 
 
 def _locations(ctx: Any, only_alerts: bool = False) -> list[dict[str, Any]]:
@@ -259,29 +250,3 @@ def collect_alerts(ctx: Any) -> str:
                     row.delete()
 
     return _each_location(ctx, _locations(ctx, only_alerts=True), work)
-
-
-WEATHER = IntegrationType(
-    "weather_openmeteo",
-    "Open-Meteo current weather",
-    _schema(OPEN_METEO, {"forecastDays": {"type": "integer", "minimum": 1, "maximum": 16, "default": 3}}),
-    {"forecastDays": 3},
-    family="weather",
-    collect=collect_weather,
-)
-AIR_QUALITY = IntegrationType(
-    "air_quality_openmeteo",
-    "Open-Meteo air quality",
-    _schema(OPEN_METEO_AQ),
-    {},
-    family="air",
-    collect=collect_air_quality,
-)
-ALERTS = IntegrationType(
-    "weather_alerts_nws",
-    "US National Weather Service alerts",
-    _schema(NWS),
-    {},
-    family="weather",
-    collect=collect_alerts,
-)

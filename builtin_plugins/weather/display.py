@@ -1,7 +1,7 @@
 """The weather slides' drawing (Kivy-only, imported when a canvas starts): ``weather_current`` and
 ``weather_forecast``. Content comes from ``WeatherCurrent`` (and ``WeatherAlert``) in each
 renderer's ``prepare`` step: the location ``data_key`` or ``locationId`` names, else the first
-by name. Config keys: those of :mod:`builtin_plugins.weather.types`."""
+by name. Config keys: those of ``builtin_plugins/weather/types.json``."""
 from __future__ import annotations
 
 import datetime as dt

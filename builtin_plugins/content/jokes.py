@@ -14,19 +14,9 @@ from pony import orm
 from hookspecs.collect import CollectorError
 from hookspecs.collecting import clip, each_unit
 from builtin_plugins.content.pools import trim_oldest
-from hookspecs import IntegrationType
 
 TYPE_ID = "joke_icanhazdadjoke"
 DEFAULT_BASE = "https://icanhazdadjoke.com"
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "baseUrl": {"type": "string", "default": DEFAULT_BASE},
-        "categoryIds": {"type": "array", "items": {"type": "string", "maxLength": 64}, "maxItems": 50},
-        "perRun": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5},
-    },
-    "additionalProperties": False,
-}
 
 
 def split_joke(text: str) -> tuple[str, str]:
@@ -87,8 +77,3 @@ def collect(ctx: Any) -> str:
 
     run = each_unit(ctx, categories, fill, lambda unit: f"category {unit[0]}")
     return run.finish(ctx, "joke categories", "no joke category", note=f"{added[0]} jokes added")
-
-
-INTEGRATION_TYPE = IntegrationType(
-    TYPE_ID, "icanhazdadjoke", SCHEMA, {"perRun": 5}, family="joke", collect=collect
-)

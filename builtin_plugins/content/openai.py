@@ -20,30 +20,9 @@ from pony import orm
 from hookspecs.collecting import CollectorError, clip, digest
 from builtin_plugins.content.pools import trim_oldest
 from builtin_plugins.content.quotes import upsert_quotes
-from hookspecs import IntegrationType
 
 TYPE_ID = "general_openai"
 DEFAULT_BASE = "https://api.openai.com"
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "baseUrl": {"type": "string", "default": DEFAULT_BASE},
-        "model": {"type": "string", "minLength": 1, "maxLength": 100, "default": "gpt-4o-mini"},
-        "prompt": {"type": "string", "minLength": 1, "maxLength": 4000},
-        "systemPrompt": {"type": "string", "maxLength": 4000},
-        "target": {"enum": ["quote", "joke"], "default": "quote"},
-        "categoryId": {"type": "string", "maxLength": 64},
-        "temperature": {"type": "number", "minimum": 0, "maximum": 2, "default": 1},
-        "maxItems": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50},
-    },
-    "additionalProperties": False,
-}
-EXAMPLE = {
-    "model": "gpt-4o-mini",
-    "prompt": "Write one short uplifting quote for an office screen.",
-    "target": "quote",
-    "categoryId": "quotes",
-}
 AUTHOR = re.compile(r"^(.*?)\s*(?:\n|\s)[—–-]\s*([^\n]{1,200})$", re.DOTALL)
 
 
@@ -108,14 +87,3 @@ def collect(ctx: Any) -> str:
     upsert_quotes(ctx, [(quote, author)], ctx.config.get("categoryId", "quotes"), keep)
     ctx.summary = "1 quote generated"
     return ctx.summary
-
-
-INTEGRATION_TYPE = IntegrationType(
-    TYPE_ID,
-    "OpenAI-compatible text generation",
-    SCHEMA,
-    EXAMPLE,
-    family="general",
-    collect=collect,
-    secret_fields=("apiKey",),
-)

@@ -27,6 +27,17 @@ def split_joke(text: str) -> tuple[str, str]:
     return text, ""
 
 
+def add_joke(ctx: Any, integration_type: str, key: str, setup: str, punchline: str, category_id: str) -> bool:
+    """Store the joke ``<integration_type>:<key>`` unless it is stored already (inside a
+    ``db_session``); True when added."""
+    row_id = f"{integration_type}:{key}"
+    if ctx.db.Joke.get(id=row_id) is not None:
+        return False
+    ctx.db.Joke(id=row_id, setup=clip(setup, 4000), punchline=clip(punchline, 4000), category_id=category_id,
+                integration_type=integration_type, created_at_ms=ctx.now_ms())
+    return True
+
+
 def collect(ctx: Any) -> str:
     base = ctx.base_url(DEFAULT_BASE)
     wanted = ctx.config.get("categoryIds")
@@ -53,17 +64,8 @@ def collect(ctx: Any) -> str:
             if not isinstance(data, dict) or not isinstance(data.get("joke"), str) or not data.get("id"):
                 raise CollectorError("answer has no joke")
             setup, punchline = split_joke(data["joke"])
-            row_id = f"{TYPE_ID}:{clip(data['id'], 100)}"
             with orm.db_session:
-                if ctx.db.Joke.get(id=row_id) is None:
-                    ctx.db.Joke(
-                        id=row_id,
-                        setup=clip(setup, 4000),
-                        punchline=clip(punchline, 4000),
-                        category_id=category_id,
-                        integration_type=TYPE_ID,
-                        created_at_ms=ctx.now_ms(),
-                    )
+                if add_joke(ctx, TYPE_ID, clip(data["id"], 100), setup, punchline, category_id):
                     added[0] += 1
         with orm.db_session:
             trim_oldest(

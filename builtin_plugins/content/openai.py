@@ -17,8 +17,9 @@ from typing import Any
 
 from pony import orm
 
-from hookspecs.collecting import CollectorError, clip, digest
+from hookspecs.collecting import CollectorError, digest
 from builtin_plugins.content.pools import trim_oldest
+from builtin_plugins.content.jokes import add_joke
 from builtin_plugins.content.quotes import upsert_quotes
 
 TYPE_ID = "general_openai"
@@ -69,16 +70,7 @@ def collect(ctx: Any) -> str:
         setup, punchline = _joke(text)
         category = ctx.config.get("categoryId", "general")
         with orm.db_session:
-            row_id = f"{TYPE_ID}:{digest(setup, punchline)}"
-            if ctx.db.Joke.get(id=row_id) is None:
-                ctx.db.Joke(
-                    id=row_id,
-                    setup=clip(setup, 4000),
-                    punchline=clip(punchline, 4000),
-                    category_id=category,
-                    integration_type=TYPE_ID,
-                    created_at_ms=ctx.now_ms(),
-                )
+            add_joke(ctx, TYPE_ID, digest(setup, punchline), setup, punchline, category)
             trim_oldest(list(ctx.db.Joke.select(lambda j: j.integration_type == TYPE_ID)), keep)
         ctx.summary = "1 joke generated"
         return ctx.summary

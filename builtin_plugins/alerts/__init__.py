@@ -30,11 +30,10 @@ from hookspecs import (
     Operation,
     Permission,
     Route,
-    ScreenType,
     hookimpl,
 )
 from hookspecs.permissions import OPERATORS
-from hookspecs.schema import array, enum, integer, obj, text
+from hookspecs.catalog import load_types
 from hookspecs.services import ALERTS, ALERT_SEVERITIES, publish
 from svc_host.rest.configurable import row_id
 from svc_host.rest.schemas import BooleanText, StorableSchema
@@ -50,20 +49,7 @@ TOPIC = "alerts"  # the change event every change publishes
 NOT_BLANK = validate.Regexp(r"\S", error="must contain a non-blank character")
 
 
-SCREEN_TYPES: list[ScreenType] = [
-    ScreenType(
-        id="alerts",
-        label="Alerts",
-        description="Active operator alerts.",
-        renderer="builtin_plugins.alerts.display:alerts",
-        config_schema=obj("alerts", {
-            "minSeverity": enum(*ALERT_SEVERITIES),
-            "maxAlerts": integer(1, 20),
-            "sources": array(text(100, 1), 20),
-        }),
-        example_config={"minSeverity": "warning", "maxAlerts": 5},
-    ),
-]
+TYPES = load_types(__name__)  # the alerts slide (types.json); its minSeverity lists SEVERITIES
 
 
 @hookimpl
@@ -314,7 +300,7 @@ def register_routes(host: Any) -> list[Route]:
 
 FEATURE = Feature(
     permissions=[Permission(ALERTS_WRITE, "raise and dismiss alerts", OPERATORS)],
-    screen_types=SCREEN_TYPES,
+    screen_types=TYPES.screen_types,
     content_lists=[ContentList("alerts", "Alert", catalog_json, label="alerts",
                                filters={"title": "title", "body": "body", "source": "source",
                                         "severity": "severity"},

@@ -1,6 +1,6 @@
 """The basic types' drawing (Kivy-only, imported when a canvas starts): the message, QR code and
 controller invite slides, the static image and QR code overlays. Config keys: those of the
-types in :mod:`builtin_plugins.basic`."""
+types in ``builtin_plugins/basic/types.json``."""
 from __future__ import annotations
 
 from typing import Any

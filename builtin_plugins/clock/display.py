@@ -1,6 +1,6 @@
 """The clock types' drawing (Kivy-only, imported when a canvas starts): the clock slide and the
 digital and analog clock overlays. Config keys: those of the types in
-:mod:`builtin_plugins.clock`; times and dates through the context's formatters (the display
+``builtin_plugins/clock/types.json``; times and dates through the context's formatters (the display
 preferences unless the row names a preset, an order or a zone)."""
 from __future__ import annotations
 

@@ -9,7 +9,8 @@ and ticker tape that show them.
   to their size (``pools.py``);
 - REST (``routes.py``): ``/v1/interests/{joke,trivia}-categories[/{id}]``,
   ``POST /v1/curator/manual/{jokes,trivia}``;
-- types (``types.py``): slides ``joke``, ``trivia``; ticker ``quote``;
+- types (``types.json``): slides ``joke``, ``trivia``; ticker ``quote`` (items in ``items.py``);
+  the four collectors;
 - content lists (``content.py``): ``jokes``, ``trivia`` (catalog, moderation, media, feed),
   ``quotes`` (feed), ``joke-categories``, ``trivia-categories`` (the ``category_in_use``
   guard of curator categories).
@@ -18,10 +19,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from builtin_plugins.content import content, jokes, models, openai, quotes, routes, trivia, types
+from builtin_plugins.content import content, models, routes
 from hookspecs import Feature, hookimpl
+from hookspecs.catalog import load_types
 from hookspecs.content import add_writers
 from hookspecs.permissions import CURATOR_WRITE, INTERESTS_READ, INTERESTS_WRITE, declare
+
+
+TYPES = load_types(__name__)
 
 
 @hookimpl
@@ -32,9 +37,9 @@ def startup(host: Any) -> None:
 FEATURE = Feature(
     permissions=declare(INTERESTS_READ, INTERESTS_WRITE, CURATOR_WRITE),
     entities=models.define_entities,
-    integration_types=[trivia.INTEGRATION_TYPE, jokes.INTEGRATION_TYPE, quotes.INTEGRATION_TYPE, openai.INTEGRATION_TYPE],
-    screen_types=types.SCREEN_TYPES,
-    ticker_types=types.TICKER_TYPES,
+    integration_types=TYPES.integration_types,
+    screen_types=TYPES.screen_types,
+    ticker_types=TYPES.ticker_types,
     content_lists=content.LISTS,
     routes=routes.routes,
     samples="builtin_plugins.content.samples:write",

@@ -1,6 +1,6 @@
 """The joke and trivia slides' drawing (Kivy-only, imported when a canvas starts). Content: a
 random one of the newest unsuppressed ``Joke`` / ``TriviaQuestion`` rows of the category
-``data_key`` or ``categoryId`` names. Config keys: those of :mod:`builtin_plugins.content.types`."""
+``data_key`` or ``categoryId`` names. Config keys: those of ``builtin_plugins/content/types.json``."""
 from __future__ import annotations
 
 from typing import Any

@@ -14,19 +14,9 @@ from pony import orm
 from hookspecs.collect import CollectorError
 from hookspecs.collecting import clip, each_unit
 from builtin_plugins.content.pools import trim_oldest
-from hookspecs import IntegrationType
 
 TYPE_ID = "joke_icanhazdadjoke"
 DEFAULT_BASE = "https://icanhazdadjoke.com"
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "baseUrl": {"type": "string", "default": DEFAULT_BASE},
-        "categoryIds": {"type": "array", "items": {"type": "string", "maxLength": 64}, "maxItems": 50},
-        "perRun": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5},
-    },
-    "additionalProperties": False,
-}
 
 
 def split_joke(text: str) -> tuple[str, str]:
@@ -35,6 +25,17 @@ def split_joke(text: str) -> tuple[str, str]:
         setup, punchline = text.split("? ", 1)
         return setup + "?", punchline
     return text, ""
+
+
+def add_joke(ctx: Any, integration_type: str, key: str, setup: str, punchline: str, category_id: str) -> bool:
+    """Store the joke ``<integration_type>:<key>`` unless it is stored already (inside a
+    ``db_session``); True when added."""
+    row_id = f"{integration_type}:{key}"
+    if ctx.db.Joke.get(id=row_id) is not None:
+        return False
+    ctx.db.Joke(id=row_id, setup=clip(setup, 4000), punchline=clip(punchline, 4000), category_id=category_id,
+                integration_type=integration_type, created_at_ms=ctx.now_ms())
+    return True
 
 
 def collect(ctx: Any) -> str:
@@ -63,17 +64,8 @@ def collect(ctx: Any) -> str:
             if not isinstance(data, dict) or not isinstance(data.get("joke"), str) or not data.get("id"):
                 raise CollectorError("answer has no joke")
             setup, punchline = split_joke(data["joke"])
-            row_id = f"{TYPE_ID}:{clip(data['id'], 100)}"
             with orm.db_session:
-                if ctx.db.Joke.get(id=row_id) is None:
-                    ctx.db.Joke(
-                        id=row_id,
-                        setup=clip(setup, 4000),
-                        punchline=clip(punchline, 4000),
-                        category_id=category_id,
-                        integration_type=TYPE_ID,
-                        created_at_ms=ctx.now_ms(),
-                    )
+                if add_joke(ctx, TYPE_ID, clip(data["id"], 100), setup, punchline, category_id):
                     added[0] += 1
         with orm.db_session:
             trim_oldest(
@@ -87,8 +79,3 @@ def collect(ctx: Any) -> str:
 
     run = each_unit(ctx, categories, fill, lambda unit: f"category {unit[0]}")
     return run.finish(ctx, "joke categories", "no joke category", note=f"{added[0]} jokes added")
-
-
-INTEGRATION_TYPE = IntegrationType(
-    TYPE_ID, "icanhazdadjoke", SCHEMA, {"perRun": 5}, family="joke", collect=collect
-)

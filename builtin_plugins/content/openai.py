@@ -17,33 +17,13 @@ from typing import Any
 
 from pony import orm
 
-from hookspecs.collecting import CollectorError, clip, digest
+from hookspecs.collecting import CollectorError, digest
 from builtin_plugins.content.pools import trim_oldest
+from builtin_plugins.content.jokes import add_joke
 from builtin_plugins.content.quotes import upsert_quotes
-from hookspecs import IntegrationType
 
 TYPE_ID = "general_openai"
 DEFAULT_BASE = "https://api.openai.com"
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "baseUrl": {"type": "string", "default": DEFAULT_BASE},
-        "model": {"type": "string", "minLength": 1, "maxLength": 100, "default": "gpt-4o-mini"},
-        "prompt": {"type": "string", "minLength": 1, "maxLength": 4000},
-        "systemPrompt": {"type": "string", "maxLength": 4000},
-        "target": {"enum": ["quote", "joke"], "default": "quote"},
-        "categoryId": {"type": "string", "maxLength": 64},
-        "temperature": {"type": "number", "minimum": 0, "maximum": 2, "default": 1},
-        "maxItems": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50},
-    },
-    "additionalProperties": False,
-}
-EXAMPLE = {
-    "model": "gpt-4o-mini",
-    "prompt": "Write one short uplifting quote for an office screen.",
-    "target": "quote",
-    "categoryId": "quotes",
-}
 AUTHOR = re.compile(r"^(.*?)\s*(?:\n|\s)[—–-]\s*([^\n]{1,200})$", re.DOTALL)
 
 
@@ -90,16 +70,7 @@ def collect(ctx: Any) -> str:
         setup, punchline = _joke(text)
         category = ctx.config.get("categoryId", "general")
         with orm.db_session:
-            row_id = f"{TYPE_ID}:{digest(setup, punchline)}"
-            if ctx.db.Joke.get(id=row_id) is None:
-                ctx.db.Joke(
-                    id=row_id,
-                    setup=clip(setup, 4000),
-                    punchline=clip(punchline, 4000),
-                    category_id=category,
-                    integration_type=TYPE_ID,
-                    created_at_ms=ctx.now_ms(),
-                )
+            add_joke(ctx, TYPE_ID, digest(setup, punchline), setup, punchline, category)
             trim_oldest(list(ctx.db.Joke.select(lambda j: j.integration_type == TYPE_ID)), keep)
         ctx.summary = "1 joke generated"
         return ctx.summary
@@ -108,14 +79,3 @@ def collect(ctx: Any) -> str:
     upsert_quotes(ctx, [(quote, author)], ctx.config.get("categoryId", "quotes"), keep)
     ctx.summary = "1 quote generated"
     return ctx.summary
-
-
-INTEGRATION_TYPE = IntegrationType(
-    TYPE_ID,
-    "OpenAI-compatible text generation",
-    SCHEMA,
-    EXAMPLE,
-    family="general",
-    collect=collect,
-    secret_fields=("apiKey",),
-)

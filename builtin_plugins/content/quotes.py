@@ -9,19 +9,8 @@ from pony import orm
 
 from hookspecs.collecting import CollectorError, clip, digest
 from builtin_plugins.content.pools import trim_oldest
-from hookspecs import IntegrationType
 
-TYPE_ID = "quote_zenquotes"
 DEFAULT_BASE = "https://zenquotes.io"
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "baseUrl": {"type": "string", "default": DEFAULT_BASE},
-        "categoryId": {"type": "string", "maxLength": 64, "default": "quotes"},
-        "maxQuotes": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100},
-    },
-    "additionalProperties": False,
-}
 
 
 def upsert_quotes(ctx: Any, items: list[tuple[str, str]], category_id: str, keep: int) -> int:
@@ -60,8 +49,3 @@ def collect(ctx: Any) -> str:
     )
     ctx.summary = f"{len(items)} quotes, {added} new"
     return ctx.summary
-
-
-INTEGRATION_TYPE = IntegrationType(
-    TYPE_ID, "ZenQuotes", SCHEMA, {"maxQuotes": 100}, family="quote", collect=collect
-)

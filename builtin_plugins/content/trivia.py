@@ -19,7 +19,6 @@ from pony import orm
 from hookspecs.collect import CollectorError
 from hookspecs.collecting import SKIPPED, clip, digest, each_unit
 from builtin_plugins.content.pools import trim_oldest
-from hookspecs import IntegrationType
 
 TYPE_ID = "trivia_opentdb"
 DEFAULT_BASE = "https://opentdb.com"
@@ -29,14 +28,6 @@ RESPONSE_CODES = {
     3: "session token not found",
     4: "session token exhausted",
     5: "rate limited",
-}
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "baseUrl": {"type": "string", "default": DEFAULT_BASE},
-        "batchSize": {"type": "integer", "minimum": 1, "maximum": 50, "default": 50},
-    },
-    "additionalProperties": False,
 }
 
 
@@ -115,8 +106,3 @@ def collect(ctx: Any) -> str:
     run = each_unit(ctx, categories, fill, lambda unit: f"category {unit[0]}")
     return run.finish(ctx, "trivia categories", "every trivia pool is full enough",
                       note=f"{added[0]} questions added")
-
-
-INTEGRATION_TYPE = IntegrationType(
-    TYPE_ID, "Open Trivia DB", SCHEMA, {"batchSize": 50}, family="trivia", collect=collect
-)

@@ -1,5 +1,5 @@
 """The decorative overlays' drawing (Kivy-only, imported when a canvas starts): transparent
-layers over the slides. Config keys: those of the types in :mod:`builtin_plugins.effects`;
+layers over the slides. Config keys: those of the types in ``builtin_plugins/effects/types.json``;
 ``colors``, ``opacity``, ``density``, the speed multipliers and ``messages`` follow the
 overlay conventions of :mod:`svc_host.display.kit` (docs/display.md, "Builtin renderers")."""
 from __future__ import annotations

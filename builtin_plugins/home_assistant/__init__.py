@@ -1,11 +1,12 @@
-"""Home Assistant: the ``home_assistant`` collector (``collector.py``), which turns entity
-states into plugin ticker lines (key-value ``ticker.marquee.home_assistant``) and alerts."""
+"""Home Assistant: the ``home_assistant`` collector (``collector.py``, declared in ``types.json``),
+which turns entity states into plugin ticker lines (key-value ``ticker.marquee.home_assistant``)
+and alerts."""
 from __future__ import annotations
 
-from builtin_plugins.home_assistant import collector
 from hookspecs import Feature
+from hookspecs.catalog import load_types
 
-
+TYPES = load_types(__name__)
 FEATURE = Feature(
-    integration_types=[collector.INTEGRATION_TYPE],
+    integration_types=TYPES.integration_types,
 )

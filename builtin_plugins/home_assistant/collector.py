@@ -14,52 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from hookspecs.collecting import CollectorError, clip, plain_text
-from hookspecs import IntegrationType
 from hookspecs.services import ALERTS, SETTINGS, service
 
 TYPE_ID = "home_assistant"
 TICKER_KEY = "ticker.marquee.home_assistant"
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "baseUrl": {"type": "string"},
-        "entities": {
-            "type": "array",
-            "maxItems": 200,
-            "items": {
-                "type": "object",
-                "required": ["entityId"],
-                "additionalProperties": False,
-                "properties": {
-                    "entityId": {"type": "string", "pattern": "^[a-z_]+\\.[A-Za-z0-9_]+$"},
-                    "label": {"type": "string", "maxLength": 100},
-                    "ticker": {"type": "boolean", "default": True},
-                    "alertWhen": {
-                        "type": "array",
-                        "items": {"type": "string", "maxLength": 100},
-                        "maxItems": 20,
-                    },
-                    "severity": {"type": "string", "maxLength": 32},
-                    "alertTitle": {"type": "string", "maxLength": 200},
-                },
-            },
-        },
-    },
-    "additionalProperties": False,
-}
-EXAMPLE = {
-    "entities": [
-        {"entityId": "sensor.office_temperature", "label": "Office", "ticker": True},
-        {
-            "entityId": "binary_sensor.front_door",
-            "label": "Front door",
-            "ticker": False,
-            "alertWhen": ["on"],
-            "severity": "warning",
-            "alertTitle": "Front door open",
-        },
-    ]
-}
 
 
 def collect(ctx: Any) -> str:
@@ -116,8 +74,3 @@ def _publish_alerts(ctx: Any, alerts: dict[str, dict[str, Any]]) -> None:
     for key, alert in alerts.items():
         owner.upsert_source_alert(source=TYPE_ID, key=key, **alert)
     owner.clear_source_alerts(source=TYPE_ID, keep_keys=list(alerts))
-
-
-INTEGRATION_TYPE = IntegrationType(
-    TYPE_ID, "Home Assistant", SCHEMA, EXAMPLE, family="home", collect=collect, secret_fields=("token",)
-)

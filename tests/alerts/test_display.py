@@ -10,7 +10,14 @@ from hookspecs.render import TYPE_MIN, Rect
 from svc_display.testing.clock import advance_clock
 from tests.display.driven import run
 from tests.display.layers import prepare
-from hookspecs.services import ALERTS
+from hookspecs.services import ALERTS, ALERT_SEVERITIES
+
+
+def test_the_alerts_slide_offers_the_severities_of_the_alerts_service():
+    from builtin_plugins.alerts import TYPES
+
+    (slide,) = TYPES.screen_types  # types.json writes the list out: it must stay the service's
+    assert slide.config_schema["properties"]["minSeverity"] == {"enum": list(ALERT_SEVERITIES)}
 
 
 def test_the_alerts_slide_shows_what_the_alerts_service_calls_active(make_host, env):

@@ -15,7 +15,8 @@ from hookspecs.render import Layout, Preferences, Rect, RenderContext, default_t
 from hookspecs.services import CURATOR, ORIGIN_ALLOWED, curated, preferences
 from builtin_plugins.live_preview import TicketBook, normalise_origin
 from svc_host.display import DisplayBus, choose_mode, parse_size
-from hookspecs.feature import implementation
+from hookspecs.catalog import Code
+from hookspecs.feature import implementation, resolve
 from svc_display.testing.clock import FixedClock
 
 
@@ -81,9 +82,9 @@ class FakeHost:
 
 
 def test_the_time_tape_builds_from_its_config_and_is_rebuilt_every_second():
-    from builtin_plugins.clock import TICKER_TYPES
+    from builtin_plugins.clock import TYPES
 
-    (time_type,) = TICKER_TYPES
+    (time_type,) = TYPES.ticker_types
     host = FakeHost(int(dt.datetime(2026, 5, 13, 15, 4, 5, tzinfo=dt.timezone.utc).timestamp() * 1000))
 
     def build(config):
@@ -250,7 +251,10 @@ def test_the_ticker_builders_read_only_keys_their_schemas_define():
     from tests.display.fixture_plugin import builtin_types
 
     for ticker_type in builtin_types("register_ticker_types"):
-        read = set(READS.findall(inspect.getsource(ticker_type.build_items)))
+        build = ticker_type.build_items
+        if isinstance(build, Code):  # declared in a types.json: "module:attr"
+            build = resolve(build.reference)
+        read = set(READS.findall(inspect.getsource(build)))
         assert read <= schema_keys([ticker_type]), (ticker_type.id, sorted(read - schema_keys([ticker_type])))
 
 

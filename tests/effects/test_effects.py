@@ -11,8 +11,8 @@ EFFECTS = {"shape_rain", "birthday_confetti", "bouncing_message", "falling_image
 
 
 def test_the_effects_are_the_decorative_overlays_with_closed_schemas():
-    assert {t.id for t in effects.OVERLAY_TYPES} == EFFECTS
-    for item in effects.OVERLAY_TYPES:
+    assert {t.id for t in effects.TYPES.overlay_types} == EFFECTS
+    for item in effects.TYPES.overlay_types:
         jsonschema.Draft202012Validator.check_schema(item.config_schema)
         assert item.config_schema["additionalProperties"] is False
         validator = jsonschema.Draft202012Validator(item.config_schema)

@@ -107,11 +107,7 @@ class AlertsLayer:
 
     @cached_property
     def widget(self) -> Any:
-        return layer_box(self._fit)
-
-    def _fit(self, *_args: Any) -> None:
-        for child in self.widget.children:
-            child.pos, child.size = self.widget.pos, self.widget.size
+        return layer_box(fill=True)
 
     def load(self) -> AlertsState:
         return AlertsState(shown_alerts(self.host))

@@ -88,14 +88,9 @@ class SlidesLayer:
 
     @cached_property
     def widget(self) -> Any:
-        return layer_box(self._fit)
+        return layer_box(self._follow_size, fill=True)
 
-    def _fit(self, *_args: Any) -> None:
-        for child in self.widget.children:
-            child.pos, child.size = self.widget.pos, self.widget.size
-        self._follow_size()
-
-    def _follow_size(self) -> None:
+    def _follow_size(self, *_args: Any) -> None:
         """The free area changed size with a slide on screen (an overlay came or went, the window
         resized): the slide is built again at its new size from the content it shows (no prepare,
         no crossfade, no telemetry line; its dwell goes on), so it lays out in the area it has."""

@@ -180,13 +180,22 @@ def panel_fraction(context: RenderContext, width_px: float, height_px: float) ->
     return width_px / ref_w, height_px / ref_h
 
 
-def layer_box(refit: Any) -> Any:
-    """A layer's widget: a FloatLayout the compositor places and sizes (``size_hint`` None) that
-    calls ``refit`` whenever it moves or is resized."""
+def layer_box(refit: Any = None, fill: bool = False) -> Any:
+    """A layer's widget: a FloatLayout the compositor places and sizes (``size_hint`` None).
+    With ``fill``, each child is given the box's place and size whenever the box moves or is
+    resized (a layer that shows one thing at a time, stacked); then ``refit`` is called."""
     from kivy.uix.floatlayout import FloatLayout
 
     box = FloatLayout(size_hint=(None, None))
-    box.bind(pos=refit, size=refit)
+
+    def follow(*args: Any) -> None:
+        if fill:
+            for child in box.children:
+                child.pos, child.size = box.pos, box.size
+        if refit is not None:
+            refit(*args)
+
+    box.bind(pos=follow, size=follow)
     return box
 
 

@@ -10,26 +10,10 @@ from typing import Any
 
 from hookspecs.collecting import CollectorError
 from builtin_plugins.media.store import add_all
-from hookspecs import IntegrationType
 
 PEXELS = "https://api.pexels.com"
 UNSPLASH = "https://api.unsplash.com"
 NASA = "https://api.nasa.gov"
-
-
-def _schema(base: str, extra: dict | None = None) -> dict:
-    return {
-        "type": "object",
-        "properties": {
-            "baseUrl": {"type": "string", "default": base},
-            "query": {"type": "string", "maxLength": 200},
-            "categoryId": {"type": "string", "maxLength": 64},
-            "perRun": {"type": "integer", "minimum": 1, "maximum": 80, "default": 10},
-            "maxItems": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50},
-            **(extra or {}),
-        },
-        "additionalProperties": False,
-    }
 
 
 def _key(ctx: Any, name: str = "apiKey") -> str:
@@ -194,51 +178,3 @@ def collect_apod(ctx: Any) -> str:
         ],
         int(ctx.config.get("maxItems", 30)),
     )
-
-
-TYPES = [
-    IntegrationType(
-        "photo_pexels",
-        "Pexels photos",
-        _schema(
-            PEXELS,
-            {
-                "size": {
-                    "enum": ["original", "large2x", "large", "medium", "landscape", "portrait"],
-                    "default": "large2x",
-                }
-            },
-        ),
-        {"perRun": 10, "maxItems": 50},
-        family="photo",
-        collect=collect_pexels_photos,
-        secret_fields=("apiKey",),
-    ),
-    IntegrationType(
-        "video_pexels",
-        "Pexels videos",
-        _schema(PEXELS, {"maxWidth": {"type": "integer", "minimum": 320, "maximum": 4096, "default": 1920}}),
-        {"perRun": 5, "maxItems": 20},
-        family="video",
-        collect=collect_pexels_videos,
-        secret_fields=("apiKey",),
-    ),
-    IntegrationType(
-        "photo_unsplash",
-        "Unsplash photos",
-        _schema(UNSPLASH, {"size": {"enum": ["raw", "full", "regular", "small"], "default": "regular"}}),
-        {"perRun": 10, "maxItems": 50},
-        family="photo",
-        collect=collect_unsplash,
-        secret_fields=("apiKey",),
-    ),
-    IntegrationType(
-        "photo_nasa_apod",
-        "NASA Astronomy Picture of the Day",
-        _schema(NASA, {"hd": {"type": "boolean", "default": False}}),
-        {"maxItems": 30},
-        family="photo",
-        collect=collect_apod,
-        secret_fields=("apiKey",),
-    ),
-]

@@ -7,8 +7,8 @@ categories, and the slides and overlays that show them.
   ``store.py`` (one display timezone for all-day events);
 - REST: ``POST /v1/curator/manual/calendar-events`` (``manual.py``), ``GET
   /v1/integration-accounts/{account_id}/google/calendars`` (``google.py``, the Google client);
-- types (``types.py``): slides ``calendar_agenda``, ``calendar_month``; overlays
-  ``calendar_month``, ``calendar_upcoming``;
+- types (``types.json``): slides ``calendar_agenda``, ``calendar_month``; overlays
+  ``calendar_month``, ``calendar_upcoming``; the four collectors;
 - content list (``content.py``): ``calendar-events`` (catalog, moderation deletes, the
   ``category_in_use_calendar`` guard of curator categories, cloud feed kind ``calendar_event``).
 """
@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from builtin_plugins.calendar import cloud, content, google, ical, manual, models, nutrislice, types
+from builtin_plugins.calendar import content, google, manual, models
 from hookspecs import Feature, Operation, Route, hookimpl
+from hookspecs.catalog import load_types
 from hookspecs.permissions import CURATOR_WRITE, INTEGRATIONS_READ, declare
 from svc_host.rest.rows import IdSchema
 
@@ -30,13 +31,14 @@ def register_routes(host: Any) -> list[Route]:
             *google.routes(host)]
 
 
+TYPES = load_types(__name__)
 FEATURE = Feature(
     # INTEGRATIONS_READ: the Google calendar list
     permissions=declare(CURATOR_WRITE, INTEGRATIONS_READ),
     entities=models.define_entities,
-    integration_types=[ical.INTEGRATION_TYPE, cloud.GOOGLE, cloud.MICROSOFT, nutrislice.INTEGRATION_TYPE],
-    screen_types=types.SCREEN_TYPES,
-    overlay_types=types.OVERLAY_TYPES,
+    integration_types=TYPES.integration_types,
+    screen_types=TYPES.screen_types,
+    overlay_types=TYPES.overlay_types,
     content_lists=content.LISTS,
     samples="builtin_plugins.calendar.samples:write",
 )

@@ -29,42 +29,11 @@ from builtin_plugins.calendar.store import (
     to_ms,
     window,
 )
-from hookspecs import IntegrationType
 from hookspecs.services import ACCOUNTS
 
 GOOGLE_API = "https://www.googleapis.com"
 GRAPH_API = "https://graph.microsoft.com"
 MAX_PAGES = 20
-CATEGORY = {"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]{0,63}$"}
-
-
-def _schema(api: str, extra: dict | None = None) -> dict:
-    return {
-        "type": "object",
-        "properties": {
-            "baseUrl": {"type": "string", "default": api},
-            "authBaseUrl": {"type": "string", "pattern": "^https?://"},
-            "calendars": {
-                "type": "array",
-                "maxItems": 50,
-                "items": {
-                    "type": "object",
-                    "required": ["calendarId", "categoryId"],
-                    "additionalProperties": False,
-                    "properties": {
-                        "calendarId": {"type": "string", "minLength": 1, "maxLength": 500},
-                        "categoryId": CATEGORY,
-                        "accountId": {"type": "string", "maxLength": 64},
-                        "label": {"type": "string", "maxLength": 200},
-                    },
-                },
-            },
-            "pastDays": {"type": "integer", "minimum": 0, "maximum": 366, "default": 7},
-            "futureDays": {"type": "integer", "minimum": 1, "maximum": 731, "default": 60},
-            **(extra or {}),
-        },
-        "additionalProperties": False,
-    }
 
 
 def _iso(value: datetime) -> str:
@@ -245,27 +214,3 @@ def collect_microsoft(ctx: Any) -> str:
         return events
 
     return _each_calendar(ctx, "calendar_microsoft", "microsoft", fetch)
-
-
-GOOGLE = IntegrationType(
-    "calendar_google",
-    "Google Calendar",
-    _schema(GOOGLE_API),
-    {"calendars": [], "pastDays": 7, "futureDays": 60},
-    family="calendar",
-    collect=collect_google,
-    requires_accounts=True,
-    required_account_types=("google",),
-)
-MICROSOFT = IntegrationType(
-    "calendar_microsoft",
-    "Microsoft 365 / Outlook calendar",
-    _schema(
-        GRAPH_API, {"tenant": {"type": "string", "pattern": "^[A-Za-z0-9.-]{1,100}$", "default": "common"}}
-    ),
-    {"calendars": [], "pastDays": 7, "futureDays": 60},
-    family="calendar",
-    collect=collect_microsoft,
-    requires_accounts=True,
-    required_account_types=("microsoft",),
-)

@@ -1,7 +1,7 @@
 """The calendar types' drawing (Kivy-only, imported when a canvas starts): the ``calendar_agenda``
 and ``calendar_month`` slides and the ``calendar_month`` and ``calendar_upcoming`` overlays,
 from ``CalendarEvent`` rows. The slides' config keys are camelCase, the overlays' snake_case
-(those of :mod:`builtin_plugins.calendar.types`); the month grid and the event line are shared."""
+(those of ``builtin_plugins/calendar/types.json``); the month grid and the event line are shared."""
 from __future__ import annotations
 
 import calendar

@@ -21,34 +21,8 @@ from builtin_plugins.calendar.store import (
     to_ms,
     window,
 )
-from hookspecs import IntegrationType
 
 TYPE_ID = "calendar_ical"
-CATEGORY = {"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]{0,63}$"}
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "icsUrl": {"type": "string", "pattern": "^https?://"},
-        "categoryId": CATEGORY,
-        "calendars": {
-            "type": "array",
-            "maxItems": 50,
-            "items": {
-                "type": "object",
-                "required": ["url"],
-                "additionalProperties": False,
-                "properties": {
-                    "url": {"type": "string", "pattern": "^https?://"},
-                    "categoryId": CATEGORY,
-                    "label": {"type": "string", "maxLength": 200},
-                },
-            },
-        },
-        "pastDays": {"type": "integer", "minimum": 0, "maximum": 366, "default": 7},
-        "futureDays": {"type": "integer", "minimum": 1, "maximum": 731, "default": 60},
-    },
-    "additionalProperties": False,
-}
 MAX_OCCURRENCES = 5000
 
 
@@ -120,13 +94,3 @@ def collect(ctx: Any) -> str:
                     lambda unit: f"calendar {unit[1].get('label') or unit[0]}")
     drop_calendars(ctx, TYPE_ID, [item["url"] for item in items])
     return run.finish(ctx, "calendars", "no calendar configured")
-
-
-INTEGRATION_TYPE = IntegrationType(
-    TYPE_ID,
-    "ICS calendars",
-    SCHEMA,
-    {"calendars": [], "pastDays": 7, "futureDays": 60},
-    family="calendar",
-    collect=collect,
-)

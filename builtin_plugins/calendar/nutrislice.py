@@ -21,26 +21,10 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from builtin_plugins.calendar.ical import CATEGORY
 from builtin_plugins.calendar.store import display_zone, drop_calendars, replace_events, to_ms
-from hookspecs import IntegrationType
 from hookspecs.collecting import CollectorError, plain_text
 
 TYPE_ID = "calendar_nutrislice"
-SLUG = {"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]{0,99}$"}
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "baseUrl": {"type": "string", "pattern": "^https?://"},
-        "district": SLUG,
-        "school": SLUG,
-        "menuType": SLUG,
-        "weeks": {"type": "integer", "minimum": 1, "maximum": 4, "default": 2},
-        "label": {"type": "string", "maxLength": 100},
-        "categoryId": CATEGORY,
-    },
-    "additionalProperties": False,
-}
 
 
 def day_event(day: Any, label: str, menu_type: str) -> dict[str, Any] | None:
@@ -106,13 +90,3 @@ def collect(ctx: Any) -> str:
     drop_calendars(ctx, TYPE_ID, [calendar])
     ctx.summary = f"{count} school days"
     return ctx.summary
-
-
-INTEGRATION_TYPE = IntegrationType(
-    TYPE_ID,
-    "School meals (Nutrislice)",
-    SCHEMA,
-    {"menuType": "lunch", "weeks": 2, "categoryId": "school-meals"},
-    family="calendar",
-    collect=collect,
-)

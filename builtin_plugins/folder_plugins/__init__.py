@@ -7,8 +7,9 @@
 - :mod:`.registry`: the ``FOLDER_PLUGINS`` service, its rows and the state file;
 - :mod:`.routes`: ``GET /v1/plugins``;
 - collector ``plugin_http`` (``plugin_http.py``): a sidecar's HTTP contract;
-- types: slide and overlay ``plugin_template``, overlay ``plugin_web`` (a plugin's page,
-  view-only), ticker ``plugin`` (the lines of key-value ``ticker.marquee.<pluginId>``).
+- types (``types.json``): slide and overlay ``plugin_template``, overlay ``plugin_web`` (a
+  plugin's page, view-only), ticker ``plugin`` (the lines of key-value
+  ``ticker.marquee.<pluginId>``, ``items.py``).
 
 Each sidecar's integration row is bound in ``startup`` (the integrations engine, tryfirst,
 has started); sidecars start in the ``serving`` hook (the display's API answers by then) and stop in
@@ -21,77 +22,13 @@ from pathlib import Path
 
 from typing import Any
 
-from builtin_plugins.folder_plugins import items, plugin_http
+from builtin_plugins.folder_plugins import plugin_http
 from builtin_plugins.folder_plugins import routes as plugin_routes
 from builtin_plugins.folder_plugins.registry import FolderPlugins, describe
-from hookspecs import Feature, OverlayType, ScreenType, Setting, TickerType, hookimpl
+from hookspecs import Feature, Setting, hookimpl
+from hookspecs.catalog import load_types
 from hookspecs.permissions import INTEGRATIONS_READ, declare
-from hookspecs.schema import BLOB_KEY, MESSAGES, OPACITY, SLUG, enum, integer, number, obj, text
 from hookspecs.services import FOLDER_PLUGINS, service
-
-SCREEN_TYPES: list[ScreenType] = [
-    ScreenType(
-        id="plugin_template",
-        label="Plugin template",
-        description="A slide drawn from a folder plugin's template (a JSON layout) filled with data.",
-        renderer="builtin_plugins.folder_plugins.display:plugin_template",
-        config_schema=obj("plugin_template", {
-            "pluginId": SLUG,
-            "template": text(200, 1),
-            "data": {"type": "object", "maxProperties": 100},
-            "backgroundBlobKey": BLOB_KEY,
-        }, required=("pluginId", "template")),
-        example_config={"pluginId": "python-trivia", "template": "question",
-                        "data": {"question": "At which company was Unix first written?",
-                                 "options": ["IBM", "Xerox PARC", "Bell Labs", "DEC"]}},
-    ),
-]
-
-OVERLAY_TYPES: list[OverlayType] = [
-    OverlayType(
-        id="plugin_template",
-        label="Plugin celebration layer",
-        description="A layer drawn from a folder plugin's template (a JSON layout) filled with data.",
-        renderer="builtin_plugins.folder_plugins.display:plugin_template_overlay",
-        config_schema=obj("plugin_template", {
-            "plugin_id": SLUG,
-            "template": text(200, 1),
-            "data": {"type": "object", "maxProperties": 100},
-            "messages": MESSAGES,
-        }, required=("plugin_id", "template")),
-        example_config={"plugin_id": "python-trivia", "template": "cheer", "data": {"title": "Quiz champions"},
-                        "messages": ["Well played!"]},
-    ),
-    OverlayType(
-        id="plugin_web",
-        zone="top_right",
-        label="Plugin web view",
-        description="A plugin's web page shown as a view-only overlay.",
-        renderer="builtin_plugins.folder_plugins.display:plugin_web",
-        config_schema=obj("plugin_web", {
-            "plugin_id": SLUG,
-            "url": {"type": "string", "maxLength": 2048, "pattern": "^https?://[^\\s]+$"},
-            "position": enum("top_left", "top_right", "bottom_left", "bottom_right", "center", "fullscreen"),
-            "size": number(0.05, 1),
-            "refresh_seconds": integer(0, 86400),
-            "opacity": OPACITY,
-        }, required=("plugin_id", "url")),
-        example_config={"plugin_id": "status-board", "url": "http://127.0.0.1:9100/overlay",
-                        "position": "fullscreen"},
-    ),
-]
-
-TICKER_TYPES: list[TickerType] = [
-    TickerType(
-        id="plugin",
-        label="Plugin marquee",
-        description="Lines of key-value ticker.marquee.<pluginId>, written by a plugin.",
-        config_schema=obj("plugin", {"pluginId": SLUG}, required=("pluginId",)),
-        example_config={"pluginId": "lunch-menu"},
-        build_items=items.plugin_items,
-        reads=("KeyValue",),
-    ),
-]
 
 
 @hookimpl
@@ -128,6 +65,7 @@ def describe_plugins(settings: Any) -> list[dict[str, Any]]:
     return describe(settings)
 
 
+TYPES = load_types(__name__)
 FEATURE = Feature(
     # GET /v1/plugins
     permissions=declare(INTEGRATIONS_READ),
@@ -139,8 +77,8 @@ FEATURE = Feature(
                   "a folder plugin's sidecar must answer its health path within (else it is restarted)", low=1, high=600),
       ],
     integration_types=[plugin_http.INTEGRATION_TYPE],
-    screen_types=SCREEN_TYPES,
-    overlay_types=OVERLAY_TYPES,
-    ticker_types=TICKER_TYPES,
+    screen_types=TYPES.screen_types,
+    overlay_types=TYPES.overlay_types,
+    ticker_types=TYPES.ticker_types,
     routes=plugin_routes.routes,
 )

@@ -1,7 +1,7 @@
 """The plugin types' drawing (Kivy-only, imported when a canvas starts): the ``plugin_template``
 slide and overlay (a plugin's template, :mod:`.templates`) and the ``plugin_web`` overlay
 (pictures of a page, :mod:`.web_snapshot`). Config keys: those of the types in
-:mod:`builtin_plugins.folder_plugins`."""
+``builtin_plugins/folder_plugins/types.json``."""
 from __future__ import annotations
 
 import logging

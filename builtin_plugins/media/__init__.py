@@ -8,7 +8,8 @@ hand, the slides and overlay that show them, and the media lookups every client 
 - REST: ``POST /v1/curator/manual/{photos,videos}`` (``manual.py``, bytes checked by
   ``media_check.py``); ``/v1/media/blob-by-key`` and ``/v1/media/<list>/{id}`` for every
   content list with a media shape (``lookups.py``, spec 4.8);
-- types (``types.py``): slides ``photo``, ``video``; overlay ``photo_slideshow``;
+- types (``types.json``): slides ``photo``, ``video``; overlay ``photo_slideshow``; the six
+  collectors;
 - content lists (``content.py``): ``photos``, ``videos`` (catalog, moderation with blob
   release, media, cloud feed kinds ``photo``, ``video``).
 """
@@ -16,9 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from builtin_plugins.media import content, lookups, manual, models, providers, types, webdav
+from builtin_plugins.media import content, lookups, manual, models
 from builtin_plugins.media.media_check import PHOTO_EXTENSIONS, VIDEO_EXTENSIONS, check_image, check_video
 from hookspecs import Feature, Operation, Route, hookimpl
+from hookspecs.catalog import load_types
 from hookspecs.permissions import CURATOR_WRITE, TELEMETRY_READ, declare
 
 
@@ -45,12 +47,13 @@ def register_routes(host: Any) -> list[Route]:
     ]
 
 
+TYPES = load_types(__name__)
 FEATURE = Feature(
     permissions=declare(TELEMETRY_READ, CURATOR_WRITE),
     entities=models.define_entities,
-    integration_types=[*providers.TYPES, *webdav.TYPES],
-    screen_types=types.SCREEN_TYPES,
-    overlay_types=types.OVERLAY_TYPES,
+    integration_types=TYPES.integration_types,
+    screen_types=TYPES.screen_types,
+    overlay_types=TYPES.overlay_types,
     content_lists=content.LISTS,
     samples="builtin_plugins.media.samples:write",
 )

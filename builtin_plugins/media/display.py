@@ -1,7 +1,7 @@
 """The media types' drawing (Kivy-only, imported when a canvas starts): the ``photo`` and ``video``
 slides and the ``photo_slideshow`` overlay. Content: the newest unsuppressed ``Photo`` /
 ``Video`` rows of the category ``data_key`` or ``category`` names, picked at random. Config
-keys: those of :mod:`builtin_plugins.media.types`."""
+keys: those of ``builtin_plugins/media/types.json``."""
 from __future__ import annotations
 
 import math

@@ -10,26 +10,10 @@ from typing import Any
 
 from hookspecs.collecting import CollectorError
 from builtin_plugins.media.store import add_all
-from hookspecs import IntegrationType
 
 PEXELS = "https://api.pexels.com"
 UNSPLASH = "https://api.unsplash.com"
 NASA = "https://api.nasa.gov"
-
-
-def _schema(base: str, extra: dict | None = None) -> dict:
-    return {
-        "type": "object",
-        "properties": {
-            "baseUrl": {"type": "string", "default": base},
-            "query": {"type": "string", "maxLength": 200},
-            "categoryId": {"type": "string", "maxLength": 64},
-            "perRun": {"type": "integer", "minimum": 1, "maximum": 80, "default": 10},
-            "maxItems": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50},
-            **(extra or {}),
-        },
-        "additionalProperties": False,
-    }
 
 
 def _key(ctx: Any, name: str = "apiKey") -> str:
@@ -45,49 +29,35 @@ def _list(data: Any, field: str) -> list:
     return [item for item in data[field] if isinstance(item, dict)]
 
 
+def _item(ctx: Any, provider: str, item_id: Any, url: str, **fields: Any) -> tuple[str, str, dict[str, Any]]:
+    """An ``add_all`` item of ``provider``, in the content category the row's ``categoryId`` names."""
+    return str(item_id), url, {**fields, "data_provider": provider, "category_id": ctx.config.get("categoryId")}
+
+
+def _pexels(ctx: Any, field: str, search: str, browse: str) -> list:
+    """Pexels' ``field`` list: the ``search`` path for the configured ``query``, else ``browse``."""
+    query, per_run = ctx.config.get("query"), int(ctx.config.get("perRun", 10))
+    path, params = (search, {"query": query, "per_page": per_run}) if query else (browse, {"per_page": per_run})
+    answer = ctx.http.get_json(ctx.base_url(PEXELS) + path, params=params, headers={"Authorization": _key(ctx)})
+    return _list(answer, field)
+
+
 def collect_pexels_photos(ctx: Any) -> str:
-    base, per_run = ctx.base_url(PEXELS), int(ctx.config.get("perRun", 10))
-    headers = {"Authorization": _key(ctx)}
-    query = ctx.config.get("query")
-    path, params = (
-        ("/v1/search", {"query": query, "per_page": per_run})
-        if query
-        else ("/v1/curated", {"per_page": per_run})
-    )
-    photos = _list(ctx.http.get_json(base + path, params=params, headers=headers), "photos")
+    photos = _pexels(ctx, "photos", "/v1/search", "/v1/curated")
     size = ctx.config.get("size", "large2x")
     items = []
     for photo in photos:
         src = photo.get("src") if isinstance(photo.get("src"), dict) else {}
         url = src.get(size) or src.get("large") or src.get("original")
         if url and photo.get("id") is not None:
-            items.append(
-                (
-                    str(photo["id"]),
-                    url,
-                    {
-                        "alt_text": photo.get("alt"),
-                        "photographer_name": photo.get("photographer"),
-                        "photographer_url": photo.get("photographer_url"),
-                        "source_url": photo.get("url"),
-                        "data_provider": "pexels",
-                        "category_id": ctx.config.get("categoryId"),
-                    },
-                )
-            )
+            items.append(_item(ctx, "pexels", photo["id"], url, alt_text=photo.get("alt"),
+                               photographer_name=photo.get("photographer"),
+                               photographer_url=photo.get("photographer_url"), source_url=photo.get("url")))
     return add_all(ctx, "Photo", items, int(ctx.config.get("maxItems", 50)))
 
 
 def collect_pexels_videos(ctx: Any) -> str:
-    base, per_run = ctx.base_url(PEXELS), int(ctx.config.get("perRun", 10))
-    headers = {"Authorization": _key(ctx)}
-    query = ctx.config.get("query")
-    path, params = (
-        ("/videos/search", {"query": query, "per_page": per_run})
-        if query
-        else ("/videos/popular", {"per_page": per_run})
-    )
-    videos = _list(ctx.http.get_json(base + path, params=params, headers=headers), "videos")
+    videos = _pexels(ctx, "videos", "/videos/search", "/videos/popular")
     max_width = int(ctx.config.get("maxWidth", 1920))
     items = []
     for video in videos:
@@ -104,21 +74,9 @@ def collect_pexels_videos(ctx: Any) -> str:
             continue
         best = max(files, key=lambda f: f["width"])
         user = video.get("user") if isinstance(video.get("user"), dict) else {}
-        items.append(
-            (
-                str(video["id"]),
-                best["link"],
-                {
-                    "alt_text": "",
-                    "photographer_name": user.get("name"),
-                    "photographer_url": user.get("url"),
-                    "source_url": video.get("url"),
-                    "data_provider": "pexels",
-                    "duration_seconds": video.get("duration"),
-                    "category_id": ctx.config.get("categoryId"),
-                },
-            )
-        )
+        items.append(_item(ctx, "pexels", video["id"], best["link"], alt_text="",
+                           photographer_name=user.get("name"), photographer_url=user.get("url"),
+                           source_url=video.get("url"), duration_seconds=video.get("duration")))
     return add_all(ctx, "Video", items, int(ctx.config.get("maxItems", 20)))
 
 
@@ -143,20 +101,10 @@ def collect_unsplash(ctx: Any) -> str:
         user_links = user.get("links") if isinstance(user.get("links"), dict) else {}
         url = photo["urls"].get(ctx.config.get("size", "regular")) or photo["urls"].get("full")
         if url:
-            items.append(
-                (
-                    str(photo["id"]),
-                    url,
-                    {
-                        "alt_text": photo.get("alt_description") or photo.get("description"),
-                        "photographer_name": user.get("name"),
-                        "photographer_url": user_links.get("html"),
-                        "source_url": links.get("html"),
-                        "data_provider": "unsplash",
-                        "category_id": ctx.config.get("categoryId"),
-                    },
-                )
-            )
+            items.append(_item(ctx, "unsplash", photo["id"], url,
+                               alt_text=photo.get("alt_description") or photo.get("description"),
+                               photographer_name=user.get("name"), photographer_url=user_links.get("html"),
+                               source_url=links.get("html")))
     return add_all(ctx, "Photo", items, int(ctx.config.get("maxItems", 50)))
 
 
@@ -176,69 +124,6 @@ def collect_apod(ctx: Any) -> str:
         ctx.summary = f"picture of {data['date']} is a {data.get('media_type')}, not an image: skipped"
         return ctx.summary
     url = data.get("hdurl") if ctx.config.get("hd") else data["url"]
-    return add_all(
-        ctx,
-        "Photo",
-        [
-            (
-                str(data["date"]),
-                url or data["url"],
-                {
-                    "alt_text": data.get("title"),
-                    "photographer_name": data.get("copyright") or "NASA",
-                    "source_url": apod_page(str(data["date"])),
-                    "data_provider": "nasa_apod",
-                    "category_id": ctx.config.get("categoryId"),
-                },
-            )
-        ],
-        int(ctx.config.get("maxItems", 30)),
-    )
-
-
-TYPES = [
-    IntegrationType(
-        "photo_pexels",
-        "Pexels photos",
-        _schema(
-            PEXELS,
-            {
-                "size": {
-                    "enum": ["original", "large2x", "large", "medium", "landscape", "portrait"],
-                    "default": "large2x",
-                }
-            },
-        ),
-        {"perRun": 10, "maxItems": 50},
-        family="photo",
-        collect=collect_pexels_photos,
-        secret_fields=("apiKey",),
-    ),
-    IntegrationType(
-        "video_pexels",
-        "Pexels videos",
-        _schema(PEXELS, {"maxWidth": {"type": "integer", "minimum": 320, "maximum": 4096, "default": 1920}}),
-        {"perRun": 5, "maxItems": 20},
-        family="video",
-        collect=collect_pexels_videos,
-        secret_fields=("apiKey",),
-    ),
-    IntegrationType(
-        "photo_unsplash",
-        "Unsplash photos",
-        _schema(UNSPLASH, {"size": {"enum": ["raw", "full", "regular", "small"], "default": "regular"}}),
-        {"perRun": 10, "maxItems": 50},
-        family="photo",
-        collect=collect_unsplash,
-        secret_fields=("apiKey",),
-    ),
-    IntegrationType(
-        "photo_nasa_apod",
-        "NASA Astronomy Picture of the Day",
-        _schema(NASA, {"hd": {"type": "boolean", "default": False}}),
-        {"maxItems": 30},
-        family="photo",
-        collect=collect_apod,
-        secret_fields=("apiKey",),
-    ),
-]
+    item = _item(ctx, "nasa_apod", data["date"], url or data["url"], alt_text=data.get("title"),
+                 photographer_name=data.get("copyright") or "NASA", source_url=apod_page(str(data["date"])))
+    return add_all(ctx, "Photo", [item], int(ctx.config.get("maxItems", 30)))

@@ -23,7 +23,6 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import ParseError, fromstring
 
 from builtin_plugins.media.store import add_all
-from hookspecs import IntegrationType
 from hookspecs.collecting import (
     DEFAULT_IMAGE_BYTES,
     DEFAULT_VIDEO_BYTES,
@@ -43,19 +42,6 @@ EXTENSIONS = {
     ".gif": "image/gif", ".mp4": "video/mp4", ".m4v": "video/mp4", ".webm": "video/webm",
     ".mov": "video/quicktime",
 }
-
-
-def schema(video: bool) -> dict:
-    return {
-        "type": "object",
-        "properties": {
-            "folderUrl": {"type": "string", "pattern": "^https?://", "maxLength": 2048},
-            "username": {"type": "string", "maxLength": 200},
-            "categoryId": {"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]{0,63}$"},
-            "maxItems": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 20 if video else 200},
-        },
-        "additionalProperties": False,
-    }
 
 
 def _prop(response: Any, name: str) -> str:
@@ -115,47 +101,37 @@ def _auth(ctx: Any) -> dict[str, str]:
     return {"Authorization": f"Basic {token}"}
 
 
-def collector(entity: str) -> Any:
+def _collect(ctx: Any, entity: str) -> str:
     video = entity == "Video"
     kinds, cap = (VIDEO_TYPES, DEFAULT_VIDEO_BYTES) if video else (IMAGE_TYPES, DEFAULT_IMAGE_BYTES)
-
-    def collect(ctx: Any) -> str:
-        folder = ctx.config.get("folderUrl")
-        if not folder:
-            raise CollectorError("folderUrl is not configured")
-        folder = folder if folder.endswith("/") else folder + "/"
-        headers = _auth(ctx)
-        response = ctx.http.request(
-            "PROPFIND", folder, headers={**headers, "Depth": "1", "Content-Type": "application/xml"},
-            data=PROPFIND, accept="application/xml, text/xml", max_bytes=MAX_LISTING_BYTES,
-        )
-        items = []
-        for item in parse_listing(response.content, folder):
-            if item["type"] not in kinds:
-                continue
-            if item["size"] is not None and item["size"] > cap:
-                ctx.log(f"{item['name']} skipped: {item['size']} bytes is over the {cap}-byte limit", "warning")
-                continue
-            fields = {"alt_text": item["title"], "source_url": "", "data_provider": "webdav",
-                      "category_id": ctx.config.get("categoryId")}
-            items.append((digest(item["url"], item["version"], length=32), item["url"], fields))
-        return add_all(ctx, entity, items[: int(ctx.config.get("maxItems", 20 if video else 200))],
-                       10**6, headers=headers, mirror=True)
-
-    return collect
-
-
-def integration_type(family: str, entity: str, max_items: int) -> IntegrationType:
-    return IntegrationType(
-        f"{family}_webdav",
-        f"{entity}s of a WebDAV folder (Nextcloud, ownCloud)",
-        schema(family == "video"),
-        {"maxItems": max_items},
-        family=family,
-        collect=collector(entity),
-        secret_fields=("password",),
-        optional_secrets=("password",),
+    folder = ctx.config.get("folderUrl")
+    if not folder:
+        raise CollectorError("folderUrl is not configured")
+    folder = folder if folder.endswith("/") else folder + "/"
+    headers = _auth(ctx)
+    response = ctx.http.request(
+        "PROPFIND", folder, headers={**headers, "Depth": "1", "Content-Type": "application/xml"},
+        data=PROPFIND, accept="application/xml, text/xml", max_bytes=MAX_LISTING_BYTES,
     )
+    items = []
+    for item in parse_listing(response.content, folder):
+        if item["type"] not in kinds:
+            continue
+        if item["size"] is not None and item["size"] > cap:
+            ctx.log(f"{item['name']} skipped: {item['size']} bytes is over the {cap}-byte limit", "warning")
+            continue
+        fields = {"alt_text": item["title"], "source_url": "", "data_provider": "webdav",
+                  "category_id": ctx.config.get("categoryId")}
+        items.append((digest(item["url"], item["version"], length=32), item["url"], fields))
+    return add_all(ctx, entity, items[: int(ctx.config.get("maxItems", 20 if video else 200))],
+                   10**6, headers=headers, mirror=True)
 
 
-TYPES = [integration_type("photo", "Photo", 200), integration_type("video", "Video", 20)]
+def collect_photos(ctx: Any) -> str:
+    """``photo_webdav``."""
+    return _collect(ctx, "Photo")
+
+
+def collect_videos(ctx: Any) -> str:
+    """``video_webdav``."""
+    return _collect(ctx, "Video")

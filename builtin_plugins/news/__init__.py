@@ -6,7 +6,8 @@ articles' search index, and the slides and ticker tape that show them.
   the ``catalog`` plugin that made them first (``Migration.recorded_as``);
 - collectors: ``news_rss`` (``rss.py``), ``news_hackernews`` (``hackernews.py``);
 - REST (``routes.py``): ``/v1/interests/rss-feeds[/{id}]``;
-- types (``types.py``): slides ``news_headlines``, ``news_article``; ticker ``news``;
+- types (``types.json``): slides ``news_headlines``, ``news_article``; ticker ``news`` (items
+  in ``items.py``); the two collectors;
 - content list (``content.py``): ``rss-articles`` (catalog with its search index,
   moderation, media, cloud feed kind ``rss_article``);
 - ``host.services[SEARCH]``: writers of articles sync the word index's term list.
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from builtin_plugins.news import content, hackernews, models, routes, rss, types
+from builtin_plugins.news import content, models, routes
 from builtin_plugins.news.search_index import (
     create_search_index,
     create_word_index,
@@ -23,6 +24,7 @@ from builtin_plugins.news.search_index import (
     sync_terms,
 )
 from hookspecs import Feature, Migration, hookimpl
+from hookspecs.catalog import load_types
 from hookspecs.permissions import INTERESTS_READ, INTERESTS_WRITE, declare
 from hookspecs.content import add_writers
 from hookspecs.services import SEARCH
@@ -47,6 +49,7 @@ def startup(host: Any) -> None:
     add_writers(host, content.LISTS)  # rss_article items (a sidecar's) are written with its mapping
 
 
+TYPES = load_types(__name__)
 FEATURE = Feature(
     permissions=declare(INTERESTS_READ, INTERESTS_WRITE),
     entities=models.define_entities,
@@ -58,9 +61,9 @@ FEATURE = Feature(
                 Migration("rss_article_word_index", create_word_index,
                           "FTS5 word index, its term list and pending queue for RSS articles (SQLite)",
                           recorded_as="catalog")],
-    integration_types=[rss.INTEGRATION_TYPE, hackernews.INTEGRATION_TYPE],
-    screen_types=types.SCREEN_TYPES,
-    ticker_types=types.TICKER_TYPES,
+    integration_types=TYPES.integration_types,
+    screen_types=TYPES.screen_types,
+    ticker_types=TYPES.ticker_types,
     content_lists=content.LISTS,
     routes=routes.routes,
     samples="builtin_plugins.news.samples:write",

@@ -2,7 +2,7 @@
 ``news_article``. Content: unsuppressed ``RssArticle`` rows, newest first, of the feeds
 ``data_key``, ``feedIds`` and ``category`` name (every feed when none does), within
 ``maxAgeHours``, with a photo when the row asks ``require_news_photo``. Config keys: those of
-:mod:`builtin_plugins.news.types`."""
+``builtin_plugins/news/types.json``."""
 from __future__ import annotations
 
 import random

@@ -13,24 +13,9 @@ from pony import orm
 
 from hookspecs.collecting import CollectorError, clip, plain_text
 from builtin_plugins.news.rss import upsert_articles
-from hookspecs import IntegrationType
 
 TYPE_ID = "news_hackernews"
 DEFAULT_BASE = "https://hacker-news.firebaseio.com"
-
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "baseUrl": {"type": "string", "default": DEFAULT_BASE},
-        "maxStories": {"type": "integer", "minimum": 1, "maximum": 100, "default": 30},
-        "feedId": {
-            "type": "string",
-            "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$",
-            "default": "hackernews",
-        },
-    },
-    "additionalProperties": False,
-}
 
 
 def collect(ctx: Any) -> str:
@@ -62,8 +47,3 @@ def collect(ctx: Any) -> str:
         changed, _ = upsert_articles(ctx, feed_id, entries, limit, TYPE_ID)
     ctx.summary = f"{len(entries)} stories, {changed} new or changed"
     return ctx.summary
-
-
-INTEGRATION_TYPE = IntegrationType(
-    TYPE_ID, "Hacker News front page", SCHEMA, {"maxStories": 30}, family="news", collect=collect
-)

@@ -29,28 +29,12 @@ from hookspecs.collecting import (
     plain_text,
     store_remote_media,
 )
-from hookspecs import IntegrationType
 from builtin_plugins.news.content import DEFAULT_ARTICLE_IMAGE_BYTES
 from hookspecs.services import SEARCH
 
 TYPE_ID = "news_rss"
 IMG_SRC = re.compile(r"<img[^>]+src=[\"']([^\"']+)[\"']", re.IGNORECASE)
 MAX_FEED_BYTES = 32 * 1024 * 1024
-
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "baseUrl": {"type": "string", "description": "unused: feed URLs are absolute (interests RSS feeds)"},
-        "downloadImages": {
-            "type": "boolean",
-            "default": True,
-            "description": "download one image per kept article into a blob",
-        },
-        "maxImageBytes": {"type": "integer", "minimum": 1024, "maximum": 20971520,
-                          "default": DEFAULT_ARTICLE_IMAGE_BYTES},
-    },
-    "additionalProperties": False,
-}
 
 
 def _published_ms(entry: Any) -> int | None:
@@ -332,14 +316,3 @@ def _feed_failed(ctx: Any, feed_id: str, exc: Exception) -> str:
             )
     ctx.log(message, "error")
     return message
-
-
-INTEGRATION_TYPE = IntegrationType(
-    TYPE_ID,
-    "RSS and Atom feeds",
-    SCHEMA,
-    {"downloadImages": True},
-    family="news",
-    collect=collect,
-    description="Fetches the enabled interests RSS feeds (conditional GET) into RSS articles.",
-)

@@ -1,6 +1,6 @@
 """The stock types' drawing (Kivy-only, imported when a canvas starts): the ``stock_quotes`` slide
 and the ``stock_quote`` overlay, from ``StockQuote`` rows. Config keys: those of
-:mod:`builtin_plugins.stocks.types`."""
+``builtin_plugins/stocks/types.json``."""
 from __future__ import annotations
 
 from typing import Any

@@ -13,18 +13,9 @@ from pony import orm
 
 from hookspecs.collect import CollectorError
 from hookspecs.collecting import each_unit
-from hookspecs import IntegrationType
 
 TYPE_ID = "stock_finnhub"
 DEFAULT_BASE = "https://finnhub.io"
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "baseUrl": {"type": "string", "default": DEFAULT_BASE},
-        "currency": {"type": "string", "maxLength": 8, "default": "USD"},
-    },
-    "additionalProperties": False,
-}
 
 
 def _num(value: Any) -> float | None:
@@ -72,14 +63,3 @@ def collect(ctx: Any) -> str:
 
     run = each_unit(ctx, symbols, fetch, lambda unit: f"symbol {unit[1]}")
     return run.finish(ctx, "symbols", "no enabled stock symbol")
-
-
-INTEGRATION_TYPE = IntegrationType(
-    TYPE_ID,
-    "Finnhub stock quotes",
-    SCHEMA,
-    {"currency": "USD"},
-    family="stock",
-    collect=collect,
-    secret_fields=("apiKey",),
-)

@@ -4,32 +4,17 @@ tasks catalog list.
 - table (``models.py``): ``Task`` (catalog, spec 2.8);
 - collector: ``tasks_trello`` (``trello.py``: the ``apiKey`` secret and a linked ``trello``
   account's member token, ``boardIds`` in ``config_json``);
-- type: slide ``task_board`` (a board's open tasks; ``boardKey`` is a ``boardIds`` entry);
+- types (``types.json``): slide ``task_board`` (a board's open tasks; ``boardKey`` is a
+  ``boardIds`` entry); the collector;
 - content list: ``tasks`` (catalog).
 """
 from __future__ import annotations
 
 from typing import Any
 
-from builtin_plugins.tasks import models, trello
-from hookspecs import ContentList, Feature, ScreenType
-from hookspecs.schema import boolean, integer, obj, text
-
-SCREEN_TYPES: list[ScreenType] = [
-    ScreenType(
-        id="task_board",
-        label="Task board",
-        description="Open tasks of one board; boardKey matches an integration boardIds entry.",
-        renderer="builtin_plugins.tasks.display:task_board",
-        config_schema=obj("task_board", {
-            "boardKey": text(200, 1),
-            "title": text(200),
-            "showCompleted": boolean(),
-            "maxTasks": integer(1, 100),
-        }, required=("boardKey",)),
-        example_config={"boardKey": "5f1c2a9e8d", "title": "Chores", "maxTasks": 12},
-    ),
-]
+from builtin_plugins.tasks import models
+from hookspecs import ContentList, Feature
+from hookspecs.catalog import load_types
 
 
 def task_json(row: Any) -> dict:
@@ -38,10 +23,11 @@ def task_json(row: Any) -> dict:
             "integration_id": row.integration_id}
 
 
+TYPES = load_types(__name__)
 FEATURE = Feature(
     entities=models.define_entities,
-    integration_types=[trello.INTEGRATION_TYPE],
-    screen_types=SCREEN_TYPES,
+    integration_types=TYPES.integration_types,
+    screen_types=TYPES.screen_types,
     content_lists=[
                ContentList("tasks", "Task", task_json, label="tasks",
                            filters={"title": "title", "list_label": "list_label", "board_key": "board_key",

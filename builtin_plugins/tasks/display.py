@@ -1,6 +1,6 @@
 """The task board slide's drawing (Kivy-only, imported when a canvas starts), from the ``Task``
 rows of the board ``boardKey`` (or ``data_key``) names. Config keys: those of the type in
-:mod:`builtin_plugins.tasks`."""
+``builtin_plugins/tasks/types.json``."""
 from __future__ import annotations
 
 from typing import Any

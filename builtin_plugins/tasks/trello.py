@@ -19,24 +19,10 @@ from pony import orm
 
 from hookspecs.collect import CollectorError
 from hookspecs.collecting import clip, each_unit, plain_text
-from hookspecs import IntegrationType
 from hookspecs.services import ACCOUNTS
 
 TYPE_ID = "tasks_trello"
 DEFAULT_BASE = "https://api.trello.com"
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "baseUrl": {"type": "string", "default": DEFAULT_BASE},
-        "boardIds": {
-            "type": "array",
-            "maxItems": 20,
-            "items": {"type": "string", "pattern": "^[A-Za-z0-9]{1,64}$"},
-        },
-        "includeCompleted": {"type": "boolean", "default": True},
-    },
-    "additionalProperties": False,
-}
 
 
 def _due_ms(value: Any) -> int | None:
@@ -112,16 +98,3 @@ def collect(ctx: Any) -> str:
             if row.board_key not in boards:
                 row.delete()
     return run.finish(ctx, "boards", "no board selected")
-
-
-INTEGRATION_TYPE = IntegrationType(
-    TYPE_ID,
-    "Trello boards",
-    SCHEMA,
-    {"boardIds": []},
-    family="tasks",
-    collect=collect,
-    secret_fields=("apiKey",),
-    requires_accounts=True,
-    required_account_types=("trello",),
-)

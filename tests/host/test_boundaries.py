@@ -8,6 +8,7 @@ nothing under ``builtin_plugins/``, ``svc_display/`` or ``examples/`` imports th
 ``svc_display/`` (the plugin authors' kit) and ``examples/`` import no builtin plugin at all.
 """
 import ast
+import json
 import tomllib
 from pathlib import Path
 
@@ -87,7 +88,7 @@ KNOWN_FOREIGN_ENTITIES = {
     # cache dependencies, not access: the list cache drops ticker items when these tables change
     ("ticker", "KeyValue"): "plugin marquees are key-values: TickerItems.tables() names them",
     ("ticker", "DisplaySetting"): "ticker items follow the display settings: TickerItems.tables() names them",
-    ("folder_plugins", "KeyValue"): "the plugin ticker type's reads=: its lines are key-values",
+    ("folder_plugins", "KeyValue"): "the plugin ticker type's reads (types.json): its lines are key-values",
 }
 # (folder, entity) of the host and the controller, likewise.
 KNOWN_HOST_ENTITIES: dict[tuple[str, str], str] = {}
@@ -144,13 +145,24 @@ def entity_names(source: str, names: set[str]) -> list[tuple[int, str]]:
 
 
 def foreign_entities(package: str, owners: dict[str, str], root: Path = BUILTINS) -> dict[str, list[str]]:
-    """Another package's entity -> the places (file:line) in ``root / package`` that use it."""
+    """Another package's entity -> the places (file:line, or types.json:type id for a type's
+    ``reads``) in ``root / package`` that use it."""
     uses: dict[str, list[str]] = {}
+
+    def where(path: Path) -> Path:
+        return path.relative_to(REPO if path.is_relative_to(REPO) else root)
+
     for path in sorted((root / package).rglob("*.py")):
         source = path.read_text()
         for line, name in sorted(set(entities_used(source) + entity_names(source, set(owners)))):
             if owners.get(name, package) != package:
-                uses.setdefault(name, []).append(f"{path.relative_to(REPO if path.is_relative_to(REPO) else root)}:{line}")
+                uses.setdefault(name, []).append(f"{where(path)}:{line}")
+    for path in sorted((root / package).rglob("types.json")):
+        for kind in json.loads(path.read_text()).values():
+            for item in kind:
+                for name in item.get("reads", ()):
+                    if owners.get(name, package) != package:
+                        uses.setdefault(name, []).append(f"{where(path)}:{item['id']}")
     return uses
 
 

@@ -12,7 +12,7 @@ With it, the plugin states what it contributes and the host implements those hoo
     FEATURE = Feature(
         permissions=declare(INTERESTS_READ),
         entities=models.define_entities,
-        screen_types=types.SCREEN_TYPES,
+        types=load_types(__name__),   # types.json: slide, ticker, overlay, integration types
         routes=routes.routes,
         samples="my_plugin.samples:write",
     )
@@ -100,13 +100,23 @@ class Feature:
     display_layers: Sequence[LayerSpec] = ()
     service_keys: Sequence[Any] = ()  # hookspecs.services.ServiceKey (that module imports the host's types)
     samples: Reference | None = None
+    types: Any = None
+    """A :class:`hookspecs.catalog.Catalog` (``load_types(__name__)``, the plugin's
+    ``types.json``): its slide, ticker, overlay and integration types join the fields of the same
+    names (that module imports this one, hence ``Any``)."""
+
+    def items(self, name: str) -> tuple[Any, ...]:
+        """What the list field ``name`` contributes: its own items, then the catalog's."""
+        return tuple(getattr(self, name)) + tuple(getattr(self.types, name, ()) if self.types else ())
 
     def hooks(self) -> list[str]:
         """The hooks this declaration implements (the non-empty fields'), in field order."""
         names = []
         for item in fields(self):
-            if getattr(self, item.name):
-                names.append(LIST_HOOKS.get(item.name) or CALL_HOOKS[item.name][0])
+            if item.name in LIST_HOOKS and self.items(item.name):
+                names.append(LIST_HOOKS[item.name])
+            elif item.name in CALL_HOOKS and getattr(self, item.name):
+                names.append(CALL_HOOKS[item.name][0])
         return names
 
     def hookimpls(self) -> dict[str, Callable[..., Any]]:
@@ -114,9 +124,9 @@ class Feature:
         implementation of each contribution hook, bound to this declaration."""
         impls: dict[str, Callable[..., Any]] = {}
         for name, hook in LIST_HOOKS.items():
-            items = getattr(self, name)
+            items = self.items(name)
             if items:
-                impls[hook] = _listing(tuple(items))
+                impls[hook] = _listing(items)
         for name, (hook, _arg) in CALL_HOOKS.items():
             value = getattr(self, name)
             if value:

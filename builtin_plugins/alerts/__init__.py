@@ -300,7 +300,7 @@ def register_routes(host: Any) -> list[Route]:
 
 FEATURE = Feature(
     permissions=[Permission(ALERTS_WRITE, "raise and dismiss alerts", OPERATORS)],
-    screen_types=TYPES.screen_types,
+    types=TYPES,
     content_lists=[ContentList("alerts", "Alert", catalog_json, label="alerts",
                                filters={"title": "title", "body": "body", "source": "source",
                                         "severity": "severity"},

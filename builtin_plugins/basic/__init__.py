@@ -21,8 +21,6 @@ FEATURE = Feature(
         Setting("SVC_DISPLAY_CONTROLLER_PUBLIC_URL", str, None, "URL of the controller app (invite QR code)",
                 schemes=("http", "https")),
     ],
-    screen_types=TYPES.screen_types,
-    overlay_types=TYPES.overlay_types,
-    ticker_types=TYPES.ticker_types,
+    types=TYPES,
     samples="builtin_plugins.basic.samples:write",
 )

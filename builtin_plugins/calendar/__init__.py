@@ -36,9 +36,7 @@ FEATURE = Feature(
     # INTEGRATIONS_READ: the Google calendar list
     permissions=declare(CURATOR_WRITE, INTEGRATIONS_READ),
     entities=models.define_entities,
-    integration_types=TYPES.integration_types,
-    screen_types=TYPES.screen_types,
-    overlay_types=TYPES.overlay_types,
+    types=TYPES,
     content_lists=content.LISTS,
     samples="builtin_plugins.calendar.samples:write",
 )

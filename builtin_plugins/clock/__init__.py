@@ -12,7 +12,5 @@ from hookspecs.catalog import load_types
 
 TYPES = load_types(__name__)
 FEATURE = Feature(
-    screen_types=TYPES.screen_types,
-    overlay_types=TYPES.overlay_types,
-    ticker_types=TYPES.ticker_types,
+    types=TYPES,
 )

@@ -37,9 +37,7 @@ def startup(host: Any) -> None:
 FEATURE = Feature(
     permissions=declare(INTERESTS_READ, INTERESTS_WRITE, CURATOR_WRITE),
     entities=models.define_entities,
-    integration_types=TYPES.integration_types,
-    screen_types=TYPES.screen_types,
-    ticker_types=TYPES.ticker_types,
+    types=TYPES,
     content_lists=content.LISTS,
     routes=routes.routes,
     samples="builtin_plugins.content.samples:write",

@@ -10,6 +10,6 @@ from hookspecs.catalog import load_types
 
 TYPES = load_types(__name__)
 FEATURE = Feature(
-    overlay_types=TYPES.overlay_types,
+    types=TYPES,
     samples="builtin_plugins.effects.samples:write",
 )

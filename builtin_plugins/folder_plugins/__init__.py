@@ -77,8 +77,6 @@ FEATURE = Feature(
                   "a folder plugin's sidecar must answer its health path within (else it is restarted)", low=1, high=600),
       ],
     integration_types=[plugin_http.INTEGRATION_TYPE],
-    screen_types=TYPES.screen_types,
-    overlay_types=TYPES.overlay_types,
-    ticker_types=TYPES.ticker_types,
+    types=TYPES,
     routes=plugin_routes.routes,
 )

@@ -8,5 +8,5 @@ from hookspecs.catalog import load_types
 
 TYPES = load_types(__name__)
 FEATURE = Feature(
-    integration_types=TYPES.integration_types,
+    types=TYPES,
 )

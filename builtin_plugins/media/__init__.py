@@ -51,9 +51,7 @@ TYPES = load_types(__name__)
 FEATURE = Feature(
     permissions=declare(TELEMETRY_READ, CURATOR_WRITE),
     entities=models.define_entities,
-    integration_types=TYPES.integration_types,
-    screen_types=TYPES.screen_types,
-    overlay_types=TYPES.overlay_types,
+    types=TYPES,
     content_lists=content.LISTS,
     samples="builtin_plugins.media.samples:write",
 )

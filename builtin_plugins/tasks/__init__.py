@@ -26,8 +26,7 @@ def task_json(row: Any) -> dict:
 TYPES = load_types(__name__)
 FEATURE = Feature(
     entities=models.define_entities,
-    integration_types=TYPES.integration_types,
-    screen_types=TYPES.screen_types,
+    types=TYPES,
     content_lists=[
                ContentList("tasks", "Task", task_json, label="tasks",
                            filters={"title": "title", "list_label": "list_label", "board_key": "board_key",

@@ -105,3 +105,21 @@ def test_the_builtins_declare_their_contributions():
     plugins = load_plugins()
     declared = [name for name in plugins.info if hasattr(plugins.pm.get_plugin(name), "FEATURE")]
     assert len(declared) >= 25
+
+
+def test_a_catalog_declares_types_beside_those_written_in_python(make_host):
+    """``Feature(types=load_types(...))``: the catalog's types join the fields of the same kind
+    (here a run-time type written in Python and the catalog's weather types)."""
+    from hookspecs.catalog import load_types
+
+    catalog = load_types("builtin_plugins.weather")
+    own = ScreenType("feature_note", "Note", SCHEMA, {"text": "hi"})
+    feature = Feature(screen_types=[own], types=catalog)
+    assert feature.items("screen_types") == (own, *catalog.screen_types)
+    assert feature.items("ticker_types") == tuple(catalog.ticker_types) and feature.items("overlay_types") == ()
+    assert feature.hooks() == ["register_screen_types", "register_ticker_types", "register_integration_types"]
+    plugin = types.ModuleType("catalog_plugin")
+    plugin.FEATURE = Feature(screen_types=[own])
+    host = make_host(plugins=[("notes", plugin)])
+    assert host.registries.screen_types.owner["feature_note"] == "notes"
+    assert host.registries.screen_types.owner["weather_current"] == "weather"  # the builtin's catalog

@@ -105,6 +105,11 @@ class CollectorContext(Protocol):
 
     def base_url(self, default: str) -> str:
         """``config["baseUrl"]`` when set (tests point collectors at loopback), else ``default``."""
+    def secret(self, name: str) -> str:
+        """The secret ``name``; a run without it fails with ``the <name> secret is not
+        configured`` (:class:`CollectorError`)."""
+    def setting(self, key: str, what: str = "") -> Any:
+        """``config[key]``; a run without it fails with ``config_json.<key> (<what>) is not set``."""
     def log(self, message: str, channel: str = "info") -> None:
         """A telemetry line (secrets scrubbed)."""
     def now_ms(self) -> int:

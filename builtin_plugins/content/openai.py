@@ -39,12 +39,8 @@ def _joke(text: str) -> tuple[str, str]:
 
 
 def collect(ctx: Any) -> str:
-    key = ctx.secrets.get("apiKey")
-    if not key:
-        raise CollectorError("the apiKey secret is not configured")
-    prompt = ctx.config.get("prompt")
-    if not prompt:
-        raise CollectorError("config_json.prompt is not set")
+    key = ctx.secret("apiKey")
+    prompt = ctx.setting("prompt")
     messages = []
     if ctx.config.get("systemPrompt"):
         messages.append({"role": "system", "content": ctx.config["systemPrompt"]})

@@ -21,12 +21,8 @@ TICKER_KEY = "ticker.marquee.home_assistant"
 
 
 def collect(ctx: Any) -> str:
-    token = ctx.secrets.get("token")
-    if not token:
-        raise CollectorError("the token secret is not configured")
-    base = ctx.config.get("baseUrl")
-    if not base:
-        raise CollectorError("config_json.baseUrl (the Home Assistant URL) is not set")
+    token = ctx.secret("token")
+    base = ctx.setting("baseUrl", "the Home Assistant URL")
     states = ctx.http.get_json(base.rstrip("/") + "/api/states", headers={"Authorization": f"Bearer {token}"})
     if not isinstance(states, list):
         raise CollectorError("/api/states did not answer a list")

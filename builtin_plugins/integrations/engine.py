@@ -132,6 +132,18 @@ class CollectorContext(collect.CollectorContext):
         value = self.config.get("baseUrl")
         return (value if isinstance(value, str) and value else default).rstrip("/")
 
+    def secret(self, name: str) -> str:
+        value = self.secrets.get(name)
+        if not value:
+            raise CollectorError(f"the {name} secret is not configured")
+        return value
+
+    def setting(self, key: str, what: str = "") -> Any:
+        value = self.config.get(key)
+        if value is None or value == "":
+            raise CollectorError(f"config_json.{key}{f' ({what})' if what else ''} is not set")
+        return value
+
     def log(self, message: str, channel: str = "info") -> None:
         self.engine.telemetry.add(channel, self.engine.scrub(message, self.secrets), self.integration_type)
 

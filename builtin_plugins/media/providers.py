@@ -16,13 +16,6 @@ UNSPLASH = "https://api.unsplash.com"
 NASA = "https://api.nasa.gov"
 
 
-def _key(ctx: Any, name: str = "apiKey") -> str:
-    value = ctx.secrets.get(name)
-    if not value:
-        raise CollectorError(f"the {name} secret is not configured")
-    return value
-
-
 def _list(data: Any, field: str) -> list:
     if not isinstance(data, dict) or not isinstance(data.get(field), list):
         raise CollectorError(f"answer has no {field!r} list")
@@ -38,7 +31,7 @@ def _pexels(ctx: Any, field: str, search: str, browse: str) -> list:
     """Pexels' ``field`` list: the ``search`` path for the configured ``query``, else ``browse``."""
     query, per_run = ctx.config.get("query"), int(ctx.config.get("perRun", 10))
     path, params = (search, {"query": query, "per_page": per_run}) if query else (browse, {"per_page": per_run})
-    answer = ctx.http.get_json(ctx.base_url(PEXELS) + path, params=params, headers={"Authorization": _key(ctx)})
+    answer = ctx.http.get_json(ctx.base_url(PEXELS) + path, params=params, headers={"Authorization": ctx.secret("apiKey")})
     return _list(answer, field)
 
 
@@ -88,7 +81,7 @@ def collect_unsplash(ctx: Any) -> str:
     data = ctx.http.get_json(
         base + "/photos/random",
         params=params,
-        headers={"Authorization": f"Client-ID {_key(ctx)}", "Accept-Version": "v1"},
+        headers={"Authorization": f"Client-ID {ctx.secret('apiKey')}", "Accept-Version": "v1"},
     )
     if not isinstance(data, list):
         raise CollectorError("answer is not a list of photos")

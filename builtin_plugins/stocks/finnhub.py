@@ -23,9 +23,7 @@ def _num(value: Any) -> float | None:
 
 
 def collect(ctx: Any) -> str:
-    key = ctx.secrets.get("apiKey")
-    if not key:
-        raise CollectorError("the apiKey secret is not configured")
+    key = ctx.secret("apiKey")
     base = ctx.base_url(DEFAULT_BASE)
     with orm.db_session:
         symbols = [

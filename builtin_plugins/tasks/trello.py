@@ -35,9 +35,7 @@ def _due_ms(value: Any) -> int | None:
 
 
 def collect(ctx: Any) -> str:
-    key = ctx.secrets.get("apiKey")
-    if not key:
-        raise CollectorError("the apiKey secret is not configured")
+    key = ctx.secret("apiKey")
     accounts = [a for a in ctx.accounts if a["account_type"] == "trello"]
     if not accounts:
         raise CollectorError("no linked trello account (member token)")

@@ -165,3 +165,17 @@ def test_run_now_joins_a_scheduled_run_already_under_way(make_host):
     assert [(answer.status, answer.message) for answer in answers] == [("ok", "done")]
     assert probes.calls == [{"stuck": True}]  # one run, shared
     assert _row(host, "general_stuck")["last_success_at_ms"] is not None
+
+
+def test_a_collector_without_its_secret_or_setting_fails_saying_which(make_host, api_for):
+    """``ctx.secret(name)`` and ``ctx.setting(key, what)``: one wording for every collector that
+    needs a key or a setting the operator has not given (finnhub, Home Assistant, ...)."""
+    host = make_host()
+    api = api_for(host)
+    engine = host.services[INTEGRATIONS]
+    finnhub = engine.run_now("stock_finnhub")
+    assert (finnhub.status, finnhub.message) == ("failed", "the apiKey secret is not configured")
+    assert api.patch("/v1/integrations/home_assistant", json={"secrets": {"token": "t0ken"}}).status_code == 200
+    home = engine.run_now("home_assistant")
+    assert (home.status, home.message) == ("failed", "config_json.baseUrl (the Home Assistant URL) is not set")
+    assert api.get("/v1/integrations/stock_finnhub").json["last_error"] == "the apiKey secret is not configured"

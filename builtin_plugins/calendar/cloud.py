@@ -25,6 +25,7 @@ from hookspecs.collecting import each_unit
 from builtin_plugins.calendar.store import (
     display_zone,
     drop_calendars,
+    event,
     replace_events,
     to_ms,
     window,
@@ -127,17 +128,8 @@ def collect_google(ctx: Any) -> str:
                     continue
                 begin, all_day = _google_time(item.get("start"), zone)
                 finish, _ = _google_time(item.get("end") or item.get("start"), zone)
-                events.append(
-                    {
-                        "key": str(item["id"]),
-                        "title": item.get("summary") or "",
-                        "location": item.get("location") or "",
-                        "description": item.get("description") or "",
-                        "start_ms": begin,
-                        "end_ms": max(begin, finish),
-                        "all_day": all_day,
-                    }
-                )
+                events.append(event(str(item["id"]), item.get("summary"), begin, finish, all_day,
+                                    item.get("location"), item.get("description")))
             page = data.get("nextPageToken")
             if not isinstance(page, str) or not page:
                 break
@@ -194,17 +186,8 @@ def collect_microsoft(ctx: Any) -> str:
                 begin = _graph_time(item.get("start"), all_day, zone)
                 finish = _graph_time(item.get("end") or item.get("start"), all_day, zone)
                 location = item.get("location") if isinstance(item.get("location"), dict) else {}
-                events.append(
-                    {
-                        "key": str(item["id"]),
-                        "title": item.get("subject") or "",
-                        "location": location.get("displayName") or "",
-                        "description": item.get("bodyPreview") or "",
-                        "start_ms": begin,
-                        "end_ms": max(begin, finish),
-                        "all_day": all_day,
-                    }
-                )
+                events.append(event(str(item["id"]), item.get("subject"), begin, finish, all_day,
+                                    location.get("displayName"), item.get("bodyPreview")))
             next_link = data.get("@odata.nextLink")
             url, params = (
                 (next_link, None)

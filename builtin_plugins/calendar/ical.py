@@ -17,6 +17,7 @@ from hookspecs.collecting import each_unit
 from builtin_plugins.calendar.store import (
     display_zone,
     drop_calendars,
+    event,
     replace_events,
     to_ms,
     window,
@@ -52,32 +53,24 @@ def parse_events(ctx: Any, data: bytes) -> list[dict[str, Any]]:
     except Exception as exc:  # noqa: BLE001 - the library raises many kinds on bad input
         raise CollectorError(f"cannot expand the calendar: {type(exc).__name__}") from None
     events = []
-    for event in occurrences[:MAX_OCCURRENCES]:
-        dtstart = event.get("DTSTART")
+    for component in occurrences[:MAX_OCCURRENCES]:
+        dtstart = component.get("DTSTART")
         if dtstart is None:
             continue
         begin = dtstart.dt
         all_day = isinstance(begin, date) and not isinstance(begin, datetime)
-        dtend = event.get("DTEND")
+        dtend = component.get("DTEND")
         if dtend is not None:
             finish = dtend.dt
-        elif event.get("DURATION") is not None:
-            finish = begin + event["DURATION"].dt
+        elif component.get("DURATION") is not None:
+            finish = begin + component["DURATION"].dt
         else:
             finish = begin + timedelta(days=1) if all_day else begin
-        uid = str(event.get("UID") or "")
+        uid = str(component.get("UID") or "")
         start_ms = to_ms(begin, zone)
-        events.append(
-            {
-                "key": f"{uid}|{start_ms}",
-                "title": str(event.get("SUMMARY") or ""),
-                "location": str(event.get("LOCATION") or ""),
-                "description": str(event.get("DESCRIPTION") or ""),
-                "start_ms": start_ms,
-                "end_ms": max(start_ms, to_ms(finish, zone)),
-                "all_day": all_day,
-            }
-        )
+        events.append(event(f"{uid}|{start_ms}", str(component.get("SUMMARY") or ""), start_ms,
+                            to_ms(finish, zone), all_day, str(component.get("LOCATION") or ""),
+                            str(component.get("DESCRIPTION") or "")))
     return events
 
 

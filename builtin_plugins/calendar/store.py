@@ -36,6 +36,14 @@ def window(ctx: Any) -> tuple[datetime, datetime]:
     return now - timedelta(days=past), now + timedelta(days=future)
 
 
+def event(key: str, title: Any, start_ms: int, end_ms: int, all_day: bool,
+          location: Any = "", description: Any = "") -> dict[str, Any]:
+    """One occurrence as :func:`replace_events` stores it, from what a source calls its fields
+    (missing ones empty); an event never ends before it starts."""
+    return {"key": key, "title": title or "", "location": location or "", "description": description or "",
+            "start_ms": start_ms, "end_ms": max(start_ms, end_ms), "all_day": all_day}
+
+
 def replace_events(
     ctx: Any, source: str, calendar_key: str, events: list[dict[str, Any]], category_id: str
 ) -> int:

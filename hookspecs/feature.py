@@ -100,6 +100,9 @@ class Feature:
     display_layers: Sequence[LayerSpec] = ()
     service_keys: Sequence[Any] = ()  # hookspecs.services.ServiceKey (that module imports the host's types)
     samples: Reference | None = None
+    stops: Sequence[Any] = ()
+    """Service keys whose services this plugin starts: at ``shutdown`` the host calls ``stop()`` on
+    each one published, in this order (a plugin whose shutdown does more writes it by hand)."""
     types: Any = None
     """A :class:`hookspecs.catalog.Catalog` (``load_types(__name__)``, the plugin's
     ``types.json``): its slide, ticker, overlay and integration types join the fields of the same
@@ -117,6 +120,8 @@ class Feature:
                 names.append(LIST_HOOKS[item.name])
             elif item.name in CALL_HOOKS and getattr(self, item.name):
                 names.append(CALL_HOOKS[item.name][0])
+            elif item.name == "stops" and self.stops:
+                names.append("shutdown")
         return names
 
     def hookimpls(self) -> dict[str, Callable[..., Any]]:
@@ -131,6 +136,8 @@ class Feature:
             value = getattr(self, name)
             if value:
                 impls[hook] = _caller(hook, _references(value))
+        if self.stops:
+            impls["shutdown"] = _stopper(tuple(self.stops))
         return impls
 
 
@@ -140,6 +147,17 @@ def _listing(items: tuple[Any, ...]) -> Callable[[], list[Any]]:
         return list(items)
 
     return contribute
+
+
+def _stopper(keys: tuple[Any, ...]) -> Callable[[Any], None]:
+    @_hookimpl
+    def shutdown(host: Any) -> None:
+        for key in keys:
+            started = host.services.get(key)
+            if started is not None:
+                started.stop()
+
+    return shutdown
 
 
 def _references(value: Reference | Sequence[Reference]) -> tuple[Reference, ...]:

@@ -60,19 +60,13 @@ def serving(host: Any) -> None:
         log.info("adoption: %d pending request(s) of the previous run dropped", dropped)
 
 
-@hookimpl
-def shutdown(host: Any) -> None:
-    service = host.services.get(ADOPTION)
-    if service is not None:
-        service.stop()
-
-
 # Builtin packages this one imports (besides the shared kit `common`); tests/host/test_boundaries.py
 # checks every cross-package import against it, and the host disables this plugin when one is off.
 REQUIRES: tuple[str, ...] = ("clients",)
 
 
 FEATURE = Feature(
+    stops=[ADOPTION],
     permissions=declare(ADOPTION_ADMIN),
     settings=[
           Setting("SVC_DISPLAY_ADOPTION_RATE_PER_MIN", int, 10, "adoption requests per minute (0: no limit)",

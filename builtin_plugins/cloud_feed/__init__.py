@@ -35,14 +35,8 @@ def startup(host: Any) -> None:
     consumer.start()
 
 
-@hookimpl
-def shutdown(host: Any) -> None:
-    consumer = host.services.get(SERVICE)
-    if consumer is not None:
-        consumer.stop()
-
-
 FEATURE = Feature(
+    stops=[SERVICE],
     settings=[
           Setting("SVC_SAAS_API_URL", str, None, "the SaaS controller's URL", schemes=("http", "https"),
                   required_when="SVC_SAAS_MODE"),

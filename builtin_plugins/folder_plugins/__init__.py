@@ -48,13 +48,6 @@ def serving(host: Any) -> None:
 
 
 @hookimpl
-def shutdown(host: Any) -> None:
-    folder_plugins = service(host, FOLDER_PLUGINS)
-    if folder_plugins is not None:
-        folder_plugins.stop()
-
-
-@hookimpl
 def authenticate_token(host: Any, token: str) -> Any:
     folder_plugins = service(host, FOLDER_PLUGINS)
     return folder_plugins.keys.authenticate(token) if folder_plugins is not None else None
@@ -67,6 +60,7 @@ def describe_plugins(settings: Any) -> list[dict[str, Any]]:
 
 TYPES = load_types(__name__)
 FEATURE = Feature(
+    stops=[FOLDER_PLUGINS],
     # GET /v1/plugins
     permissions=declare(INTEGRATIONS_READ),
     settings=[

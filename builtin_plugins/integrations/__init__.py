@@ -42,14 +42,8 @@ def startup(host: Any) -> None:
         engine.start()
 
 
-@hookimpl
-def shutdown(host: Any) -> None:
-    engine = host.services.get(INTEGRATIONS)
-    if engine is not None:
-        engine.stop()
-
-
 FEATURE = Feature(
+    stops=[INTEGRATIONS],
     permissions=[Permission(INTEGRATIONS_WRITE, "configure integrations and their secrets", OPERATORS),
                  *declare(INTEGRATIONS_READ, TELEMETRY_READ)],
     settings=[

@@ -40,14 +40,8 @@ def startup(host: Any) -> None:
     power.start()
 
 
-@hookimpl
-def shutdown(host: Any) -> None:
-    power = host.services.get(DISPLAY_POWER)
-    if power is not None:
-        power.stop()
-
-
 FEATURE = Feature(
+    stops=[DISPLAY_POWER],
     permissions=[Permission(power_routes.DISPLAY_POWER_PERMISSION, "turn the display on and off, edit its power schedule",
                             OPERATORS)],
     settings=[

@@ -123,3 +123,28 @@ def test_a_catalog_declares_types_beside_those_written_in_python(make_host):
     host = make_host(plugins=[("notes", plugin)])
     assert host.registries.screen_types.owner["feature_note"] == "notes"
     assert host.registries.screen_types.owner["weather_current"] == "weather"  # the builtin's catalog
+
+
+def test_stops_stops_the_services_a_plugin_started_at_shutdown(make_host):
+    """``Feature(stops=[KEY])``: at shutdown the host calls ``stop()`` on each one published, and
+    passes over one that was never published (a disabled part, a start that failed)."""
+    class Worker:
+        stopped = 0
+
+        def stop(self):
+            Worker.stopped += 1
+
+    running = ServiceKey("notes.worker", Worker, owner="notes", doc="a worker")
+    never = ServiceKey("notes.never", Worker, owner="notes", doc="never started")
+    plugin = types.ModuleType("stopping_plugin")
+    plugin.FEATURE = Feature(stops=[running, never], service_keys=[running, never])
+
+    @hookimpl
+    def startup(host):
+        host.services[running] = Worker()
+
+    plugin.startup = startup
+    host = make_host(plugins=[("notes", plugin)])
+    assert "shutdown" in {p.name: p for p in host.plugins.describe()}["notes"].hooks
+    host.close()  # runs the shutdown hooks
+    assert Worker.stopped == 1

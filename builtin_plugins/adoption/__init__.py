@@ -69,9 +69,9 @@ FEATURE = Feature(
     stops=[ADOPTION],
     permissions=declare(ADOPTION_ADMIN),
     settings=[
-          Setting("SVC_DISPLAY_ADOPTION_RATE_PER_MIN", int, 10, "adoption requests per minute (0: no limit)",
-                  low=0, high=100000),
-      ],
+        Setting("SVC_DISPLAY_ADOPTION_RATE_PER_MIN", int, 10, "adoption requests per minute (0: no limit)",
+                low=0, high=100000),
+    ],
     entities=define_entities,
     display_layers=[LayerSpec(LAYER, 400, "builtin_plugins.adoption.display:AdoptionLayer", area="content",
                               topics=(TOPIC,),

@@ -38,12 +38,12 @@ def startup(host: Any) -> None:
 FEATURE = Feature(
     stops=[SERVICE],
     settings=[
-          Setting("SVC_SAAS_API_URL", str, None, "the SaaS controller's URL", schemes=("http", "https"),
-                  required_when="SVC_SAAS_MODE"),
-          Setting("SVC_SAAS_DISPLAY_ID", str, None, "this display's id at the controller", required_when="SVC_SAAS_MODE"),
-          Setting("SVC_SAAS_API_KEY", str, None, "this display's key at the controller", required_when="SVC_SAAS_MODE",
-                  secret=True),
-          Setting("SVC_SAAS_RECONNECT_MIN_MS", int, 1000, "cloud feed reconnect backoff floor in ms", low=10,
-                  high=60000),
-      ],
+        Setting("SVC_SAAS_API_URL", str, None, "the SaaS controller's URL", schemes=("http", "https"),
+                required_when="SVC_SAAS_MODE"),
+        Setting("SVC_SAAS_DISPLAY_ID", str, None, "this display's id at the controller", required_when="SVC_SAAS_MODE"),
+        Setting("SVC_SAAS_API_KEY", str, None, "this display's key at the controller", required_when="SVC_SAAS_MODE",
+                secret=True),
+        Setting("SVC_SAAS_RECONNECT_MIN_MS", int, 1000, "cloud feed reconnect backoff floor in ms", low=10,
+                high=60000),
+    ],
 )

@@ -64,12 +64,12 @@ FEATURE = Feature(
     # GET /v1/plugins
     permissions=declare(INTEGRATIONS_READ),
     settings=[
-          Setting("SVC_DISPLAY_PLUGINS_DIR", Path, None, "folder of extra plugins"),
-          Setting("SVC_DISPLAY_BROWSER", str, None,
-                  "the Chromium (or Chrome) that draws plugin_web overlays (else the first on PATH)"),
-          Setting("SVC_DISPLAY_PLUGIN_START_TIMEOUT_SECONDS", int, 30,
-                  "a folder plugin's sidecar must answer its health path within (else it is restarted)", low=1, high=600),
-      ],
+        Setting("SVC_DISPLAY_PLUGINS_DIR", Path, None, "folder of extra plugins"),
+        Setting("SVC_DISPLAY_BROWSER", str, None,
+                "the Chromium (or Chrome) that draws plugin_web overlays (else the first on PATH)"),
+        Setting("SVC_DISPLAY_PLUGIN_START_TIMEOUT_SECONDS", int, 30,
+                "a folder plugin's sidecar must answer its health path within (else it is restarted)", low=1, high=600),
+    ],
     integration_types=[plugin_http.INTEGRATION_TYPE],
     types=TYPES,
     routes=plugin_routes.routes,

@@ -47,9 +47,9 @@ FEATURE = Feature(
     permissions=[Permission(INTEGRATIONS_WRITE, "configure integrations and their secrets", OPERATORS),
                  *declare(INTEGRATIONS_READ, TELEMETRY_READ)],
     settings=[
-          Setting("SVC_DISPLAY_GOOGLE_CLIENT_ID", str, None, "OAuth client id for Google accounts"),
-          Setting("SVC_DISPLAY_MICROSOFT_CLIENT_ID", str, None, "OAuth client id for Microsoft accounts"),
-      ],
+        Setting("SVC_DISPLAY_GOOGLE_CLIENT_ID", str, None, "OAuth client id for Google accounts"),
+        Setting("SVC_DISPLAY_MICROSOFT_CLIENT_ID", str, None, "OAuth client id for Microsoft accounts"),
+    ],
     entities=define_entities,
     routes=routes,
 )

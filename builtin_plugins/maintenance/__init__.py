@@ -190,12 +190,12 @@ FEATURE = Feature(
     permissions=[Permission(DISPLAY_MAINTENANCE, "backup, restore and upgrade", ADMIN_ONLY)],
     # Both only ever lower the contract's limits (30 min, 1 GiB): tests and small boards.
     settings=[
-          Setting("SVC_DISPLAY_UPGRADE_SCRIPT", Path, None, "script run by the upgrade route"),
-          Setting("SVC_DISPLAY_UPGRADE_ANY_ARCH", bool, False, "1: upgrades on any architecture, not only arm64"),
-          Setting("SVC_DISPLAY_UPGRADE_CA_FILE", Path, None, "PEM bundle trusted for upgrade downloads (else system CAs)"),
-          Setting("SVC_DISPLAY_UPGRADE_PUBLIC_KEY", Path, None, "Ed25519 public key (PEM): upgrades need a valid .sig"),
-          # Both only ever lower the contract's limits (30 min, 1 GiB): tests and small boards.
-          Setting("SVC_DISPLAY_UPGRADE_TIMEOUT_SECONDS", int, 1800, "time limit of the upgrade script", low=1, high=1800),
-          Setting("SVC_DISPLAY_UPGRADE_MAX_BYTES", int, 1024 ** 3, "largest upgrade download", low=1, high=1024 ** 3),
-      ],
+        Setting("SVC_DISPLAY_UPGRADE_SCRIPT", Path, None, "script run by the upgrade route"),
+        Setting("SVC_DISPLAY_UPGRADE_ANY_ARCH", bool, False, "1: upgrades on any architecture, not only arm64"),
+        Setting("SVC_DISPLAY_UPGRADE_CA_FILE", Path, None, "PEM bundle trusted for upgrade downloads (else system CAs)"),
+        Setting("SVC_DISPLAY_UPGRADE_PUBLIC_KEY", Path, None, "Ed25519 public key (PEM): upgrades need a valid .sig"),
+        # Both only ever lower the contract's limits (30 min, 1 GiB): tests and small boards.
+        Setting("SVC_DISPLAY_UPGRADE_TIMEOUT_SECONDS", int, 1800, "time limit of the upgrade script", low=1, high=1800),
+        Setting("SVC_DISPLAY_UPGRADE_MAX_BYTES", int, 1024 ** 3, "largest upgrade download", low=1, high=1024 ** 3),
+    ],
 )

@@ -45,10 +45,10 @@ FEATURE = Feature(
     permissions=[Permission(power_routes.DISPLAY_POWER_PERMISSION, "turn the display on and off, edit its power schedule",
                             OPERATORS)],
     settings=[
-          Setting(ENV_BACKEND, str, None, "cec, vcgencmd, wlr, dpms or none (default: the first whose tool "
-                  "is available)", choices=BACKENDS, key="backend"),
-          Setting(ENV_TIMEOUT, float, DEFAULT_TIMEOUT, "seconds a power command may take", low=0.1, high=300.0,
-                  key="command_timeout"),
-      ],
+        Setting(ENV_BACKEND, str, None, "cec, vcgencmd, wlr, dpms or none (default: the first whose tool "
+                "is available)", choices=BACKENDS, key="backend"),
+        Setting(ENV_TIMEOUT, float, DEFAULT_TIMEOUT, "seconds a power command may take", low=0.1, high=300.0,
+                key="command_timeout"),
+    ],
     routes=power_routes.routes,
 )

@@ -7,6 +7,7 @@ third-party plugin that fails is logged with its name and skipped.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import json
@@ -329,7 +330,7 @@ def load_plugins(disabled: Iterable[str] = (), extra: Iterable[tuple[Any, ...]] 
     for extension in extensions.values():
         dist = dists.get(extension.name)
         origin = "builtin" if _is_builtin(dist) else "third-party"
-        version = dist.version if dist is not None else ""
+        version = _name_and_version(dist)[1]
         try:
             plugins.register(extension.plugin, extension.name, origin, version)
         except Exception as exc:  # pluggy validation: unknown hook names, bad signatures
@@ -343,11 +344,28 @@ def load_plugins(disabled: Iterable[str] = (), extra: Iterable[tuple[Any, ...]] 
 
 
 def _is_builtin(dist: Any) -> bool:
-    return dist is not None and dist.name == BUILTIN_DISTRIBUTION
+    return _name_and_version(dist)[0] == BUILTIN_DISTRIBUTION
+
+
+def _name_and_version(dist: Any) -> tuple[str, str]:
+    """A distribution's name and version ("", "" for none), read from its metadata file once per
+    file: importlib parses the file on every ``.name``/``.version``, a third of a host build."""
+    if dist is None:
+        return "", ""
+    where = getattr(dist, "_path", None)
+    if where is None:
+        return dist.name, dist.version
+    facts = _METADATA_FACTS.get(str(where))
+    if facts is None:
+        facts = _METADATA_FACTS[str(where)] = (dist.name, dist.version)
+    return facts
+
+
+_METADATA_FACTS: dict[str, tuple[str, str]] = {}  # metadata folder -> (name, version)
 
 
 def _entry_point_info(name: str, entry_point: Any, dist: Any) -> PluginInfo:
-    return PluginInfo(name, dist.version if dist is not None else "",
+    return PluginInfo(name, _name_and_version(dist)[1],
                       "builtin" if _is_builtin(dist) else "third-party", entry_point.value)
 
 
@@ -474,12 +492,26 @@ def _check_configurable(item: ConfigurableType, plugin: str) -> None:
     if not isinstance(item.label, str) or not item.label:
         raise PluginError(plugin, f"type {item.id!r} needs a label")
     try:
-        jsonschema.Draft202012Validator.check_schema(item.config_schema)
+        text = json.dumps([item.config_schema, item.example_config], sort_keys=True)
+    except (TypeError, ValueError) as exc:
+        raise PluginError(plugin, f"type {item.id!r}: schema and example must be JSON: {exc}") from None
+    problem = _schema_problem(text)
+    if problem:
+        raise PluginError(plugin, f"type {item.id!r} {problem}")
+
+
+@functools.lru_cache(maxsize=1024)
+def _schema_problem(schema_and_example: str) -> str | None:
+    """What is wrong with a type's schema or example (JSON text of both), or None. Checked once
+    per process for each distinct pair: meta-schema validation is most of a host build's CPU
+    time, and every host of a process (tests, the gallery) registers the same types."""
+    schema, example = json.loads(schema_and_example)
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
     except jsonschema.SchemaError as exc:
-        raise PluginError(plugin, f"type {item.id!r} has an invalid JSON Schema: {exc.message}") from None
-    errors = list(jsonschema.Draft202012Validator(item.config_schema).iter_errors(item.example_config))
-    if errors:
-        raise PluginError(plugin, f"type {item.id!r} example does not match its schema: {errors[0].message}")
+        return f"has an invalid JSON Schema: {exc.message}"
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(example))
+    return f"example does not match its schema: {errors[0].message}" if errors else None
 
 
 def _check_renderer(item: ConfigurableType, plugin: str) -> None:

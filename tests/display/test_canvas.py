@@ -11,6 +11,7 @@ import pytest
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
+from builtin_plugins.screens.display import CROSSFADE_SECONDS
 from tests.display.fixture_plugin import OVERLAY_TYPES, SCREEN_TYPES
 from tests.content_media import b64, video_bytes
 from tests.display.canvas import (
@@ -72,8 +73,10 @@ def message(screen_id: str, colour: str, dwell: float = 60, **extra) -> dict:
 
 def show_only(canvas: CanvasServer, screen: dict, **program) -> None:
     canvas.put_program(canvas.admin, screens=[screen], **program)
-    canvas.wait_until_showing(canvas.admin, screen["id"])
-    time.sleep(1.2)  # let the crossfade finish
+    canvas.wait_until_showing(canvas.admin, screen["id"])  # logged when the slide goes on screen
+    # the crossfade runs on frame time (opacity falls by dt / CROSSFADE_SECONDS), so it has ended
+    # in this wall time whatever the frame rate; frames are taken after it (frame() skips two)
+    time.sleep(CROSSFADE_SECONDS + 0.2)
 
 
 def test_live_preview_status_reports_the_canvas(canvas):

@@ -37,9 +37,8 @@ from hookspecs.permissions import OPERATORS
 from hookspecs.schema import array, enum, integer, obj, text
 from hookspecs.services import ALERTS, ALERT_SEVERITIES, publish
 from hookspecs.records import Nullable, record
-from svc_host.rest.configurable import row_id
+from svc_host.rest.configurable import stored_row
 from svc_host.rest.schemas import BooleanText, StorableSchema
-from svc_host.http.errors import not_found
 
 MS = {"size": 64}
 ALERTS_WRITE = "alerts.write"
@@ -273,10 +272,7 @@ class AlertItem:
         self.host = host
 
     def _row(self, id: str) -> Any:
-        row = self.host.db.Alert.get(id=row_id(id, "alert"))
-        if row is None:
-            raise not_found("alert")
-        return row
+        return stored_row(self.host.db.Alert, id, "alert")
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, id: str) -> None:
         resp.media = serialize(self._row(id), self.host.clock.now_ms())

@@ -26,8 +26,8 @@ from hookspecs import AUTHENTICATED, Operation, Route
 from hookspecs.records import FieldSpec, Omittable, record
 from svc_host.storage import select_rows
 from svc_host.rest.listcache import cached_list
-from svc_host.rest.configurable import EmptySchema, IncludeSchemaQuery, require_type, row_id, validate_config
-from svc_host.http.errors import ApiError, conflict, not_found
+from svc_host.rest.configurable import EmptySchema, IncludeSchemaQuery, require_type, stored_row, validate_config
+from svc_host.http.errors import ApiError, conflict
 
 
 @dataclass(frozen=True)
@@ -171,11 +171,7 @@ class TypedItem:
         self.kind = kind
 
     def _row(self, id: str) -> Any:
-        entity = getattr(self.host.db, self.kind.entity)
-        row = entity.get(id=row_id(id, self.kind.what))
-        if row is None:
-            raise not_found(self.kind.what)
-        return row
+        return stored_row(getattr(self.host.db, self.kind.entity), id, self.kind.what)
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, id: str) -> None:
         row = self._row(id)

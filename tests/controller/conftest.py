@@ -23,6 +23,7 @@ import requests
 from svc_display.testing import ServerProcess, free_port
 from svc_display.testing import backends
 from svc_display.testing.databases import throwaway_pg_database
+from svc_display.testing.waiting import wait_until_up
 
 CSRF = {"X-Requested-With": "svc-controller"}
 
@@ -58,19 +59,11 @@ class ControllerProcess:
         log = open(self.log_path, "ab")
         self.process = subprocess.Popen([sys.executable, "-m", "svc_controller", "serve"], env=self.env,
                                         stdout=log, stderr=subprocess.STDOUT, cwd=self.data_dir.parent)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"controller exited with {self.process.returncode}:\n{self.log}")
-            try:
-                # a one-off connection: none of the polls stays open in the session's pool
-                if requests.get(self.url + "/bff/v1/health", verify=self.verify, timeout=1).status_code == 200:
-                    return self
-            except (requests.ConnectionError, requests.Timeout, OSError):
-                pass
-            time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"controller did not answer within {timeout}s:\n{self.log}")
+        # a one-off connection per poll: none stays open in the session's pool
+        wait_until_up(self.process, lambda: requests.get(self.url + "/bff/v1/health", verify=self.verify,
+                                                         timeout=1).status_code == 200, timeout,
+                      "controller", lambda: self.log, self.stop)
+        return self
 
     @property
     def log(self) -> str:

@@ -22,6 +22,19 @@ import requests
 from svc_display.testing.waiting import ProcessExited, wait_until_up
 
 
+def stop_process(process: subprocess.Popen | None, timeout: float = 30) -> int | None:
+    """SIGTERM (as systemd sends), SIGKILL after ``timeout`` seconds; the exit status (None for a
+    process never started)."""
+    if process is None or process.poll() is not None:
+        return process.returncode if process else None
+    process.send_signal(signal.SIGTERM)
+    try:
+        return process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        return process.wait()
+
+
 def free_port() -> int:
     """A TCP port free on 127.0.0.1 right now (the OS picks it)."""
     with socket.socket() as sock:
@@ -124,11 +137,4 @@ class ServerProcess:
         return json.loads(out.stdout)["api_key"]
 
     def stop(self, timeout: float = 30) -> int | None:
-        if self.process is None or self.process.poll() is not None:
-            return self.process.returncode if self.process else None
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            return self.process.wait()
+        return stop_process(self.process, timeout)

@@ -8,7 +8,6 @@ PostgreSQL (a database of its own), honouring ``SVC_TEST_BACKENDS`` like the roo
 from __future__ import annotations
 
 import os
-import signal
 import ssl
 import subprocess
 import sys
@@ -21,6 +20,7 @@ import pytest
 import requests
 
 from svc_display.testing import ServerProcess, free_port
+from svc_display.testing.server import stop_process
 from svc_display.testing import backends
 from svc_display.testing.databases import throwaway_pg_database
 from svc_display.testing.waiting import wait_until_up
@@ -102,15 +102,9 @@ class ControllerProcess:
         # shutdown timeout (30 s): the client closes its pooled connections first, and gives
         # the server a moment to see them closed before it starts shutting down.
         self.http.close()
-        if self.process is None or self.process.poll() is not None:
-            return self.process.returncode if self.process else None
-        time.sleep(0.3)
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            return self.process.wait()
+        if self.process is not None and self.process.poll() is None:
+            time.sleep(0.3)
+        return stop_process(self.process, timeout)
 
 
 def display_env(data_dir: Path, **extra: str) -> dict[str, str]:

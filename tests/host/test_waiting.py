@@ -1,5 +1,6 @@
-"""``svc_display.testing.waiting.wait_until_up``: how the kit's server fixtures (and the suite's
-controller and canvas processes) wait for a process they started, with real processes."""
+"""``svc_display.testing.waiting.wait_until_up`` and ``svc_display.testing.server.stop_process``:
+how the kit's server fixtures (and the suite's controller and canvas processes) wait for a
+process they started and stop it, with real processes."""
 import subprocess
 import sys
 
@@ -48,3 +49,18 @@ def test_a_silent_process_is_stopped_after_the_timeout():
     finally:
         process.kill()
         process.wait()
+
+
+def test_stop_process_terminates_then_kills_and_gives_the_status():
+    from svc_display.testing.server import stop_process
+
+    assert stop_process(None) is None
+    polite = start("import time; time.sleep(30)")
+    assert stop_process(polite, timeout=10) == -15  # SIGTERM ended it
+    assert stop_process(polite) == -15  # already ended: its status again
+    stubborn = subprocess.Popen([sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, "
+                                 "signal.SIG_IGN); print('ready', flush=True); time.sleep(30)"],
+                                stdout=subprocess.PIPE, text=True)
+    assert stubborn.stdout.readline() == "ready\n"  # SIGTERM is ignored from now on
+    assert stop_process(stubborn, timeout=0.5) == -9  # so it is killed
+    stubborn.stdout.close()

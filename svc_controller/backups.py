@@ -42,6 +42,7 @@ from svc_controller.deadline import Deadline
 from svc_controller.targets import TargetPolicy, parse_display_url, pinned_url
 from svc_host.http.connection import MIN_BODY_RATE
 from svc_host.http.errors import ApiError
+from svc_host.periodic import Periodic
 
 log = logging.getLogger("svc_controller.backups")
 
@@ -433,26 +434,15 @@ class Scheduler:
         self.backups = backups
         self.tick_s = tick_ms / 1000
         self.now_ms = now_ms
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self._running: set[str] = set()
         self._guard = threading.Lock()
+        self._ticks = Periodic("backup-scheduler", self.tick_s, self.run_due, join_timeout=5)
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._loop, name="backup-scheduler", daemon=True)
-        self._thread.start()
+        self._ticks.start()
 
     def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def _loop(self) -> None:
-        while not self._stop.wait(self.tick_s):
-            try:
-                self.run_due()
-            except Exception:  # the loop outlives a bad tick (a database hiccup)
-                log.exception("backup scheduler tick failed")
+        self._ticks.stop()
 
     def run_due(self) -> None:
         for target_id in self.backups.due(self.now_ms()):

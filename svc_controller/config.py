@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Mapping
 from zoneinfo import ZoneInfo
 
-from svc_host.config import LOG_LEVELS, ConfigError, _bool, _int, _path, _text, _url, connection_settings
+from svc_host.config import (ConfigError, _bool, _int, _items, _log_level, _path, _text, _tls_pair, _url,
+                             connection_settings)
 
 SESSION_SECRET_MIN = 32
 _HOST_NAME = re.compile(r"^(?=.{1,253}$)([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?$")
@@ -141,23 +142,13 @@ def load_controller_settings(environ: Mapping[str, str] | None = None) -> Contro
     if secret and len(secret) < SESSION_SECRET_MIN:
         raise ConfigError("SVC_CONTROLLER_SESSION_SECRET", f"at least {SESSION_SECRET_MIN} characters")
 
-    log_level = (_text(env, "SVC_CONTROLLER_LOG_LEVEL") or "INFO").upper()
-    if log_level not in LOG_LEVELS:
-        raise ConfigError("SVC_CONTROLLER_LOG_LEVEL", "one of " + ", ".join(LOG_LEVELS), log_level)
-
     zone = _text(env, "SVC_CONTROLLER_TIMEZONE")
     if zone is not None and not valid_zone(zone):
         raise ConfigError("SVC_CONTROLLER_TIMEZONE", "an IANA time zone such as Europe/Paris", zone)
 
-    cert, key = _path(env, "SVC_CONTROLLER_TLS_CERT"), _path(env, "SVC_CONTROLLER_TLS_KEY")
-    if bool(cert) != bool(key):
-        missing = "SVC_CONTROLLER_TLS_KEY" if cert else "SVC_CONTROLLER_TLS_CERT"
-        raise ConfigError(missing, "to be set together with its certificate/key counterpart")
-
-    allowed = frozenset(
-        _host("SVC_CONTROLLER_PROXY_ALLOWED_HOSTS", part)
-        for part in (_text(env, "SVC_CONTROLLER_PROXY_ALLOWED_HOSTS") or "").split(",") if part.strip()
-    )
+    cert, key = _tls_pair(env, "SVC_CONTROLLER_TLS_CERT", "SVC_CONTROLLER_TLS_KEY")
+    allowed = frozenset(_host("SVC_CONTROLLER_PROXY_ALLOWED_HOSTS", part)
+                        for part in _items(env, "SVC_CONTROLLER_PROXY_ALLOWED_HOSTS"))
 
     return ControllerSettings(
         data_dir=(_path(env, "SVC_CONTROLLER_DATA_DIR") or Path("data")).absolute(),
@@ -171,7 +162,7 @@ def load_controller_settings(environ: Mapping[str, str] | None = None) -> Contro
         proxy_allowed_hosts=allowed,
         releases_url=_url(env, "SVC_CONTROLLER_RELEASES_URL", ("http", "https")),
         timezone=zone or local_zone_name(env),
-        log_level=log_level,
+        log_level=_log_level(env, "SVC_CONTROLLER_LOG_LEVEL"),
         login_rate_per_min=_int(env, "SVC_CONTROLLER_LOGIN_RATE_PER_MIN", 10, 0, 100_000),
         scheduler_tick_ms=_int(env, "SVC_CONTROLLER_SCHEDULER_TICK_MS", 1000, 50, 3_600_000),
         **connection_settings(env, "SVC_CONTROLLER_"),

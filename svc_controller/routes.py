@@ -14,6 +14,7 @@ import falcon
 from marshmallow import Schema, ValidationError, fields, validate, validates
 
 from hookspecs import AUTHENTICATED, PUBLIC, Operation, Route
+from hookspecs.records import record
 from svc_controller.auth import COOKIE_NAME, SESSION_LIFETIME_MS, scope_of
 from svc_controller.backups import MAX_ARCHIVE_BYTES, PullError, valid_cron
 from svc_controller.config import valid_zone
@@ -79,8 +80,7 @@ class TargetOut(Schema):
     lastRun = fields.Nested(LastRun, allow_none=True)
 
 
-class TargetList(Schema):
-    items = fields.List(fields.Nested(TargetOut), required=True)
+TargetList = record("TargetList", items=fields.List(fields.Nested(TargetOut)))
 
 
 class SnapshotOut(Schema):
@@ -93,8 +93,7 @@ class SnapshotOut(Schema):
     schemaVersion = fields.Integer(allow_none=True)
 
 
-class SnapshotList(Schema):
-    items = fields.List(fields.Nested(SnapshotOut), required=True)
+SnapshotList = record("SnapshotList", items=fields.List(fields.Nested(SnapshotOut)))
 
 
 class Login(Schema):
@@ -107,20 +106,12 @@ class SessionOut(Schema):
     username = fields.String(allow_none=True)
 
 
-class ReleaseOut(Schema):
-    product = fields.String(required=True)
-    version = fields.String(required=True)
-    published_at = fields.String(required=True)
-    download_url = fields.String(required=True)
+ReleaseOut = record("ReleaseOut", product=fields.String, version=fields.String, published_at=fields.String,
+                    download_url=fields.String)
 
 
-class HealthOut(Schema):
-    status = fields.String(required=True)
-    app = fields.String(required=True)
-    version = fields.String(required=True)
-    schema_version = fields.Integer(required=True)
-    auth_enabled = fields.Boolean(required=True)
-    uptime_seconds = fields.Integer(required=True)
+HealthOut = record("HealthOut", status=fields.String, app=fields.String, version=fields.String,
+                   schema_version=fields.Integer, auth_enabled=fields.Boolean, uptime_seconds=fields.Integer)
 
 
 # -- resources ---------------------------------------------------------------------------

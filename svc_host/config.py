@@ -266,6 +266,26 @@ def _url(env: Mapping[str, str], name: str, schemes: tuple[str, ...]) -> str | N
     return value
 
 
+def _items(env: Mapping[str, str], name: str) -> list[str]:
+    """A comma-separated list, each item stripped, empty ones dropped."""
+    return [part.strip() for part in (_text(env, name) or "").split(",") if part.strip()]
+
+
+def _log_level(env: Mapping[str, str], name: str) -> str:
+    level = (_text(env, name) or "INFO").upper()
+    if level not in LOG_LEVELS:
+        raise ConfigError(name, "one of " + ", ".join(LOG_LEVELS), level)
+    return level
+
+
+def _tls_pair(env: Mapping[str, str], cert_name: str, key_name: str) -> tuple[Path | None, Path | None]:
+    """Your own certificate and key (PEM): both or neither."""
+    cert, key = _path(env, cert_name), _path(env, key_name)
+    if bool(cert) != bool(key):
+        raise ConfigError(key_name if cert else cert_name, "to be set together with its certificate/key counterpart")
+    return cert, key
+
+
 def _origin(name: str, value: str) -> str:
     parsed = urlparse(value)
     if parsed.scheme not in ("http", "https") or not parsed.hostname or "*" in value:
@@ -302,29 +322,15 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     if server not in ("uvicorn", "waitress"):
         raise ConfigError("SVC_DISPLAY_HTTP_SERVER", "uvicorn or waitress", server)
 
-    log_level = (_text(env, "SVC_DISPLAY_LOG_LEVEL") or "INFO").upper()
-    if log_level not in LOG_LEVELS:
-        raise ConfigError("SVC_DISPLAY_LOG_LEVEL", "one of " + ", ".join(LOG_LEVELS), log_level)
-
-    cors = tuple(
-        _origin("SVC_DISPLAY_HTTP_CORS_ORIGINS", part.strip())
-        for part in (_text(env, "SVC_DISPLAY_HTTP_CORS_ORIGINS") or "").split(",")
-        if part.strip()
-    )
-
-    cert, key = _path(env, "SVC_DISPLAY_HTTP_TLS_CERT"), _path(env, "SVC_DISPLAY_HTTP_TLS_KEY")
-    if bool(cert) != bool(key):
-        missing = "SVC_DISPLAY_HTTP_TLS_KEY" if cert else "SVC_DISPLAY_HTTP_TLS_CERT"
-        raise ConfigError(missing, "to be set together with its certificate/key counterpart")
+    cors = tuple(_origin("SVC_DISPLAY_HTTP_CORS_ORIGINS", part)
+                 for part in _items(env, "SVC_DISPLAY_HTTP_CORS_ORIGINS"))
+    cert, key = _tls_pair(env, "SVC_DISPLAY_HTTP_TLS_CERT", "SVC_DISPLAY_HTTP_TLS_KEY")
 
     if env.get("SVC_DISPLAY_DATA_DIR") is not None and not env["SVC_DISPLAY_DATA_DIR"].strip():
         # set but empty: a typo or an unset shell variable, not a wish for the default dir
         raise ConfigError("SVC_DISPLAY_DATA_DIR", "a folder path (unset the variable for the default "
                           f"{default_data_dir()})", env["SVC_DISPLAY_DATA_DIR"])
     data_dir = _path(env, "SVC_DISPLAY_DATA_DIR") or default_data_dir()
-    disabled = frozenset(
-        part.strip() for part in (_text(env, "SVC_DISPLAY_DISABLE_PLUGINS") or "").split(",") if part.strip()
-    )
 
     return Settings(
         data_dir=data_dir,
@@ -339,12 +345,12 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         **connection_settings(env, "SVC_DISPLAY_"),
         list_cache_bytes=_int(env, "SVC_DISPLAY_LIST_CACHE_BYTES", 16 * 1024 * 1024, 0, 1 << 40),
         database_url=_url(env, "SVC_DISPLAY_DATABASE_URL", ("postgres", "postgresql")),
-        disable_plugins=disabled,
+        disable_plugins=frozenset(_items(env, "SVC_DISPLAY_DISABLE_PLUGINS")),
         display_refresh_seconds=_int(env, "SVC_DISPLAY_REFRESH_SECONDS", 10, 1, 86400),
         window_xid=_text(env, "SVC_DISPLAY_WINDOW_XID"),
         saas_mode=_bool(env, "SVC_SAAS_MODE", False),
         headless=_bool(env, "SVC_DISPLAY_HEADLESS", False),
-        log_level=log_level,
+        log_level=_log_level(env, "SVC_DISPLAY_LOG_LEVEL"),
         test_clock_file=_path(env, "SVC_DISPLAY_TEST_CLOCK_FILE"),
         access_log=_bool(env, "SVC_DISPLAY_ACCESS_LOG", False),
         deprecated_variables_seen=tuple(n for n in DEPRECATED_KEY_VARIABLES if _text(env, n)),

@@ -11,13 +11,13 @@ import hmac
 import logging
 import secrets
 import sys
-import threading
 from typing import Any
 
 from pony import orm
 
 from builtin_plugins.clients.keys import IDENTIFIER_MAX
 from hookspecs.services import ALERTS, DISPLAY_MODE, events_batch, publish
+from svc_host.periodic import Periodic
 
 log = logging.getLogger(__name__)
 
@@ -83,8 +83,7 @@ class AdoptionService:
 
     def __init__(self, host: Any):
         self.host = host
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._sweeper = Periodic("adoption-sweeper", SWEEP_INTERVAL_S, self._sweep_round)
 
     # -- for the display ---------------------------------------------------------------
     @orm.db_session
@@ -207,21 +206,15 @@ class AdoptionService:
 
     # -- background expiry ---------------------------------------------------------------
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="adoption-sweeper", daemon=True)
-        self._thread.start()
+        self._sweeper.start()
 
     def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
+        self._sweeper.stop()
 
-    def _run(self) -> None:
-        while not self._stop.wait(SWEEP_INTERVAL_S):
-            try:
-                with events_batch(self.host), orm.db_session:  # change events after the commit
-                    if self.sweep():
-                        publish(self.host, TOPIC)
-            except orm.TransactionError:  # a request dropped the same row first: next round
-                log.debug("adoption challenge sweep raced a request")
-            except Exception:  # a busy database must not kill the sweeper
-                log.exception("adoption challenge sweep failed")
+    def _sweep_round(self) -> None:
+        try:
+            with events_batch(self.host), orm.db_session:  # change events after the commit
+                if self.sweep():
+                    publish(self.host, TOPIC)
+        except orm.TransactionError:  # a request dropped the same row first: next round
+            log.debug("adoption challenge sweep raced a request")

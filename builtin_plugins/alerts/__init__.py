@@ -18,7 +18,7 @@ import uuid
 from typing import Any
 
 import falcon
-from marshmallow import Schema, fields, validate
+from marshmallow import fields, validate
 from pony import orm
 
 from hookspecs import (
@@ -35,9 +35,9 @@ from hookspecs import (
 from hookspecs.permissions import OPERATORS
 from hookspecs.catalog import load_types
 from hookspecs.services import ALERTS, ALERT_SEVERITIES, publish
-from svc_host.rest.configurable import row_id
+from hookspecs.records import Nullable, record
+from svc_host.rest.configurable import stored_row
 from svc_host.rest.schemas import BooleanText, StorableSchema
-from svc_host.http.errors import not_found
 
 MS = {"size": 64}
 ALERTS_WRITE = "alerts.write"
@@ -215,23 +215,15 @@ class AlertCreate(StorableSchema):
                          metadata={"description": "material icon name"})
 
 
-class AlertSchema(Schema):
-    id = fields.String(required=True)
-    title = fields.String(required=True)
-    body = fields.String(required=True)
-    qr_payload = fields.String(required=True, allow_none=True)
-    severity = fields.String(required=True, validate=validate.OneOf(SEVERITIES))
-    priority = fields.Integer(required=True)
-    source = fields.String(required=True)
-    icon = fields.String(required=True, allow_none=True)
-    expires_at = fields.Integer(required=True, allow_none=True)
-    dismissed_at = fields.Integer(required=True, allow_none=True)
-    created_at_ms = fields.Integer(required=True)
-    active = fields.Boolean(required=True, metadata={"description": "neither dismissed nor expired"})
+AlertSchema = record("AlertSchema", id=fields.String, title=fields.String, body=fields.String,
+                     qr_payload=Nullable(fields.String), severity=fields.String(validate=validate.OneOf(SEVERITIES)),
+                     priority=fields.Integer, source=fields.String, icon=Nullable(fields.String),
+                     expires_at=Nullable(fields.Integer), dismissed_at=Nullable(fields.Integer),
+                     created_at_ms=fields.Integer,
+                     active=fields.Boolean(metadata={"description": "neither dismissed nor expired"}))
 
 
-class AlertList(Schema):
-    items = fields.List(fields.Nested(AlertSchema), required=True)
+AlertList = record("AlertList", items=fields.List(fields.Nested(AlertSchema)))
 
 
 class AlertQuery(StorableSchema):
@@ -266,10 +258,7 @@ class AlertItem:
         self.host = host
 
     def _row(self, id: str) -> Any:
-        row = self.host.db.Alert.get(id=row_id(id, "alert"))
-        if row is None:
-            raise not_found("alert")
-        return row
+        return stored_row(self.host.db.Alert, id, "alert")
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, id: str) -> None:
         resp.media = serialize(self._row(id), self.host.clock.now_ms())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import Schema, fields, validate
+from marshmallow import fields, validate
 
 from svc_host.rest.listcache import cached_list
 from svc_host.rest.text import Text, no_nul
@@ -13,6 +13,7 @@ from svc_host.rest.schemas import BooleanText, PageQuery
 from hookspecs import ContentList, Operation, Permission, Route
 from svc_host.http.errors import ApiError
 from hookspecs.permissions import CONTENT_MODERATE, POWER_VIEWERS, declare
+from hookspecs.records import record
 
 FILTER_MAX = 500
 CONTENT_CATALOG_READ = "content.catalog_read"
@@ -31,11 +32,8 @@ def _query_schema(catalog: Catalog) -> type:
     return type(name, (PageQuery,), attrs)
 
 
-class PageSchema(Schema):
-    items = fields.List(fields.Dict(), required=True)
-    total = fields.Integer(required=True)
-    limit = fields.Integer(required=True)
-    offset = fields.Integer(required=True)
+PageSchema = record("PageSchema", items=fields.List(fields.Dict()), total=fields.Integer, limit=fields.Integer,
+                    offset=fields.Integer)
 
 
 class CatalogResource:

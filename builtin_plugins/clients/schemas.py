@@ -5,6 +5,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from hookspecs.records import record
 from builtin_plugins.clients.keys import IDENTIFIER_MAX, ClientError, validate_identifier
 from svc_host.permissions import ROLES
 
@@ -43,34 +44,21 @@ class AdoptionClientCreateBody(Schema):
     role = role_field(load_default="operator")
 
 
-class AdoptionClientSchema(Schema):
-    id = fields.String(required=True)
-    identifier = fields.String(required=True)
-    role = fields.String(required=True)
-    masked_api_key = fields.String(required=True)
-    created_at_ms = fields.Integer(required=True)
+AdoptionClientSchema = record("AdoptionClientSchema", id=fields.String, identifier=fields.String, role=fields.String,
+                              masked_api_key=fields.String, created_at_ms=fields.Integer)
 
 
-class AdoptionClientListSchema(Schema):
-    items = fields.List(fields.Nested(AdoptionClientSchema), required=True)
+AdoptionClientListSchema = record("AdoptionClientListSchema", items=fields.List(fields.Nested(AdoptionClientSchema)))
 
 
-class AdoptionGrantSchema(Schema):
-    """A key handed out once: ``{api_key, identifier, role, permissions}``."""
-
-    api_key = fields.String(required=True)
-    identifier = fields.String(required=True)
-    role = fields.String(required=True)
-    permissions = fields.List(fields.String(), required=True)
+# A key handed out once: ``{api_key, identifier, role, permissions}``.
+AdoptionGrantSchema = record("AdoptionGrantSchema", api_key=fields.String, identifier=fields.String, role=fields.String,
+                             permissions=fields.List(fields.String()))
 
 
-class AdoptionCreatedClientSchema(AdoptionGrantSchema):
-    id = fields.String(required=True)
-    masked_api_key = fields.String(required=True)
-    created_at_ms = fields.Integer(required=True)
+AdoptionCreatedClientSchema = record("AdoptionCreatedClientSchema", AdoptionGrantSchema, id=fields.String,
+                                     masked_api_key=fields.String, created_at_ms=fields.Integer)
 
 
-class AdoptionSessionSchema(Schema):
-    identifier = fields.String(required=True)
-    role = fields.String(required=True)
-    permissions = fields.List(fields.String(), required=True)
+AdoptionSessionSchema = record("AdoptionSessionSchema", identifier=fields.String, role=fields.String,
+                               permissions=fields.List(fields.String()))

@@ -18,16 +18,14 @@ from svc_host.rest.origins import ORIGIN_MAX, normalize_origin
 
 from builtin_plugins.cors.store import SOURCES
 from hookspecs.services import CORS
+from hookspecs.records import record
 
 
-class OriginSchema(Schema):
-    origin = fields.String(required=True)
-    source = fields.String(required=True, validate=validate.OneOf(SOURCES))
-    created_at_ms = fields.Integer(required=True)
+OriginSchema = record("OriginSchema", origin=fields.String, source=fields.String(validate=validate.OneOf(SOURCES)),
+                      created_at_ms=fields.Integer)
 
 
-class OriginList(Schema):
-    items = fields.List(fields.Nested(OriginSchema), required=True)
+OriginList = record("OriginList", items=fields.List(fields.Nested(OriginSchema)))
 
 
 # ASCII controls and space spelled out, not ``\s``: Python's ``\s`` also matches U+0085 and

@@ -9,35 +9,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import Schema, fields
+from marshmallow import fields
 
 from pony import orm
 
 from hookspecs import AUTHENTICATED, Feature, Operation, Route, hookimpl
 from hookspecs.permissions import CURATOR_WRITE, declare
 from hookspecs.services import CATEGORIES, CURATOR, CURATOR_RUNTIME, EVENTS, RUNTIME_SIGNALS, publish, service
+from hookspecs.records import record
 from builtin_plugins.curator import categories, configurations
 from builtin_plugins.curator.active import active_view
 from builtin_plugins.curator.predicates import BUILTIN_PREDICATES, RuntimeState
 
 
-class RuntimeStateSchema(Schema):
-    display_adopted = fields.Boolean(required=True)
-    internet_reachable = fields.Boolean(required=True)
-    display_server_reachable = fields.Boolean(required=True)
-    motion_detected = fields.Boolean(required=True)
-    beacon_detected = fields.Boolean(required=True)
+RuntimeStateSchema = record("RuntimeStateSchema", display_adopted=fields.Boolean, internet_reachable=fields.Boolean,
+                            display_server_reachable=fields.Boolean, motion_detected=fields.Boolean,
+                            beacon_detected=fields.Boolean)
 
 
-class PredicateSchema(Schema):
-    id = fields.String(required=True)
-    label = fields.String(required=True)
-    description = fields.String(required=True)
-    implemented = fields.Boolean(required=True)
+PredicateSchema = record("PredicateSchema", id=fields.String, label=fields.String, description=fields.String,
+                         implemented=fields.Boolean)
 
 
-class PredicateListSchema(Schema):
-    items = fields.List(fields.Nested(PredicateSchema), required=True)
+PredicateListSchema = record("PredicateListSchema", items=fields.List(fields.Nested(PredicateSchema)))
 
 
 class ActiveResource:

@@ -19,6 +19,7 @@ from svc_host.rest.schemas import SLUG, require_some, slug
 from hookspecs import AUTHENTICATED, Migration, Operation, Route
 from svc_host.http.errors import ApiError, conflict, not_found
 from hookspecs.permissions import CURATOR_WRITE
+from hookspecs.records import record
 
 # id -> (label, material icon name); seeded once and reserved.
 SEEDED_CATEGORIES: dict[str, tuple[str, str]] = {
@@ -79,8 +80,7 @@ class CategorySchema(Schema):
     reserved = fields.Boolean(required=True)
 
 
-class CategoryListSchema(Schema):
-    items = fields.List(fields.Nested(CategorySchema), required=True)
+CategoryListSchema = record("CategoryListSchema", items=fields.List(fields.Nested(CategorySchema)))
 
 
 class CategoryCreateBody(Schema):

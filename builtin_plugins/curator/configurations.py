@@ -10,6 +10,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 from pony import orm
 
+from svc_host.rest.configurable import stored_row
 from svc_host.rest.text import StorableJsonObject, Text
 from svc_host.rest.schemas import CLIENT_ID, client_id, require_some
 from builtin_plugins.curator.predicates import PARAM_CHECKS, ParamsError
@@ -206,10 +207,7 @@ def replace_members(db: Any, configuration: Any, members: dict) -> None:
 
 
 def _configuration(host: Any, config_id: str) -> Any:
-    row = host.db.CuratorConfiguration.get(id=config_id) if CLIENT_ID.match(config_id) else None
-    if row is None:
-        raise not_found("curator configuration")
-    return row
+    return stored_row(host.db.CuratorConfiguration, config_id, "curator configuration")
 
 
 def _rule(configuration: Any, rule_id: str) -> Any:

@@ -20,6 +20,7 @@ from hookspecs.services import PROGRAM_TELEMETRY
 from builtin_plugins.display_program.telemetry import CAPACITY, ProgramTelemetry
 from svc_host.http.errors import ApiError
 from hookspecs.permissions import NAVIGATION_CONTROL, TELEMETRY_READ, declare
+from hookspecs.records import record
 
 
 class NavigationBody(Schema):
@@ -27,10 +28,7 @@ class NavigationBody(Schema):
     direction = fields.String(required=True, validate=validate.OneOf(["back", "forward"]))
 
 
-class NavigationResponse(Schema):
-    surface = fields.String(required=True)
-    direction = fields.String(required=True)
-    queued = fields.Boolean(required=True)
+NavigationResponse = record("NavigationResponse", surface=fields.String, direction=fields.String, queued=fields.Boolean)
 
 
 class TelemetryQuery(Schema):
@@ -45,29 +43,20 @@ class SlideLine(Schema):
     dwell_seconds = fields.Float()
 
 
-class ProgramLine(Schema):
-    at_ms = fields.Integer(required=True)
-    reason = fields.String(required=True)
-    slides = fields.List(fields.Nested(SlideLine), required=True)
+ProgramLine = record("ProgramLine", at_ms=fields.Integer, reason=fields.String,
+                     slides=fields.List(fields.Nested(SlideLine)))
 
 
-class ProgramList(Schema):
-    items = fields.List(fields.Nested(ProgramLine), required=True)
+ProgramList = record("ProgramList", items=fields.List(fields.Nested(ProgramLine)))
 
 
-class TickerItem(Schema):
-    ordinal = fields.Integer(required=True)
-    kind = fields.String(required=True)
-    body = fields.String(required=True)
+TickerItem = record("TickerItem", ordinal=fields.Integer, kind=fields.String, body=fields.String)
 
 
-class TickerProgramLine(Schema):
-    at_ms = fields.Integer(required=True)
-    items = fields.List(fields.Nested(TickerItem), required=True)
+TickerProgramLine = record("TickerProgramLine", at_ms=fields.Integer, items=fields.List(fields.Nested(TickerItem)))
 
 
-class TickerProgramList(Schema):
-    items = fields.List(fields.Nested(TickerProgramLine), required=True)
+TickerProgramList = record("TickerProgramList", items=fields.List(fields.Nested(TickerProgramLine)))
 
 
 class NavigationResource:

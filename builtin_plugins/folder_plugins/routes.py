@@ -8,21 +8,17 @@ from marshmallow import Schema, fields, validate
 from hookspecs import Operation, Route
 from hookspecs.services import FOLDER_PLUGINS, require
 from hookspecs.permissions import INTEGRATIONS_READ
+from hookspecs.records import Nullable, record
 from svc_host.http.errors import not_found
 
 STATES = ("running", "starting", "restarting", "failed", "disabled")
 
 
-class SidecarSchema(Schema):
-    pid = fields.Integer(required=True, allow_none=True)
-    port = fields.Integer(required=True, allow_none=True)
-    restart_count = fields.Integer(required=True)
-    started_at_ms = fields.Integer(required=True, allow_none=True,
-                                   metadata={"description": "when the current (or last) process started"})
-    backoff_seconds = fields.Float(required=True, allow_none=True,
-                                   metadata={"description": "restarting: the wait before the next start"})
-    health_path = fields.String(required=True)
-    command = fields.List(fields.String(), required=True)
+SidecarSchema = record(
+    "SidecarSchema", pid=Nullable(fields.Integer), port=Nullable(fields.Integer), restart_count=fields.Integer,
+    started_at_ms=Nullable(fields.Integer(metadata={"description": "when the current (or last) process started"})),
+    backoff_seconds=Nullable(fields.Float(metadata={"description": "restarting: the wait before the next start"})),
+    health_path=fields.String, command=fields.List(fields.String()))
 
 
 class PluginSchema(Schema):
@@ -45,8 +41,7 @@ class PluginSchema(Schema):
                             metadata={"description": "folder plugins: template name -> file"})
 
 
-class PluginList(Schema):
-    items = fields.List(fields.Nested(PluginSchema), required=True)
+PluginList = record("PluginList", items=fields.List(fields.Nested(PluginSchema)))
 
 
 class PluginsResource:

@@ -32,13 +32,14 @@ import threading
 from typing import Any
 from urllib.parse import urlparse
 
-from marshmallow import Schema, fields
+from marshmallow import fields
 
 from hookspecs import Feature, Operation, Route, Setting, WebSocketRoute, hookimpl
 from svc_host.http.errors import ApiError
 from hookspecs.permissions import NAVIGATION_CONTROL, declare
 from svc_host.tls import local_ipv4_addresses
 from hookspecs.services import CAPTURE_REQUEST, DISPLAY_CAPTURE, LIVE_PREVIEW_TICKETS, ORIGIN_ALLOWED, CaptureRequest
+from hookspecs.records import record
 
 log = logging.getLogger("builtin_plugins.live_preview")
 
@@ -47,17 +48,11 @@ MAX_OUTSTANDING_TICKETS = 256
 QUEUE_FRAMES = 2
 
 
-class StatusResponse(Schema):
-    configured = fields.Boolean(required=True)
-    enabled = fields.Boolean(required=True)
-    fps = fields.Integer(required=True)
-    width = fields.Integer(required=True)
-    quality = fields.Integer(required=True)
+StatusResponse = record("StatusResponse", configured=fields.Boolean, enabled=fields.Boolean, fps=fields.Integer,
+                        width=fields.Integer, quality=fields.Integer)
 
 
-class SessionResponse(Schema):
-    ticket = fields.String(required=True)
-    expires_at_ms = fields.Integer(required=True)
+SessionResponse = record("SessionResponse", ticket=fields.String, expires_at_ms=fields.Integer)
 
 
 def _digest(ticket: str) -> str:

@@ -17,6 +17,7 @@ from builtin_plugins.maintenance.restore import EXIT_RESTART, MAX_UPLOAD, Restor
     save_upload, stage_and_commit
 from builtin_plugins.maintenance.upgrade import Upgrades, upgrade_capable
 from hookspecs import Operation, Route
+from hookspecs.records import record
 from svc_host.http.errors import ApiError, not_found, validation_failed
 
 log = logging.getLogger("builtin_plugins.maintenance")
@@ -50,8 +51,7 @@ class BackupJobSchema(Schema):
     error = fields.String(allow_none=True)
 
 
-class JobCreated(Schema):
-    job_id = fields.String(required=True)
+JobCreated = record("JobCreated", job_id=fields.String)
 
 
 class StatusSchema(Schema):
@@ -66,8 +66,7 @@ class RestoreQuery(Schema):
     confirm = fields.String()
 
 
-class RestoreResponse(Schema):
-    restarting = fields.Boolean(required=True)
+RestoreResponse = record("RestoreResponse", restarting=fields.Boolean)
 
 
 class UpgradeBody(Schema):

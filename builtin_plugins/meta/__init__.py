@@ -8,9 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 import falcon
-from marshmallow import Schema, fields
+from marshmallow import fields
 
 from hookspecs import AUTHENTICATED, Operation, Route, hookimpl
+from hookspecs.records import record
 from svc_host.rest.configurable import TypeDescriptorSchema, describe_type
 
 REGISTRIES = (
@@ -34,38 +35,30 @@ def describe(host: Any, registry_name: str, id_field: str) -> list[dict[str, Any
     return items
 
 
-class ScreenTypeSchema(TypeDescriptorSchema):
-    screen_type = fields.String(required=True)
+ScreenTypeSchema = record("ScreenTypeSchema", TypeDescriptorSchema, screen_type=fields.String)
 
 
-class TickerTypeSchema(TypeDescriptorSchema):
-    ticker_type = fields.String(required=True)
+TickerTypeSchema = record("TickerTypeSchema", TypeDescriptorSchema, ticker_type=fields.String)
 
 
-class OverlayTypeSchema(TypeDescriptorSchema):
-    overlay_type = fields.String(required=True)
+OverlayTypeSchema = record("OverlayTypeSchema", TypeDescriptorSchema, overlay_type=fields.String)
 
 
-class IntegrationTypeSchema(TypeDescriptorSchema):
-    integration_type = fields.String(required=True)
-    family = fields.String(required=True)
-    requires_accounts = fields.Boolean(required=True)
-    required_account_types = fields.List(fields.String(), required=True)
+IntegrationTypeSchema = record("IntegrationTypeSchema", TypeDescriptorSchema, integration_type=fields.String,
+                               family=fields.String, requires_accounts=fields.Boolean,
+                               required_account_types=fields.List(fields.String()))
 
 
-class ConfigSchemas(Schema):
-    screen_types = fields.List(fields.Nested(ScreenTypeSchema), required=True)
-    ticker_tape_types = fields.List(fields.Nested(TickerTypeSchema), required=True)
-    overlay_types = fields.List(fields.Nested(OverlayTypeSchema), required=True)
-    integration_types = fields.List(fields.Nested(IntegrationTypeSchema), required=True)
+ConfigSchemas = record("ConfigSchemas", screen_types=fields.List(fields.Nested(ScreenTypeSchema)),
+                       ticker_tape_types=fields.List(fields.Nested(TickerTypeSchema)),
+                       overlay_types=fields.List(fields.Nested(OverlayTypeSchema)),
+                       integration_types=fields.List(fields.Nested(IntegrationTypeSchema)))
 
 
-class ScreenTypeList(Schema):
-    items = fields.List(fields.Nested(ScreenTypeSchema), required=True)
+ScreenTypeList = record("ScreenTypeList", items=fields.List(fields.Nested(ScreenTypeSchema)))
 
 
-class TickerTypeList(Schema):
-    items = fields.List(fields.Nested(TickerTypeSchema), required=True)
+TickerTypeList = record("TickerTypeList", items=fields.List(fields.Nested(TickerTypeSchema)))
 
 
 class ConfigSchemasResource:

@@ -16,6 +16,7 @@ from hookspecs import ContentList, Feature, Operation, Route, hookimpl
 from hookspecs.content import release_blob
 from svc_host.http.errors import not_found
 from hookspecs.permissions import CONTENT_MODERATE, declare
+from hookspecs.records import record
 from svc_host.rest.rows import lookup_id
 
 
@@ -23,9 +24,7 @@ class SuppressBody(Schema):
     suppressed = fields.Boolean(required=True)
 
 
-class SuppressedSchema(Schema):
-    id = fields.String(required=True)
-    suppressed = fields.Boolean(required=True)
+SuppressedSchema = record("SuppressedSchema", id=fields.String, suppressed=fields.Boolean)
 
 
 def _get(entity: Any, **key: str) -> Any:

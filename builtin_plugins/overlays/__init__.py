@@ -14,20 +14,15 @@ import time
 from types import SimpleNamespace
 from typing import Any, Mapping
 
-from marshmallow import Schema, fields, validate
+from marshmallow import fields, validate
 from pony import orm
 
-from hookspecs import AUTHENTICATED, Feature, LayerSpec, Migration, Operation, Permission, Route, hookimpl
+from hookspecs import Feature, LayerSpec, Migration, Permission, Route, hookimpl
+from hookspecs.records import Nullable
 from hookspecs.permissions import OPERATORS
 from svc_host.rest import typed_rows
-from svc_host.rest.configurable import (
-    EmptySchema,
-    IncludeSchemaQuery,
-    require_type,
-    time_zone_check,
-    validate_config,
-)
-from svc_host.rest.typed_rows import RowKind, TypedCollection, TypedItem
+from svc_host.rest.configurable import require_type, time_zone_check, validate_config
+from svc_host.rest.typed_rows import RowKind, row_schema, typed_routes
 from hookspecs.services import OVERLAYS, SETTINGS, display_zone, service
 from svc_host.rest.schemas import JsonObject, StorableSchema, client_id
 from builtin_plugins.overlays.schedule import WINDOW_FIELDS, is_active_on, window_problems
@@ -158,27 +153,12 @@ class OverlayPatch(_OverlayFields):
     pass
 
 
-class OverlaySchema(Schema):
-    id = fields.String(required=True)
-    overlay_type = fields.String(required=True)
-    label = fields.String(required=True)
-    enabled = fields.Boolean(required=True)
-    config_json = fields.Dict(required=True)
-    repeat_annually = fields.Boolean(required=True)
-    start_month = fields.Integer(required=True)
-    start_day = fields.Integer(required=True)
-    end_month = fields.Integer(required=True, allow_none=True)
-    end_day = fields.Integer(required=True, allow_none=True)
-    year_exact = fields.Integer(required=True, allow_none=True)
-    nth_week_of_month = fields.Integer(required=True, allow_none=True)
-    nth_weekday = fields.Integer(required=True, allow_none=True)
-    created_at_ms = fields.Integer(required=True)
-    updated_at_ms = fields.Integer(required=True)
-    config_json_schema = fields.Dict(metadata={"description": "only with include_config_schema=true"})
-
-
-class OverlayList(Schema):
-    items = fields.List(fields.Nested(OverlaySchema), required=True)
+OverlaySchema = row_schema(
+    "OverlaySchema", id=fields.String, overlay_type=fields.String, label=fields.String, enabled=fields.Boolean,
+    config_json=fields.Dict, repeat_annually=fields.Boolean, start_month=fields.Integer, start_day=fields.Integer,
+    end_month=Nullable(fields.Integer), end_day=Nullable(fields.Integer), year_exact=Nullable(fields.Integer),
+    nth_week_of_month=Nullable(fields.Integer), nth_weekday=Nullable(fields.Integer),
+    created_at_ms=fields.Integer, updated_at_ms=fields.Integer)
 
 
 def _clean(body: dict[str, Any]) -> dict[str, Any]:
@@ -283,23 +263,11 @@ def startup(host: Any) -> None:
 
 @hookimpl
 def register_routes(host: Any) -> list[Route]:
-    tags = ["overlays"]
-    return [
-        Route("/v1/display/overlays", TypedCollection(host, KIND), {
-            "GET": Operation(AUTHENTICATED, "overlay schedules", query=IncludeSchemaQuery, response=OverlayList,
-                             tags=tags),
-            "POST": Operation(OVERLAYS_WRITE, "create or replace an overlay schedule (upsert by id)",
-                              body=OverlayUpsert, response=OverlaySchema, tags=tags, publishes=PUBLISHES),
-        }),
-        Route("/v1/display/overlays/{id}", TypedItem(host, KIND), {
-            "GET": Operation(AUTHENTICATED, "one overlay schedule", query=IncludeSchemaQuery,
-                             response=OverlaySchema, tags=tags),
-            "PATCH": Operation(OVERLAYS_WRITE, "change an overlay schedule (merged with the stored row)",
-                               body=OverlayPatch, response=OverlaySchema, tags=tags, publishes=PUBLISHES),
-            "DELETE": Operation(OVERLAYS_WRITE, "delete an overlay schedule", response=EmptySchema, tags=tags,
-                                publishes=PUBLISHES),
-        }),
-    ]
+    return typed_routes(host, KIND, "/v1/display/overlays", "overlay schedule", OVERLAYS_WRITE, create=OverlayUpsert,
+                        patch=OverlayPatch, response=OverlaySchema, tags=["overlays"], publishes=PUBLISHES,
+                        summaries={"list": "overlay schedules",
+                                   "create": "create or replace an overlay schedule (upsert by id)",
+                                   "change": "change an overlay schedule (merged with the stored row)"})
 
 
 FEATURE = Feature(

@@ -75,6 +75,12 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """A Markdown table's lines."""
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
+            *("| " + " | ".join(row) + " |" for row in rows)]
+
+
 def render(host: Any, include_third_party: bool = False) -> str:
     rows = route_owners(host, include_third_party)
     lines = [
@@ -92,26 +98,21 @@ def render(host: Any, include_third_party: bool = False) -> str:
         "",
         "## Routes",
         "",
-        "| method | path | permission | " + " | ".join(ROLES) + " | no key | plugin | summary |",
-        "|---|---|---|" + "---|" * len(ROLES) + "---|---|---|",
     ]
-    for (path, method), (plugin, operation) in sorted(
-            rows.items(), key=lambda item: (item[0][0], METHOD_ORDER.get(item[0][1], 9), item[0][1])):
-        cells = [method, f"`{path}`", _label(operation.permission), *who_may_call(host, operation.permission),
-                 plugin, _cell(operation.summary)]
-        lines.append("| " + " | ".join(cells) + " |")
+    routes = sorted(rows.items(), key=lambda item: (item[0][0], METHOD_ORDER.get(item[0][1], 9), item[0][1]))
+    lines += _table(["method", "path", "permission", *ROLES, "no key", "plugin", "summary"],
+                    [[method, f"`{path}`", _label(operation.permission), *who_may_call(host, operation.permission),
+                      plugin, _cell(operation.summary)] for (path, method), (plugin, operation) in routes])
     lines += [
         "",
         "## Roles",
         "",
         "`admin` holds every permission, including those plugins add.",
         "",
-        "| permission | " + " | ".join(ROLES) + " | declared by | description |",
-        "|---|" + "---|" * len(ROLES) + "---|---|",
     ]
     table = host.registries.permissions
-    for plugin, permission in sorted(permissions(host, include_third_party), key=lambda item: item[1].name):
-        cells = [f"`{permission.name}`", *(YES if table.role_has(r, permission.name) else NO for r in ROLES),
-                 plugin, _cell(permission.description)]
-        lines.append("| " + " | ".join(cells) + " |")
+    declared = sorted(permissions(host, include_third_party), key=lambda item: item[1].name)
+    lines += _table(["permission", *ROLES, "declared by", "description"],
+                    [[f"`{permission.name}`", *(YES if table.role_has(r, permission.name) else NO for r in ROLES),
+                      plugin, _cell(permission.description)] for plugin, permission in declared])
     return "\n".join(lines) + "\n"

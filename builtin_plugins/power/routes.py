@@ -10,32 +10,28 @@ from builtin_plugins.power.backends import BACKENDS, PANEL_STATES
 from builtin_plugins.power.controller import TOPIC
 from hookspecs import AUTHENTICATED, Operation, Route
 from hookspecs.services import DISPLAY_POWER, SETTINGS, require, service
+from hookspecs.records import Nullable, record
 from svc_host.http.errors import ApiError, validation_failed
 
 DISPLAY_POWER_PERMISSION = "display.power"
 MAX_UNTIL_MS = 2 ** 53
 
 
-class Window(Schema):
-    days = fields.List(fields.String(validate=validate.OneOf(sched.DAYS)), required=True)
-    on = fields.String(required=True, metadata={"description": "HH:MM (24 h), display time zone"})
-    off = fields.String(required=True, metadata={"description": "HH:MM; earlier than on: runs past midnight"})
+Window = record("Window", days=fields.List(fields.String(validate=validate.OneOf(sched.DAYS))),
+                on=fields.String(metadata={"description": "HH:MM (24 h), display time zone"}),
+                off=fields.String(metadata={"description": "HH:MM; earlier than on: runs past midnight"}))
 
 
-class Override(Schema):
-    state = fields.String(required=True, validate=validate.OneOf(("on", "off")))
-    until_ms = fields.Integer(required=True, allow_none=True)
+Override = record("Override", state=fields.String(validate=validate.OneOf(("on", "off"))),
+                  until_ms=Nullable(fields.Integer))
 
 
-class PowerStatus(Schema):
-    state = fields.String(required=True, validate=validate.OneOf(("on", "off")))
-    reason = fields.String(required=True, validate=validate.OneOf(("schedule", "manual", "default")))
-    backend = fields.String(required=True, validate=validate.OneOf(BACKENDS))
-    backend_available = fields.Boolean(required=True)
-    panel_state = fields.String(required=True, validate=validate.OneOf(PANEL_STATES))
-    next_change_at_ms = fields.Integer(required=True, allow_none=True)
-    schedule = fields.List(fields.Nested(Window), required=True)
-    override = fields.Nested(Override, required=True, allow_none=True)
+PowerStatus = record("PowerStatus", state=fields.String(validate=validate.OneOf(("on", "off"))),
+                     reason=fields.String(validate=validate.OneOf(("schedule", "manual", "default"))),
+                     backend=fields.String(validate=validate.OneOf(BACKENDS)), backend_available=fields.Boolean,
+                     panel_state=fields.String(validate=validate.OneOf(PANEL_STATES)),
+                     next_change_at_ms=Nullable(fields.Integer), schedule=fields.List(fields.Nested(Window)),
+                     override=Nullable(fields.Nested(Override)))
 
 
 class SchedulePut(Schema):

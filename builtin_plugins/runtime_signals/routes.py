@@ -7,6 +7,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from hookspecs import AUTHENTICATED, Operation, Route
 from hookspecs.services import RUNTIME_SIGNALS, require
+from hookspecs.records import Nullable, record
 from svc_host.rest.configurable import EmptySchema
 from builtin_plugins.runtime_signals.store import (
     MAX_TTL_SECONDS,
@@ -40,15 +41,11 @@ class SignalPut(Schema):
                                                           "it stays until deleted or the display restarts"})
 
 
-class SignalSchema(Schema):
-    id = fields.String(required=True)
-    value = fields.Raw(required=True, metadata={"description": VALUE_RULE})
-    updated_at_ms = fields.Integer(required=True)
-    expires_at_ms = fields.Integer(required=True, allow_none=True)
+SignalSchema = record("SignalSchema", id=fields.String, value=fields.Raw(metadata={"description": VALUE_RULE}),
+                      updated_at_ms=fields.Integer, expires_at_ms=Nullable(fields.Integer))
 
 
-class SignalList(Schema):
-    items = fields.List(fields.Nested(SignalSchema), required=True)
+SignalList = record("SignalList", items=fields.List(fields.Nested(SignalSchema)))
 
 
 class SignalsResource:

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import Schema, fields, validate
+from marshmallow import fields, validate
 from pony import orm
 
-from hookspecs import AUTHENTICATED, Feature, LayerSpec, Operation, Permission, Route, hookimpl, weights
+from hookspecs import Feature, LayerSpec, Permission, Route, hookimpl, weights
 from hookspecs.permissions import OPERATORS
+from hookspecs.records import Nullable
 from hookspecs.services import SCREENS
-from svc_host.rest.configurable import EmptySchema, IncludeSchemaQuery, time_zone_check
+from svc_host.rest.configurable import time_zone_check
 from svc_host.rest.schemas import JsonObject, StorableSchema, client_id
-from svc_host.rest.typed_rows import RowKind, TypedCollection, TypedItem, list_rows
+from svc_host.rest.typed_rows import RowKind, list_rows, row_schema, typed_routes
 
 MS = {"size": 64}
 SCREENS_WRITE = "screens.write"
@@ -101,46 +102,17 @@ class ScreenPatch(_ScreenFields):
     pass
 
 
-class ScreenSchema(Schema):
-    id = fields.String(required=True)
-    screen_type = fields.String(required=True)
-    name = fields.String(required=True)
-    description = fields.String(required=True)
-    enabled = fields.Boolean(required=True)
-    dwell_seconds = fields.Float(required=True)
-    frequency_weight = fields.Float(required=True)
-    data_key = fields.String(required=True, allow_none=True)
-    require_news_photo = fields.Boolean(required=True, allow_none=True)
-    sort_order = fields.Integer(required=True)
-    config_json = fields.Dict(required=True, allow_none=True)
-    created_at_ms = fields.Integer(required=True)
-    updated_at_ms = fields.Integer(required=True)
-    config_json_schema = fields.Dict(metadata={"description": "only with include_config_schema=true"})
-
-
-class ScreenList(Schema):
-    items = fields.List(fields.Nested(ScreenSchema), required=True)
+ScreenSchema = row_schema(
+    "ScreenSchema", id=fields.String, screen_type=fields.String, name=fields.String, description=fields.String,
+    enabled=fields.Boolean, dwell_seconds=fields.Float, frequency_weight=fields.Float,
+    data_key=Nullable(fields.String), require_news_photo=Nullable(fields.Boolean), sort_order=fields.Integer,
+    config_json=Nullable(fields.Dict), created_at_ms=fields.Integer, updated_at_ms=fields.Integer)
 
 
 @hookimpl
 def register_routes(host: Any) -> list[Route]:
-    tags = ["screens"]
-    return [
-        Route("/v1/screens", TypedCollection(host, KIND), {
-            "GET": Operation(AUTHENTICATED, "list screens", query=IncludeSchemaQuery, response=ScreenList,
-                             tags=tags),
-            "POST": Operation(SCREENS_WRITE, "create a screen", body=ScreenCreate, response=ScreenSchema,
-                              status=201, tags=tags, publishes=PUBLISHES),
-        }),
-        Route("/v1/screens/{id}", TypedItem(host, KIND), {
-            "GET": Operation(AUTHENTICATED, "one screen", query=IncludeSchemaQuery, response=ScreenSchema,
-                             tags=tags),
-            "PATCH": Operation(SCREENS_WRITE, "change a screen", body=ScreenPatch, response=ScreenSchema,
-                               tags=tags, publishes=PUBLISHES),
-            "DELETE": Operation(SCREENS_WRITE, "delete a screen", response=EmptySchema, tags=tags,
-                                publishes=PUBLISHES),
-        }),
-    ]
+    return typed_routes(host, KIND, "/v1/screens", "screen", SCREENS_WRITE, create=ScreenCreate, patch=ScreenPatch,
+                        response=ScreenSchema, tags=["screens"], publishes=PUBLISHES)
 
 
 FEATURE = Feature(

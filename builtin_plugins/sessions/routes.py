@@ -6,6 +6,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate
 
 from hookspecs import AUTHENTICATED, PUBLIC, Operation, Route
+from hookspecs.records import record
 from svc_host.rest.ratelimit import SlidingWindowLimiter, client_address, rate_limited
 from svc_host.rest.transactions import committed_or_conflict
 from svc_host.passwords import PASSWORD_MAX, PasswordError, check_password_policy, verify_password
@@ -39,13 +40,9 @@ class AuthLoginBody(Schema):
     password = fields.String(required=True, validate=validate.Length(min=1, max=PASSWORD_MAX))
 
 
-class AuthLoginSchema(Schema):
-    session_token = fields.String(required=True)
-    expires_at_ms = fields.Integer(required=True)
-    user_id = fields.String(required=True)
-    username = fields.String(required=True)
-    role = fields.String(required=True)
-    permissions = fields.List(fields.String(), required=True)
+AuthLoginSchema = record("AuthLoginSchema", session_token=fields.String, expires_at_ms=fields.Integer,
+                         user_id=fields.String, username=fields.String, role=fields.String,
+                         permissions=fields.List(fields.String()))
 
 
 class UserPasswordBody(Schema):

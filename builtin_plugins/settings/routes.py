@@ -36,6 +36,7 @@ from svc_host.http.errors import ApiError, validation_failed
 from builtin_plugins.settings.store import SETTINGS_WRITE
 from hookspecs.permissions import ADOPTION_ADMIN
 from hookspecs.services import SETTINGS
+from hookspecs.records import record
 
 PUBLISHES = ("settings",)  # the change event of every write
 TEXT_SCALE = validate.Range(min=0.5, max=3.0)
@@ -51,18 +52,16 @@ class ThemeSchema(Schema):
     builtin = fields.Boolean(metadata={"description": "true for the builtin set (not patchable)"})
 
 
-class SettingsSchema(Schema):
-    display_theme_id = fields.String(required=True)
-    display_custom_themes = fields.List(fields.Nested(ThemeSchema), required=True,
-                                        metadata={"description": "read-only here; use /v1/display/themes"})
-    display_text_scale_screen = fields.Float(required=True)
-    display_text_scale_ticker = fields.Float(required=True)
-    display_timezone = fields.String(required=True)
-    controller_time_format = fields.String(required=True, validate=validate.OneOf(("12h", "24h")))
-    controller_date_order = fields.String(required=True, validate=validate.OneOf(("mdy", "dmy", "ymd")))
-    display_weather_temperature_unit = fields.String(required=True, validate=validate.OneOf(("c", "f")))
-    adoption_allowed_roles = fields.List(fields.String(), required=True)
-    adoption_allow_new_requests = fields.Boolean(required=True, metadata={"description": "legacy view"})
+SettingsSchema = record(
+    "SettingsSchema", display_theme_id=fields.String,
+    display_custom_themes=fields.List(fields.Nested(ThemeSchema),
+                                      metadata={"description": "read-only here; use /v1/display/themes"}),
+    display_text_scale_screen=fields.Float, display_text_scale_ticker=fields.Float, display_timezone=fields.String,
+    controller_time_format=fields.String(validate=validate.OneOf(("12h", "24h"))),
+    controller_date_order=fields.String(validate=validate.OneOf(("mdy", "dmy", "ymd"))),
+    display_weather_temperature_unit=fields.String(validate=validate.OneOf(("c", "f"))),
+    adoption_allowed_roles=fields.List(fields.String()),
+    adoption_allow_new_requests=fields.Boolean(metadata={"description": "legacy view"}))
 
 
 class SettingsUpdate(StorableSchema):
@@ -148,8 +147,7 @@ class SettingsResource:
 
 # ---- themes ----------------------------------------------------------------------------
 
-class ThemeList(Schema):
-    items = fields.List(fields.Nested(ThemeSchema), required=True)
+ThemeList = record("ThemeList", items=fields.List(fields.Nested(ThemeSchema)))
 
 
 class ThemeCreate(StorableSchema):
@@ -261,13 +259,10 @@ class ThemeResource:
 
 # ---- key-values ------------------------------------------------------------------------
 
-class KeyValueSchema(Schema):
-    key = fields.String(required=True)
-    value = fields.String(required=True)
+KeyValueSchema = record("KeyValueSchema", key=fields.String, value=fields.String)
 
 
-class KeyValueList(Schema):
-    items = fields.List(fields.Nested(KeyValueSchema), required=True)
+KeyValueList = record("KeyValueList", items=fields.List(fields.Nested(KeyValueSchema)))
 
 
 class KeyValuePut(StorableSchema):

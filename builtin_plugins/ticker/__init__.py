@@ -11,16 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 import falcon
-from marshmallow import Schema, fields, validate
+from marshmallow import fields, validate
 from pony import orm
 
 from hookspecs import AUTHENTICATED, Feature, LayerSpec, Operation, Permission, Route, hookimpl, weights
+from hookspecs.records import Nullable, record
 from hookspecs.services import TICKER
 from hookspecs.permissions import OPERATORS
-from svc_host.rest.configurable import EmptySchema, IncludeSchemaQuery, time_zone_check
+from svc_host.rest.configurable import time_zone_check
 from svc_host.rest.listcache import cached_list
 from svc_host.rest.schemas import JsonObject, StorableSchema, client_id
-from svc_host.rest.typed_rows import RowKind, TypedCollection, TypedItem
+from svc_host.rest.typed_rows import RowKind, row_schema, typed_routes
 from builtin_plugins.ticker.items import TAPE_FIELDS, TickerService, build_ticker
 
 MS = {"size": 64}
@@ -80,32 +81,16 @@ class TapePatch(_TapeFields):
     pass
 
 
-class TapeSchema(Schema):
-    id = fields.String(required=True)
-    ticker_type = fields.String(required=True)
-    name = fields.String(required=True)
-    description = fields.String(required=True)
-    enabled = fields.Boolean(required=True)
-    frequency_weight = fields.Float(required=True)
-    sort_order = fields.Integer(required=True)
-    config_json = fields.Dict(required=True, allow_none=True)
-    created_at_ms = fields.Integer(required=True)
-    updated_at_ms = fields.Integer(required=True)
-    config_json_schema = fields.Dict(metadata={"description": "only with include_config_schema=true"})
+TapeSchema = row_schema(
+    "TapeSchema", id=fields.String, ticker_type=fields.String, name=fields.String, description=fields.String,
+    enabled=fields.Boolean, frequency_weight=fields.Float, sort_order=fields.Integer,
+    config_json=Nullable(fields.Dict), created_at_ms=fields.Integer, updated_at_ms=fields.Integer)
 
 
-class TapeList(Schema):
-    items = fields.List(fields.Nested(TapeSchema), required=True)
+TickerItemSchema = record("TickerItemSchema", ordinal=fields.Integer, kind=fields.String, body=fields.String)
 
 
-class TickerItemSchema(Schema):
-    ordinal = fields.Integer(required=True)
-    kind = fields.String(required=True)
-    body = fields.String(required=True)
-
-
-class TickerItems(Schema):
-    items = fields.List(fields.Nested(TickerItemSchema), required=True)
+TickerItems = record("TickerItems", items=fields.List(fields.Nested(TickerItemSchema)))
 
 
 class TickerItemsResource:
@@ -139,20 +124,8 @@ class TickerItemsResource:
 def register_routes(host: Any) -> list[Route]:
     tags = ["ticker"]
     return [
-        Route("/v1/ticker/tapes", TypedCollection(host, KIND), {
-            "GET": Operation(AUTHENTICATED, "list ticker tapes", query=IncludeSchemaQuery, response=TapeList,
-                             tags=tags),
-            "POST": Operation(TICKER_WRITE, "create a ticker tape", body=TapeCreate, response=TapeSchema,
-                              status=201, tags=tags, publishes=PUBLISHES),
-        }),
-        Route("/v1/ticker/tapes/{id}", TypedItem(host, KIND), {
-            "GET": Operation(AUTHENTICATED, "one ticker tape", query=IncludeSchemaQuery, response=TapeSchema,
-                             tags=tags),
-            "PATCH": Operation(TICKER_WRITE, "change a ticker tape", body=TapePatch, response=TapeSchema,
-                               tags=tags, publishes=PUBLISHES),
-            "DELETE": Operation(TICKER_WRITE, "delete a ticker tape", response=EmptySchema, tags=tags,
-                                publishes=PUBLISHES),
-        }),
+        *typed_routes(host, KIND, "/v1/ticker/tapes", "ticker tape", TICKER_WRITE, create=TapeCreate, patch=TapePatch,
+                      response=TapeSchema, tags=tags, publishes=PUBLISHES),
         Route("/v1/ticker/items", TickerItemsResource(host), {
             "GET": Operation(AUTHENTICATED, "current ticker items (built in memory)", response=TickerItems,
                              tags=tags),

@@ -13,12 +13,26 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 import requests
+
+from svc_display.testing.waiting import ProcessExited, wait_until_up
+
+
+def stop_process(process: subprocess.Popen | None, timeout: float = 30) -> int | None:
+    """SIGTERM (as systemd sends), SIGKILL after ``timeout`` seconds; the exit status (None for a
+    process never started)."""
+    if process is None or process.poll() is not None:
+        return process.returncode if process else None
+    process.send_signal(signal.SIGTERM)
+    try:
+        return process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        return process.wait()
 
 
 def free_port() -> int:
@@ -78,23 +92,15 @@ class ServerProcess:
         self.process = subprocess.Popen([sys.executable, "-m", "svc_host", "serve"], env=self.env,
                                         stdout=open(self.stdout_path, "ab"), stderr=open(self.log_path, "ab"),
                                         cwd=self.data_dir.parent)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                if self.own_port and port_attempts > 1 and self.process.returncode == 3 \
-                        and self.PORT_TAKEN in self.stderr:
-                    self._use_port(free_port())
-                    return self.start(timeout=timeout,
-                                      port_attempts=port_attempts - 1)
-                raise RuntimeError(f"server exited with {self.process.returncode}:\n{self.log}")
-            try:
-                if self.get("/v1/health", timeout=1).status_code == 200:
-                    return self
-            except (requests.ConnectionError, requests.Timeout, OSError):
-                pass
-            time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"server did not answer within {timeout}s:\n{self.log}")
+        try:
+            wait_until_up(self.process, lambda: self.get("/v1/health", timeout=1).status_code == 200, timeout,
+                          "server", lambda: self.log, self.stop)
+        except ProcessExited as exc:
+            if not (self.own_port and port_attempts > 1 and exc.returncode == 3 and self.PORT_TAKEN in self.stderr):
+                raise
+            self._use_port(free_port())
+            return self.start(timeout=timeout, port_attempts=port_attempts - 1)
+        return self
 
     @property
     def stderr(self) -> str:
@@ -131,11 +137,4 @@ class ServerProcess:
         return json.loads(out.stdout)["api_key"]
 
     def stop(self, timeout: float = 30) -> int | None:
-        if self.process is None or self.process.poll() is not None:
-            return self.process.returncode if self.process else None
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            return self.process.wait()
+        return stop_process(self.process, timeout)

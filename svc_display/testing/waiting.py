@@ -2,8 +2,11 @@
 expect with a generous deadline instead of sleeping a fixed time or asserting on timing."""
 from __future__ import annotations
 
+import subprocess
 import time
 from typing import Any, Callable
+
+import requests
 
 
 def wait_for(predicate: Callable[[], Any], timeout: float = 60.0, interval: float = 0.05,
@@ -18,3 +21,31 @@ def wait_for(predicate: Callable[[], Any], timeout: float = 60.0, interval: floa
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout:g} s waiting for {what} (last: {value!r})")
         time.sleep(interval)
+
+
+class ProcessExited(RuntimeError):
+    """The process ended before it answered; ``returncode`` is its exit status."""
+
+    def __init__(self, message: str, returncode: int):
+        super().__init__(message)
+        self.returncode = returncode
+
+
+def wait_until_up(process: subprocess.Popen, healthy: Callable[[], bool], timeout: float, what: str,
+                  log: Callable[[], str], stop: Callable[[], Any], interval: float = 0.1) -> None:
+    """Return once ``healthy()`` (a health request answered 200) while ``process`` starts; a refused
+    or timed-out connection is a server not listening yet. Raise :class:`ProcessExited` when the
+    process ends first; after ``timeout`` seconds, ``stop()`` it and raise RuntimeError. Both
+    messages name ``what`` and hold ``log()``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise ProcessExited(f"{what} exited with {process.returncode}:\n{log()}", process.returncode)
+        try:
+            if healthy():
+                return
+        except (requests.ConnectionError, requests.Timeout, OSError):
+            pass
+        time.sleep(interval)
+    stop()
+    raise RuntimeError(f"{what} did not answer within {timeout}s:\n{log()}")

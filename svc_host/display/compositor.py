@@ -541,12 +541,7 @@ class Compositor:
             entry.due_event = None
         if self.paused:  # a load finished after dark: resume loads every layer again
             return
-        due_ms = getattr(entry.layer, "due_ms", None)
-        try:
-            due = due_ms(state) if due_ms is not None else None
-        except Exception as exc:  # noqa: BLE001
-            self.fail(entry, "due_ms", exc)
-            return
+        due = self._call(entry, "due_ms", state)
         if due is None:
             return
         delay = min(MAX_DUE_SECONDS, max(0.05, (due - self.host.clock.now_ms()) / 1000.0))
@@ -602,33 +597,30 @@ class Compositor:
         """One frame: the frame time moves by ``dt``, due timers run, every layer ticks."""
         self.elapsed += max(0.0, dt)
         self._run_timers()
-        for entry in self.entries:
-            if entry.failed:
-                continue
-            tick = getattr(entry.layer, "tick", None)
-            if tick is None:
-                continue
-            try:
-                tick(dt)
-            except Exception as exc:  # noqa: BLE001
-                self.fail(entry, "tick", exc)
+        for entry in self.live():
+            self._call(entry, "tick", dt)
         if self._unmasked > 0:
             self._unmasked -= 1
             self._mask_decoration()
 
     def navigate(self, surface: str, direction: str) -> None:
         for entry in self.live():
-            if entry.spec.surface != surface:
-                continue
-            navigate = getattr(entry.layer, "navigate", None)
-            if navigate is None:
-                continue
-            try:
-                navigate(direction)
-            except Exception as exc:  # noqa: BLE001
-                self.fail(entry, "navigate", exc)
+            if entry.spec.surface == surface:
+                self._call(entry, "navigate", direction)
 
     # ------------------------------------------------------------------ failures
+    def _call(self, entry: LayerEntry, hook: str, *args: Any) -> Any:
+        """The layer's optional ``hook(*args)``; None when the layer has no such hook or it failed
+        (the failure is contained: :meth:`fail`)."""
+        method = getattr(entry.layer, hook, None)
+        if method is None:
+            return None
+        try:
+            return method(*args)
+        except Exception as exc:  # noqa: BLE001
+            self.fail(entry, hook, exc)
+            return None
+
     def fail(self, entry: LayerEntry, step: str, exc: BaseException) -> None:
         """Contain a layer's failure: log it naming the plugin, remove and dispose the layer."""
         log.error("display: layer %r of plugin %r failed (%s): %s: %s; removed, the others keep drawing",

@@ -73,6 +73,14 @@ def row_id(value: str, what: str) -> str:
     return value
 
 
+def stored_row(entity: Any, value: str, what: str) -> Any:
+    """The row of ``entity`` whose id is the path id ``value``; 404 "``what`` not found" otherwise."""
+    row = entity.get(id=row_id(value, what))
+    if row is None:
+        raise not_found(what)
+    return row
+
+
 class TypeDescriptorSchema(Schema):
     label = fields.String(required=True)
     description = fields.String()

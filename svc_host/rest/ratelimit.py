@@ -38,28 +38,33 @@ class SlidingWindowLimiter:
             hits.popleft()
         return hits
 
+    def _wait(self, hits: deque[int], now: int) -> int | None:
+        """Seconds until the oldest hit of a full window leaves it; None when there is room."""
+        if len(hits) < self.limit:
+            return None
+        return max(1, math.ceil((hits[0] + self.window_ms - now) / 1000))
+
+    def _add(self, key: str, hits: deque[int], now: int) -> None:
+        if key not in self._hits:
+            if len(self._hits) >= MAX_KEYS:
+                self._prune(now)
+            self._hits[key] = hits
+        hits.append(now)
+
     def retry_after(self, key: str) -> int | None:
         """Seconds until another hit is allowed for ``key``, or None when it is allowed now."""
         if not self.enabled:
             return None
         now = self.now_ms()
         with self._lock:
-            hits = self._window(key, now)
-            if len(hits) < self.limit:
-                return None
-            return max(1, math.ceil((hits[0] + self.window_ms - now) / 1000))
+            return self._wait(self._window(key, now), now)
 
     def hit(self, key: str) -> None:
         if not self.enabled:
             return
         now = self.now_ms()
         with self._lock:
-            hits = self._window(key, now)
-            if key not in self._hits:
-                if len(self._hits) >= MAX_KEYS:
-                    self._prune(now)
-                self._hits[key] = hits
-            hits.append(now)
+            self._add(key, self._window(key, now), now)
 
     def check_and_hit(self, key: str) -> int | None:
         """Count one hit unless the limit is reached; the Retry-After seconds when it is."""
@@ -68,14 +73,10 @@ class SlidingWindowLimiter:
         now = self.now_ms()
         with self._lock:
             hits = self._window(key, now)
-            if len(hits) >= self.limit:
-                return max(1, math.ceil((hits[0] + self.window_ms - now) / 1000))
-            if key not in self._hits:
-                if len(self._hits) >= MAX_KEYS:
-                    self._prune(now)
-                self._hits[key] = hits
-            hits.append(now)
-            return None
+            wait = self._wait(hits, now)
+            if wait is None:
+                self._add(key, hits, now)
+            return wait
 
     def reset(self, key: str) -> None:
         with self._lock:

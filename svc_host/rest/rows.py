@@ -17,9 +17,9 @@ from marshmallow import Schema, fields, validate, validates_schema
 
 from hookspecs import Operation, Route
 from hookspecs.services import category_exists
-from svc_host.http.errors import ApiError, conflict, not_found
-from svc_host.rest.configurable import EmptySchema
-from svc_host.rest.schemas import CLIENT_ID, require_some
+from svc_host.http.errors import ApiError, conflict
+from svc_host.rest.configurable import EmptySchema, stored_row
+from svc_host.rest.schemas import require_some
 from svc_host.rest.text import Text
 
 
@@ -119,11 +119,7 @@ class ItemResource:
         self.kind = kind
 
     def _row(self, row_id: str) -> Any:
-        entity = getattr(self.host.db, self.kind.entity)
-        row = entity.get(id=row_id) if CLIENT_ID.match(row_id) else None
-        if row is None:
-            raise not_found(self.kind.label)
-        return row
+        return stored_row(getattr(self.host.db, self.kind.entity), row_id, self.kind.label)
 
     def on_get(self, req: Any, resp: Any, id: str) -> None:
         resp.media = self.kind.serialize(self._row(id))

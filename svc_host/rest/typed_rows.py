@@ -8,21 +8,26 @@ partial (an empty one is 400); DELETE answers 404 for a missing row; list routes
 ``config_json_schema`` per row with ``include_config_schema=true``. A kind with its own
 ``resolve(host, stored, body)`` (overlays: legacy fields, schedule windows) builds and
 checks the values itself, from the defaults on POST and from the stored row on PATCH.
+:func:`typed_routes` declares a kind"s two routes, :func:`row_schema` its response record.
 """
 from __future__ import annotations
 
 import json
+import sys
 import uuid
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import falcon
 import orjson
+from marshmallow import Schema, fields
 
+from hookspecs import AUTHENTICATED, Operation, Route
+from hookspecs.records import FieldSpec, Omittable, record
 from svc_host.storage import select_rows
 from svc_host.rest.listcache import cached_list
-from svc_host.rest.configurable import require_type, row_id, validate_config
-from svc_host.http.errors import ApiError, conflict, not_found
+from svc_host.rest.configurable import EmptySchema, IncludeSchemaQuery, require_type, stored_row, validate_config
+from svc_host.http.errors import ApiError, conflict
 
 
 @dataclass(frozen=True)
@@ -166,11 +171,7 @@ class TypedItem:
         self.kind = kind
 
     def _row(self, id: str) -> Any:
-        entity = getattr(self.host.db, self.kind.entity)
-        row = entity.get(id=row_id(id, self.kind.what))
-        if row is None:
-            raise not_found(self.kind.what)
-        return row
+        return stored_row(getattr(self.host.db, self.kind.entity), id, self.kind.what)
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, id: str) -> None:
         row = self._row(id)
@@ -206,3 +207,44 @@ class TypedItem:
     def on_delete(self, req: falcon.Request, resp: falcon.Response, id: str) -> None:
         self._row(id).delete()
         resp.media = {}
+
+
+def row_schema(name: str, /, **specs: FieldSpec) -> type[Schema]:
+    """The response record of one row of a kind: ``specs`` (always present), then the
+    ``config_json_schema`` that ``include_config_schema=true`` adds."""
+    schema = record(name, **specs, config_json_schema=Omittable(fields.Dict(
+        metadata={"description": "only with include_config_schema=true"})))
+    schema.__module__ = sys._getframe(1).f_globals.get("__name__", __name__)  # as record does
+    return schema
+
+
+def typed_routes(host: Any, kind: RowKind, path: str, noun: str, write: str, *, create: Any, patch: Any,
+                 response: type[Schema], tags: Sequence[str], publishes: Sequence[str],
+                 summaries: Mapping[str, str] | None = None) -> list[Route]:
+    """The routes of a kind: ``path`` lists its rows (any valid key) and creates one, ``path/{id}``
+    reads, changes and deletes one; writes need ``write`` and publish ``publishes``.
+
+    ``create``/``patch`` are the body schemas, ``response`` the record of one row (the list"s
+    record, ``<Name>List``, is made from it). The summaries are said of ``noun`` ("list
+    screens", "create a screen", "one screen", "change a screen", "delete a screen");
+    ``summaries`` replaces some of them by key (``list``, ``create``, ``one``, ``change``,
+    ``delete``). An ``upsert`` kind"s POST answers 200, the others" 201.
+    """
+    article = "an" if noun[0] in "aeiou" else "a"
+    said = {"list": f"list {noun}s", "create": f"create {article} {noun}", "one": f"one {noun}",
+            "change": f"change {article} {noun}", "delete": f"delete {article} {noun}", **(summaries or {})}
+    listing = record(f"{response.__name__.removesuffix('Schema')}List", items=fields.List(fields.Nested(response)))
+    listing.__module__ = response.__module__
+    return [
+        Route(path, TypedCollection(host, kind), {
+            "GET": Operation(AUTHENTICATED, said["list"], query=IncludeSchemaQuery, response=listing, tags=tags),
+            "POST": Operation(write, said["create"], body=create, response=response,
+                              status=200 if kind.upsert else 201, tags=tags, publishes=publishes),
+        }),
+        Route(f"{path}/{{id}}", TypedItem(host, kind), {
+            "GET": Operation(AUTHENTICATED, said["one"], query=IncludeSchemaQuery, response=response, tags=tags),
+            "PATCH": Operation(write, said["change"], body=patch, response=response, tags=tags,
+                               publishes=publishes),
+            "DELETE": Operation(write, said["delete"], response=EmptySchema, tags=tags, publishes=publishes),
+        }),
+    ]

@@ -8,7 +8,6 @@ PostgreSQL (a database of its own), honouring ``SVC_TEST_BACKENDS`` like the roo
 from __future__ import annotations
 
 import os
-import signal
 import ssl
 import subprocess
 import sys
@@ -21,8 +20,10 @@ import pytest
 import requests
 
 from svc_display.testing import ServerProcess, free_port
+from svc_display.testing.server import stop_process
 from svc_display.testing import backends
 from svc_display.testing.databases import throwaway_pg_database
+from svc_display.testing.waiting import wait_until_up
 
 CSRF = {"X-Requested-With": "svc-controller"}
 
@@ -58,19 +59,11 @@ class ControllerProcess:
         log = open(self.log_path, "ab")
         self.process = subprocess.Popen([sys.executable, "-m", "svc_controller", "serve"], env=self.env,
                                         stdout=log, stderr=subprocess.STDOUT, cwd=self.data_dir.parent)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"controller exited with {self.process.returncode}:\n{self.log}")
-            try:
-                # a one-off connection: none of the polls stays open in the session's pool
-                if requests.get(self.url + "/bff/v1/health", verify=self.verify, timeout=1).status_code == 200:
-                    return self
-            except (requests.ConnectionError, requests.Timeout, OSError):
-                pass
-            time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"controller did not answer within {timeout}s:\n{self.log}")
+        # a one-off connection per poll: none stays open in the session's pool
+        wait_until_up(self.process, lambda: requests.get(self.url + "/bff/v1/health", verify=self.verify,
+                                                         timeout=1).status_code == 200, timeout,
+                      "controller", lambda: self.log, self.stop)
+        return self
 
     @property
     def log(self) -> str:
@@ -109,15 +102,9 @@ class ControllerProcess:
         # shutdown timeout (30 s): the client closes its pooled connections first, and gives
         # the server a moment to see them closed before it starts shutting down.
         self.http.close()
-        if self.process is None or self.process.poll() is not None:
-            return self.process.returncode if self.process else None
-        time.sleep(0.3)
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            return self.process.wait()
+        if self.process is not None and self.process.poll() is None:
+            time.sleep(0.3)
+        return stop_process(self.process, timeout)
 
 
 def display_env(data_dir: Path, **extra: str) -> dict[str, str]:

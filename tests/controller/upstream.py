@@ -24,6 +24,7 @@ import socketserver
 import struct
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Self
 
 FIRST_CHUNK = 64 * 1024
 TRICKLE_BYTES = 60
@@ -31,7 +32,25 @@ JOB = "/v1/display/backup/jobs/trickle"
 DOWNLOAD = JOB + "/download"
 
 
-class Upstream:
+class _Served:
+    """A threading server on a free loopback port (``url``), serving from a thread inside ``with``."""
+
+    def _serve(self, server_class: type[socketserver.ThreadingMixIn], handler: type) -> None:
+        self.server = server_class(("127.0.0.1", 0), handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> Self:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class Upstream(_Served):
     def __init__(self, trickle_backups: bool = False) -> None:
         self.trickle_backups = trickle_backups
         self.release_stream = threading.Event()
@@ -131,23 +150,15 @@ class Upstream:
                     total = len(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
                 self._json(200, {"bytes": total, "chunked": "Transfer-Encoding" in self.headers})
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> "Upstream":
-        self.thread.start()
-        return self
+        self._serve(ThreadingHTTPServer, Handler)
 
     def __exit__(self, *exc: object) -> None:
         self.stopping.set()
         self.release_stream.set()
-        self.server.shutdown()
-        self.server.server_close()
+        super().__exit__(*exc)
 
 
-class RestartingUpstream:
+class RestartingUpstream(_Served):
     """A raw HTTP/1.1 display whose process can "restart" under the proxy's pooled connections.
 
     Every request is answered 200 ``{"n": ...}`` on a kept-alive connection and counted in
@@ -189,18 +200,7 @@ class RestartingUpstream:
             def _reset(self) -> None:
                 self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
 
-        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._serve(socketserver.ThreadingTCPServer, Handler)
 
     def restart(self) -> None:
         self.generation += 1
-
-    def __enter__(self) -> "RestartingUpstream":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()

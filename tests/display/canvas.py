@@ -13,11 +13,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-import requests
 from PIL import Image
 from websockets.sync.client import connect
 
 from svc_display.testing import ServerProcess
+from svc_display.testing.waiting import wait_until_up
 from tests import REPO
 
 CANVAS_SIZE = (640, 360)
@@ -159,18 +159,9 @@ class CanvasServer(CanvasClient, ServerProcess):
         self.process = subprocess.Popen([sys.executable, "-m", "tests.display.harness"], env=env,
                                         stdout=open(self.stdout_path, "ab"), stderr=open(self.log_path, "ab"),
                                         cwd=str(REPO))
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"harness exited with {self.process.returncode}:\n{self.log}")
-            try:
-                if self.get("/v1/health", timeout=1).status_code == 200:
-                    return self
-            except (requests.ConnectionError, requests.Timeout, OSError):
-                pass
-            time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"harness did not answer within {timeout}s:\n{self.log}")
+        wait_until_up(self.process, lambda: self.get("/v1/health", timeout=1).status_code == 200, timeout,
+                      "harness", lambda: self.log, self.stop, interval=0.2)
+        return self
 
 
 def decode(message: bytes) -> Image.Image:

@@ -317,9 +317,9 @@ def register_websocket_routes(host: Any) -> list[WebSocketRoute]:
 FEATURE = Feature(
     permissions=declare(NAVIGATION_CONTROL),
     settings=[
-          Setting("SVC_DISPLAY_LIVE_PREVIEW_ENABLED", bool, True, "1: the live-preview WebSocket is offered"),
-          Setting("SVC_DISPLAY_LIVE_PREVIEW_FPS", int, 10, "live-preview frames per second", low=1, high=60),
-          Setting("SVC_DISPLAY_LIVE_PREVIEW_WIDTH", int, 720, "live-preview frame width in pixels", low=64, high=3840),
-          Setting("SVC_DISPLAY_LIVE_PREVIEW_QUALITY", int, 50, "live-preview JPEG quality", low=1, high=100),
-      ],
+        Setting("SVC_DISPLAY_LIVE_PREVIEW_ENABLED", bool, True, "1: the live-preview WebSocket is offered"),
+        Setting("SVC_DISPLAY_LIVE_PREVIEW_FPS", int, 10, "live-preview frames per second", low=1, high=60),
+        Setting("SVC_DISPLAY_LIVE_PREVIEW_WIDTH", int, 720, "live-preview frame width in pixels", low=64, high=3840),
+        Setting("SVC_DISPLAY_LIVE_PREVIEW_QUALITY", int, 50, "live-preview JPEG quality", low=1, high=100),
+    ],
 )

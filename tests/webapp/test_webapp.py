@@ -53,6 +53,15 @@ def app(browser, fleet):
     page.close()
 
 
+def open_settled(p, path: str, heading: str = "Content of") -> None:
+    """Go to ``path`` and wait until its page has every section's answer (its view is no longer
+    ``aria-busy``): a page fills its sections in as their answers arrive, and a click aimed at a
+    control that moved meanwhile lands elsewhere (Playwright then reports "Clicking the checkbox
+    did not change its state", seen under load)."""
+    p.goto(path)
+    p.locator("main .view[aria-busy='false']", has=p.get_by_role("heading", name=re.compile("^" + heading))).wait_for()
+
+
 def test_pairing_stores_a_working_key_and_shows_health(app, fleet):
     p = app.page
     card = p.locator("li.display", has_text="Lobby")
@@ -291,7 +300,7 @@ def test_photo_upload_and_moderation(app, fleet, tmp_path):
 def test_integration_secret_entered_and_never_shown_back(app, fleet):
     secret = f"token-{uuid.uuid4().hex}"
     p = app.page
-    p.goto("/#/content")
+    open_settled(p, "/#/content")  # its sections fill in one by one, moving the form down
     p.get_by_label("enabled only").uncheck()
     p.get_by_label("Find").fill("home_assistant")  # the display strips "_" from q: the page searches "home"
     p.get_by_role("search").filter(has=p.get_by_label("Find")).get_by_role("button", name="Search").click()
@@ -456,7 +465,7 @@ def test_the_forms_follow_the_displays_schema_with_no_app_edit(app, fleet):
 
 def test_an_integrations_poll_interval_changed(app, fleet):
     p = app.page
-    p.goto("/#/content")
+    open_settled(p, "/#/content")  # its sections fill in one by one, moving the form down
     p.get_by_label("enabled only").uncheck()
     p.get_by_label("Find").fill("weather")
     p.get_by_role("search").filter(has=p.get_by_label("Find")).get_by_role("button", name="Search").click()
@@ -648,7 +657,7 @@ def test_a_type_without_base_url_in_its_schema_gets_a_base_url_field(app, fleet)
     """Every integration takes a base URL (config_json.baseUrl); a type whose schema does not list
     it had no field for it."""
     p = app.page
-    p.goto("/#/content")
+    open_settled(p, "/#/content")  # its sections fill in one by one, moving the form down
     p.get_by_label("enabled only").uncheck()
     p.get_by_label("Find").fill("calendar")
     p.get_by_role("search").filter(has=p.get_by_label("Find")).get_by_role("button", name="Search").click()
@@ -669,7 +678,7 @@ def test_an_integration_whose_plugin_is_missing(app, fleet):
         db.execute("INSERT INTO svc_integration (id, integration_type, enabled, poll_seconds, "
                    "consecutive_failures, created_at_ms) VALUES ('plugin_http.gone', 'plugin_http.gone', 0, 900, 0, 1)")
     p = app.page
-    p.goto("/#/content")
+    open_settled(p, "/#/content")  # its sections fill in one by one, moving the form down
     p.get_by_label("enabled only").uncheck()
     p.get_by_label("Find").fill("gone")
     p.get_by_role("search").filter(has=p.get_by_label("Find")).get_by_role("button", name="Search").click()

@@ -84,12 +84,16 @@ export async function route({ keepNotice = false } = {}) {
   document.title = `${TITLES[key]} · svc-controller`;
   // Each visit renders into a fresh container: an answer that arrives after the person has
   // moved on lands in a detached element instead of overwriting the page now shown.
-  const view = h("div", { class: "view" }, h("p", {}, "Loading…"));
+  // aria-busy until every section has its answer: assistive technology waits for the page to
+  // settle before reading it, and so can a test (sections fill in and move what is below them).
+  const view = h("div", { class: "view", "aria-busy": "true" }, h("p", {}, "Loading…"));
   replace(main, view);
   try {
     cleanup = await page.render(view, { display: currentDisplay(), refresh: () => route({ keepNotice: true }) }) || null;
   } catch (err) {
     replace(view, h("h1", {}, TITLES[key]), h("p", { class: "note error", role: "alert" }, describeError(err)));
+  } finally {
+    view.setAttribute("aria-busy", "false");
   }
 }
 

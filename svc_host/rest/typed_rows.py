@@ -8,7 +8,7 @@ partial (an empty one is 400); DELETE answers 404 for a missing row; list routes
 ``config_json_schema`` per row with ``include_config_schema=true``. A kind with its own
 ``resolve(host, stored, body)`` (overlays: legacy fields, schedule windows) builds and
 checks the values itself, from the defaults on POST and from the stored row on PATCH.
-:func:`typed_routes` declares a kind"s two routes, :func:`row_schema` its response record.
+:func:`typed_routes` declares a kind's two routes, :func:`row_schema` its response record.
 """
 from __future__ import annotations
 
@@ -224,11 +224,11 @@ def typed_routes(host: Any, kind: RowKind, path: str, noun: str, write: str, *, 
     """The routes of a kind: ``path`` lists its rows (any valid key) and creates one, ``path/{id}``
     reads, changes and deletes one; writes need ``write`` and publish ``publishes``.
 
-    ``create``/``patch`` are the body schemas, ``response`` the record of one row (the list"s
+    ``create``/``patch`` are the body schemas, ``response`` the record of one row (the list's
     record, ``<Name>List``, is made from it). The summaries are said of ``noun`` ("list
     screens", "create a screen", "one screen", "change a screen", "delete a screen");
     ``summaries`` replaces some of them by key (``list``, ``create``, ``one``, ``change``,
-    ``delete``). An ``upsert`` kind"s POST answers 200, the others" 201.
+    ``delete``). An ``upsert`` kind's POST answers 200, the others' 201.
     """
     article = "an" if noun[0] in "aeiou" else "a"
     said = {"list": f"list {noun}s", "create": f"create {article} {noun}", "one": f"one {noun}",

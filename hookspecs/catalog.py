@@ -75,17 +75,12 @@ class Catalog:
     overlay_types: list[OverlayType]
     integration_types: list[IntegrationType]
 
-    def by_id(self) -> dict[str, Any]:
-        return {item.id: item for kind in KINDS for item in getattr(self, kind)}
-
 
 class Code:
     """A ``"module:attr"`` reference called like the function it names (imported at the first
     call, then kept)."""
 
     def __init__(self, reference: str):
-        if ":" not in reference:
-            raise CatalogError(f"{reference!r} is not a 'module:attr' reference")
         self.reference = reference
         self._target: Callable[..., Any] | None = None
 

@@ -1,4 +1,5 @@
-# The two commands: `make run` and `make test`. Everything else is their plumbing.
+# The commands: `make run`, `make test` (the whole suite) and `make check` (the quick loop: no
+# process started; docs/testing.md). Everything else is their plumbing.
 #
 # - `make run` installs the runtime dependencies only (pip shows its progress), `make test`
 #   adds the test ones; `make install` is the full (test) install.
@@ -7,6 +8,12 @@
 #   half-built one (interrupted venv or pip upgrade) is removed and built again. An
 #   interrupted dependency install has no stamp, so it simply runs again. (A .venv of the
 #   previous Makefile, complete when it has `.installed`, is kept.)
+# The suite's Python processes (pytest and its workers, each server, CLI and canvas child) read the
+# bytecode caches (__pycache__, ignored by git) the first of them writes; a PYTHONDONTWRITEBYTECODE
+# in the caller's environment (container images often set it) would make every one compile the
+# project and rewrite the test modules' asserts again (collection: 10.8 s of CPU against 4.7 s).
+unexport PYTHONDONTWRITEBYTECODE
+
 VENV   ?= .venv
 PYTHON ?= python3
 PY     := $(VENV)/bin/python
@@ -14,7 +21,7 @@ CREATED    := $(VENV)/.created
 RUNTIME    := $(VENV)/.runtime-installed
 TEST_DEPS  := $(VENV)/.test-installed
 
-.PHONY: run test install fuzz clean
+.PHONY: run test check install fuzz gallery-scenes clean
 
 $(CREATED):
 	$(if $(filter 1,$(shell $(PYTHON) -c 'import sys; print(int(sys.version_info >= (3, 11)))' 2>/dev/null)),,$(error svc-display needs Python 3.11 or newer: $(PYTHON) is $(or $(shell $(PYTHON) -V 2>&1),missing); set PYTHON=python3.11 or newer))
@@ -46,11 +53,26 @@ PYTEST_ARGS ?= -n auto --dist loadscope --durations=20
 test: $(TEST_DEPS)
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+# The loop after each edit: unit, contract and docs tests, no server, CLI, canvas, browser or X
+# server (tests/conftest.py marks the tests that start one `process`; under SVC_CHECK=1 a test
+# starting one fails), on SQLite only (the PostgreSQL runs are make test's). No module-scoped
+# servers here, so tests are balanced one by one.
+CHECK_ARGS ?= -n auto --dist load -m "not process and not slow" --durations=10
+
+check: $(TEST_DEPS)
+	SVC_CHECK=1 SVC_TEST_BACKENDS=sqlite $(PY) -m pytest $(CHECK_ARGS)
+
 # The large property-based run (at least 10,000 generated requests over every operation;
 # counts in docs/reliability.md). Not part of `make test`, which runs the bounded one.
 fuzz: $(TEST_DEPS)
 	SVC_FUZZ_MAX_EXAMPLES=120 SVC_FUZZ_MAX_SECONDS=2400 SVC_FUZZ_MIN_CASES=10000 \
 	  $(PY) -m pytest tests/host/test_openapi_fuzz.py -p no:xdist -p no:cacheprovider -s -q
+
+# The committed scene gallery (docs/gallery/scenes/, docs/display.md "Scenes"): the café welcome and
+# the menu board under the café composition, four sizes, every builtin theme, small JPEGs.
+gallery-scenes: $(RUNTIME)
+	rm -rf docs/gallery/scenes
+	$(VENV)/bin/svc-display gallery docs/gallery/scenes --scenes --type message --type menu_board --no-alert --thumbnails 640
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

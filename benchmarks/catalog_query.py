@@ -31,7 +31,7 @@ from builtin_plugins.news.search_index import sync_terms  # noqa: E402
 from builtin_plugins.catalog.routes import catalog_of  # noqa: E402
 from svc_host.config import load_settings  # noqa: E402
 from svc_host.host import build_host  # noqa: E402
-from tests.conftest import Api, issue_key  # noqa: E402
+from svc_display.testing.clients import ApiClient, issue_key  # noqa: E402
 
 VOCABULARY = 20_000
 CONSONANTS = "bcdfghjklmnprstvwz"
@@ -92,7 +92,7 @@ def percentile(samples: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
-def measure_http(api: Api, params: dict, runs: int) -> tuple[list[float], int]:
+def measure_http(api: ApiClient, params: dict, runs: int) -> tuple[list[float], int]:
     samples = []
     total = -1
     for _ in range(runs):
@@ -149,8 +149,8 @@ def main() -> int:
     elif existing != args.rows:
         print(f"data dir holds {existing} rows, not {args.rows}", file=sys.stderr)
         return 2
-    reader = Api(host, issue_key(host, "power_viewer", "bench-reader"))
-    moderator = Api(host, issue_key(host, "admin", "bench-admin"))
+    reader = ApiClient(host, issue_key(host, "power_viewer", "bench-reader"))
+    moderator = ApiClient(host, issue_key(host, "admin", "bench-admin"))
 
     cases = [
         ("title=<common word, rank 20>", {"title": words[19]}, reader),

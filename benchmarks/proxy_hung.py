@@ -27,7 +27,7 @@ import requests
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.controller.conftest import ControllerProcess  # noqa: E402
+from tests.controllers import ControllerProcess  # noqa: E402
 from tests.controller.upstream import Upstream  # noqa: E402
 
 

@@ -110,8 +110,8 @@ def seed_storage(env: dict[str, str], rows: int) -> tuple[str, float]:
 
 
 def start_server(env: dict[str, str], tls: bool) -> ServerProcess:
-    """A real ``svc-display serve`` (the test suite's helper: a free port, moved to another when
-    the port is taken before the server binds it; waits for ``/v1/health``)."""
+    """A real ``svc-display serve`` (the test suite's helper: the server binds a port the OS
+    chooses and the helper reads it back; waits for ``/v1/health``)."""
     return ServerProcess({**env, "SVC_DISPLAY_HTTP_TLS": "1" if tls else "0"}).start(timeout=90)
 
 
@@ -196,7 +196,7 @@ def wrk(url: str, key: str, connections: int, seconds: float) -> dict:
 # Layers of the server, each the frames whose file path holds one of these (a sample counts for
 # a layer when any frame of its stack does).
 LAYERS = {
-    "connection layer (svc_host/http/connection.py)": ("svc_host/http/connection.py",),
+    "connection layer (svc_host/http/connection/)": ("svc_host/http/connection/",),
     "WSGI bridge (svc_host/http/bridge.py, a2wsgi)": ("svc_host/http/bridge.py", "a2wsgi/"),
     "uvicorn + event loop": ("uvicorn/", "asyncio/", "uvloop/"),
     "Falcon app (routing, middleware, responders)": ("falcon/app.py",),

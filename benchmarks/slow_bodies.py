@@ -81,7 +81,7 @@ def main() -> None:
     root = tempfile.mkdtemp(prefix="slow-bodies-")
     if args.controller:
         global SLOW, HEALTH
-        from tests.controller.conftest import ControllerProcess
+        from tests.controllers import ControllerProcess
 
         SLOW, HEALTH = SLOW_HEAD % b"/bff/v1/auth/login", "/bff/v1/health"
         server = ControllerProcess(Path(root) / "data", {

@@ -41,7 +41,7 @@ sys.path.insert(0, str(REPO))
 
 from svc_display.testing import ServerProcess  # noqa: E402
 from svc_display.testing.memory import MIB, rss  # noqa: E402
-from tests.host.test_hostile_http import idle_sockets, refused_upgrades  # noqa: E402
+from tests.raw_http import idle_sockets, refused_upgrades  # noqa: E402
 
 GOAL = 0.10
 TRIM_WAIT = 35  # past the server's next malloc_trim (every 30 s)

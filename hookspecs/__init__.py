@@ -41,14 +41,15 @@ if TYPE_CHECKING:  # pragma: no cover  (pytest's hookspec.py does the same: real
 
     from pony.orm import Database
 
-    from svc_host.auth import Principal
-    from svc_host.config import Settings
-
-    from hookspecs.host import Host
+    from hookspecs.host import Host, HostSettings as Settings
+    from hookspecs.permissions import Principal
     from hookspecs.services import ServiceKey
 
 PROJECT = "svc_display"
 ENTRY_POINT_GROUP = "svc_display.plugins"
+# The response header of ``GET /v1/health`` that carries the display's clock in epoch ms, read
+# by a controller for its clock offset (the Date header has whole seconds).
+CLOCK_HEADER = "X-Svc-Clock-Ms"
 
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
@@ -202,7 +203,7 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
 def authenticate_token(host: Host, token: str) -> Principal | None:
     """Resolve a Bearer token to a principal, or return ``None``.
 
-    Receives the raw token. Returns an :class:`svc_host.auth.Principal` for a valid API
+    Receives the raw token. Returns a :class:`hookspecs.permissions.Principal` for a valid API
     key or session token. Implementations compare hashes in constant time.
     ``firstresult``: the first principal wins.
     """
@@ -210,7 +211,7 @@ def authenticate_token(host: Host, token: str) -> Principal | None:
 
 @hookspec
 def prepare_storage(settings: Settings) -> None:
-    """Called once per start with the :class:`svc_host.config.Settings`, before the database opens.
+    """Called once per start with the host's settings (:class:`hookspecs.host.HostSettings`), before the database opens.
 
     For work on the data dir that must happen while nothing holds the database open
     (finishing or rolling back an interrupted restore). Raise to stop startup; the host

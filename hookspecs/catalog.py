@@ -29,7 +29,8 @@ translators and tools read without importing the plugin (as Home Assistant's
 
 - ``{"$ref": "svc:NAME"}`` anywhere in a schema or example stands for the shared piece
   ``hookspecs.schema.NAME`` (a time zone, a colour, an id ...), copied in when the file is
-  read: the schemas the display serves are whole, with no reference left to resolve.
+  read: the schemas the display serves are whole, with no reference left to resolve. Keys
+  beside the reference are laid over the copy (``{"$ref": "svc:POSITION", "title": "Corner"}``).
 - A field that takes code (``collect``, ``build_items``; ``renderer`` already takes a
   reference) takes ``"module:attr"``, imported at its first call, so reading the catalog
   imports nothing.
@@ -143,11 +144,12 @@ def expand(value: Any, label: str = "") -> Any:
     ``hookspecs.schema.NAME``."""
     if isinstance(value, dict):
         ref = value.get("$ref")
-        if isinstance(ref, str) and ref.startswith(REF_PREFIX) and len(value) == 1:
+        if isinstance(ref, str) and ref.startswith(REF_PREFIX):
             piece = getattr(shared, ref[len(REF_PREFIX):], None)
             if not isinstance(piece, dict):
                 raise CatalogError(f"{label}: {ref} names no shared schema piece of hookspecs.schema")
-            return copy.deepcopy(piece)
+            # keys beside the reference (a title, say) are laid over the copy
+            return {**copy.deepcopy(piece), **{key: expand(item, label) for key, item in value.items() if key != "$ref"}}
         return {key: expand(item, label) for key, item in value.items()}
     if isinstance(value, list):
         return [expand(item, label) for item in value]

@@ -7,7 +7,7 @@ telemetry goes in ``context.summary``. An expected failure raises :class:`Collec
 (its message goes to telemetry as is); anything else is caught, logged with the plugin's
 name and backed off. The integrations plugin implements :class:`CollectorContext`; the host's
 ``svc_host.http_client`` implements :class:`HttpClient` and raises the :class:`HttpFailure`
-family below. :mod:`hookspecs.collecting` holds the helpers every collector uses.
+family below. :mod:`svc_host.kit.collecting` holds the helpers every collector uses.
 """
 from __future__ import annotations
 

@@ -14,15 +14,30 @@
 """
 from __future__ import annotations
 
+import hashlib
 import logging
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
-
-from hookspecs.collecting import clip, row_id
-
-if TYPE_CHECKING:  # pragma: no cover
-    from hookspecs.types import FeedKind
+from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 log = logging.getLogger(__name__)
+
+
+# -- the id and the text length of a collected row (collectors and the feed alike; the host kit's
+# svc_host.kit.collecting hands them on with the rest of the collecting kit)
+def digest(*parts: Any, length: int = 24) -> str:
+    """A short stable hex id from ``parts`` (external ids can be long or contain anything)."""
+    text = "\x1f".join(str(p) for p in parts)
+    return hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest()[:length]
+
+
+def row_id(integration_type: str, *parts: Any) -> str:
+    """``<integration_type>:<digest of the external id>``: the id of a collected row (idempotent upserts)."""
+    return f"{integration_type}:{digest(*parts)}"
+
+
+def clip(value: Any, limit: int) -> str:
+    """``value`` as text, cut at ``limit`` characters (``""`` for None)."""
+    return ("" if value is None else str(value))[:limit]
+
 
 FEED_PROVENANCE = "saas_feed"
 """The provenance of every row the cloud feed writes (``integration_type`` or ``source``)."""
@@ -119,7 +134,7 @@ class ContentWriter:
     fields. Callers hold the ``db_session``.
     """
 
-    def __init__(self, entity: Any, feed: "FeedKind"):
+    def __init__(self, entity: Any, feed: Any):  # feed: its hookspecs.types.FeedKind
         self.entity = entity
         self.feed = feed
 
@@ -206,19 +221,6 @@ class ContentIngest:
         return missing
 
 
-def add_writers(host: Any, lists: Iterable[Any]) -> None:
-    """Add a :class:`ContentWriter` for each of ``lists`` (the caller's own content lists) that
-    has a feed kind to the host's content-ingest service (a feature's ``startup`` calls this)."""
-    from hookspecs.services import CONTENT_INGEST, service  # services imports this module (the key's type)
-
-    ingest = service(host, CONTENT_INGEST)
-    if ingest is None:
-        return
-    for item in lists:
-        if item.feed is not None:
-            ingest.add(ContentWriter(getattr(host.db, item.entity), item.feed))
-
-
 @runtime_checkable
 class TextIndex(Protocol):
     """A substring-search index of a content list's table, used by the catalog's text filters.
@@ -248,15 +250,3 @@ class TextIndex(Protocol):
         """Whether ``needle`` holds no separator, so every occurrence lies inside one word."""
     def phrase(self, needle: str) -> str:
         """An FTS5 phrase matching ``needle`` literally."""
-
-
-def release_blob(host: Any, key: str | None) -> None:
-    """Delete the blob ``key`` unless a row of any content list still uses it (after the
-    transaction that removed its row committed: a backup taken in between never holds a row
-    whose blob is missing). Moderation's deletes and the cloud feed's use it."""
-    if not key:
-        return
-    for item in host.registries.content_lists.values():
-        if item.blob_attribute and getattr(host.db, item.entity).exists(**{item.blob_attribute: key}):
-            return
-    host.blobs.delete(key)

@@ -6,12 +6,11 @@ so anything not listed here is the host's own business and may change.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # pragma: no cover  (types only: the contract imports nothing of the host)
     from pony.orm import Database
-
-    from hookspecs.services import ServiceRegistry
 
 
 @runtime_checkable
@@ -19,6 +18,24 @@ class Clock(Protocol):
     """The host's clock (a test clock file can drive it): ``now_ms()`` is epoch milliseconds."""
 
     def now_ms(self) -> int: ...
+
+
+@runtime_checkable
+class HostSettings(Protocol):
+    """The host's validated settings as a plugin reads them (``host.settings``, and what
+    ``prepare_storage`` and ``describe_plugins`` receive; the host's ``svc_host.config.Settings``
+    satisfies it): its data dir, the media dir and SQLite file in it, the external database
+    (``database_url``, None on SQLite), the plugins ``SVC_DISPLAY_DISABLE_PLUGINS`` names, and a
+    plugin's own values (``plugin_values(plugin_name)``)."""
+
+    data_dir: Path
+    database_url: str | None
+    disable_plugins: frozenset[str]
+    media_dir: Path  # these three are properties of the host's Settings
+    sqlite_path: Path
+    uses_external_database: bool
+
+    def plugin_values(self, plugin: str) -> Any: ...
 
 
 @runtime_checkable
@@ -38,8 +55,8 @@ class Host(Protocol):
     - ``schema_version()``, ``authenticate(token)``, ``request_exit(code)``.
     """
 
-    services: ServiceRegistry
-    settings: Any
+    services: Any  # a hookspecs.services.ServiceRegistry (services.py imports this module: no loop back)
+    settings: HostSettings
     db: Database
     blobs: Any
     clock: Clock
@@ -60,4 +77,4 @@ class Host(Protocol):
     def request_exit(self, code: int) -> None: ...
 
 
-__all__ = ["Clock", "Host"]
+__all__ = ["Clock", "Host", "HostSettings"]

@@ -25,8 +25,9 @@ and the display keeps running.
 
 :class:`RenderContext` gives the row, its ``config`` (``config_json`` decoded), the theme,
 the text scale, time settings (timezone, 12h/24h, date order), the temperature unit, the
-host (``host.db``, ``host.blobs``) and the clock. Its ``format_*`` methods are the shared
-formatters of :mod:`hookspecs.formatting` with the display's settings filled in.
+host (``host.db``, ``host.blobs``) and the clock. The host kit's
+``svc_host.kit.formatting.formats(context)`` writes times, dates, spans, ages and temperatures
+with those settings filled in.
 
 The canvas itself is a compositor of layers (``register_display_layers``): :class:`Layer`
 is what a plugin's layer implements, :class:`Stage` what the compositor hands it,
@@ -36,14 +37,13 @@ preferences every layer and renderer formats with.
 from __future__ import annotations
 
 import datetime as dt
-import itertools
-import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
-from hookspecs import formatting
-
 RGBA = tuple[float, float, float, float]
+
+DEFAULT_TIMEZONE = "UTC"
+"""The display's time zone when none is set (an IANA name)."""
 
 DEFAULT_THEME_ID = "navy_coral"
 DEFAULT_THEME_PREVIEW: dict[str, list[str]] = {
@@ -57,22 +57,29 @@ themes, and the canvas uses it when no themes service answers. Defined once, her
 
 
 TYPE_SCALE: dict[str, float] = {"display": 200, "headline": 120, "title": 80, "body": 56,
-                                 "secondary": 48, "caption": 40}
+                                 "secondary": 48, "caption": 40, "ticker": 44}
 """The type scale of the builtin slides, in px at 1080 lines and text scale 1 (a lobby read from a few
 metres): ``display`` (a temperature, the clock), ``headline`` (a weather icon, a big number), ``title``
 (a slide's title), ``body`` (a slide's primary text: never smaller), ``secondary`` (a source and age,
-a date beside the text) and ``caption`` (credits, small print). :meth:`RenderContext.type_px` scales a
-step to the slide like :meth:`RenderContext.font`; one place for every slide's sizes."""
+a date beside the text), ``caption`` (credits, small print, a column's "+N more") and ``ticker`` (the
+tape's text, at 1080 px of the screen's short side). :meth:`RenderContext.type_px` scales a step to the
+slide like :meth:`RenderContext.font`; one place for every slide's sizes. A theme may set its own
+steps (:attr:`Theme.type_steps`): the slides, the alert band, the celebration line and the ticker
+all take their sizes from the theme's scale, so they keep one rhythm."""
 
 TYPE_MIN: dict[str, float] = {"display": 72, "headline": 48, "title": 36, "body": 28, "secondary": 24,
-                               "caption": 24}
+                               "caption": 24, "ticker": 24}
 """The smallest each :data:`TYPE_SCALE` step may shrink to, in px at 1080 lines of the screen's short
 side (a portrait screen's width, a landscape screen's height) and text scale 1: the text rule of the
-renderer kit (``svc_host.display.widgets.TextBox``) wraps a label at word boundaries, then shrinks it
+renderer kit (``svc_host.kit.display.text``) wraps a label at word boundaries, then shrinks it
 from its step's size down to this, and what still does not fit is shown in fewer items (fewer
 headlines, forecast days, stock rows) or, for a one-line message, scrolls. Read from a few metres, 28 px
 body and 24 px caption text at 1080 lines is the least a person still reads without stepping closer.
 :meth:`RenderContext.min_px` scales a step's minimum to the screen."""
+
+SAFE_INSET = 0.05
+"""The default title-safe inset of a theme (:attr:`Theme.safe_inset`): 5 % of the screen's short
+side along each edge, after the title-safe area of SMPTE ST 2046-1 and EBU R 95 (5 % of each side)."""
 
 TITLE_BOX = (0.08, 0.08, 0.86, 0.16)
 """The title band of the builtin slides (the renderer kit's ``text_slide`` and ``add_title``):
@@ -114,10 +121,24 @@ class Theme:
     secondary_fg: RGBA
     secondary_bg: RGBA
     accents: tuple[RGBA, ...]
+    transition: str = "fade"
+    """How one slide gives way to the next (the slides layer): ``fade`` out to the ground, then the
+    next in; ``push``, the next slide pushing the old one out to the left. Never text over text."""
+    safe_inset: float = SAFE_INSET
+    """The title-safe inset: the share of the screen's short side no text is drawn in along each
+    edge (the same margin on every side, a portrait screen's too) (the layout rule of the renderer kit, ``kit.layout.layout_of``);
+    pictures and grounds still reach the edges."""
+    type_steps: tuple[tuple[str, float], ...] = ()
+    """The theme's own sizes of :data:`TYPE_SCALE` steps (``(step, px at 1080)`` pairs; the others
+    as :data:`TYPE_SCALE`): :meth:`type_scale`."""
 
     @property
     def text(self) -> RGBA:
         return self.primary_fg
+
+    def type_scale(self, step: str) -> float:
+        """The theme's size of a :data:`TYPE_SCALE` step, px at 1080 lines."""
+        return dict(self.type_steps).get(step, TYPE_SCALE[step])
 
 
 def theme_from_preview(theme_id: str, preview: Any) -> Theme:
@@ -137,7 +158,19 @@ def theme_from_preview(theme_id: str, preview: Any) -> Theme:
         secondary_fg=secondary[0],
         secondary_bg=secondary[1] if len(secondary) > 1 else primary[0],
         accents=tuple((accents * 4)[:4]),
+        transition=preview.get("transition") if preview.get("transition") in ("fade", "push") else "fade",
+        safe_inset=_share(preview.get("safe_inset"), SAFE_INSET, 0.15),
+        type_steps=tuple(sorted((step, float(px)) for step, px in (preview.get("type_scale") or {}).items()
+                                if step in TYPE_SCALE and isinstance(px, (int, float)) and not isinstance(px, bool)
+                                and 8 <= px <= 400)) if isinstance(preview.get("type_scale"), dict) else (),
     )
+
+
+def _share(value: Any, default: float, most: float) -> float:
+    """``value`` as a share from 0 to ``most``; ``default`` when it is not a number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return default
+    return min(most, max(0.0, float(value)))
 
 
 def default_theme() -> Theme:
@@ -164,7 +197,7 @@ class RenderContext:
     row: dict[str, Any]
     theme: Theme = field(default_factory=default_theme)
     text_scale: float = 1.0
-    timezone: str = formatting.DEFAULT_TIMEZONE
+    timezone: str = DEFAULT_TIMEZONE
     time_format: str = "24h"
     date_order: str = "ymd"
     temperature_unit: str = "c"
@@ -177,6 +210,9 @@ class RenderContext:
     """What an overlay panel's ``size_hint`` is a fraction of (:attr:`Layout.reference`: the
     content area, on a portrait screen the landscape one turned); ``size`` when None. A panel
     sized in pixels divides by this (the kit's ``panel_fraction``), not by ``size``."""
+    portrait: bool = False
+    """The screen is higher than wide (:attr:`Layout.portrait`): a slide lays out top to bottom whatever
+    the shape of the free area it got (the kit's ``stacked``)."""
 
     @property
     def config(self) -> dict[str, Any]:
@@ -186,59 +222,9 @@ class RenderContext:
     def with_data(self, data: Any) -> "RenderContext":
         return replace(self, data=data)
 
-    # -- time ---------------------------------------------------------------------
-    def tzinfo(self, name: str | None = None) -> dt.tzinfo:
-        return formatting.zone(name) or formatting.zone_or_utc(self.timezone)
-
+    # -- time (formatted by the host kit: svc_host.kit.formatting.formats(context)) ---------------
     def now_ms(self) -> int:
         return self.host.clock.now_ms() if self.host is not None else int(dt.datetime.now().timestamp() * 1000)
-
-    def now(self, zone: str | None = None) -> dt.datetime:
-        return dt.datetime.fromtimestamp(self.now_ms() / 1000, self.tzinfo(zone))
-
-    def format_time(self, moment: dt.datetime, seconds: bool = False, twelve: bool | None = None) -> str:
-        """``moment`` on the display's 12h/24h clock (or ``twelve``), with or without seconds."""
-        time_format = self.time_format if twelve is None else ("12h" if twelve else "24h")
-        return formatting.format_time(moment, formatting.preset_for(None, time_format, seconds))
-
-    def format_preset(self, moment: dt.datetime, preset: str | None, seconds: bool = False) -> str:
-        """``moment`` in a time format preset (``24h_hm`` ...); without one, the display's
-        12h/24h setting with or without seconds."""
-        return formatting.format_time(moment, formatting.preset_for(preset, self.time_format, seconds))
-
-    def format_date(self, moment: dt.date, order: str | None = None) -> str:
-        return formatting.format_date(moment, order or self.date_order)
-
-    def format_temperature(self, celsius: float | None, unit: str | None = None) -> str:
-        return formatting.format_temperature(celsius, unit or self.temperature_unit)
-
-    def moment(self, ms: int) -> dt.datetime:
-        """Epoch milliseconds as a time in the display's zone."""
-        return dt.datetime.fromtimestamp(ms / 1000, self.tzinfo())
-
-    def format_span(self, start_ms: int, end_ms: int | None = None, all_day: bool = False) -> str:
-        """An event's time as a person reads it (``Today 14:00–15:00``, ``Now · until 15:00``):
-        :func:`hookspecs.formatting.format_span` in the display's zone, clock and date order."""
-        end = self.moment(end_ms) if end_ms is not None else None
-        return formatting.format_span(self.moment(start_ms), end, self.now(),
-                                      formatting.preset_for(None, self.time_format), all_day, self.date_order)
-
-    def is_running(self, start_ms: int, end_ms: int | None) -> bool:
-        return end_ms is not None and start_ms <= self.now_ms() < end_ms
-
-    def friendly_day(self, day: dt.date) -> str:
-        """``Today``, ``Tomorrow``, a weekday name within a week, else a short date."""
-        return formatting.friendly_day(day, self.now().date(), self.date_order)
-
-    def long_date(self, day: dt.date, order: str | None = None) -> str:
-        return formatting.long_date(day, order or self.date_order)
-
-    def short_date(self, day: dt.date, order: str | None = None) -> str:
-        return formatting.short_date(day, order or self.date_order)
-
-    def format_age(self, then_ms: int | None) -> str:
-        """``2 h ago`` from the display's clock."""
-        return formatting.format_age(then_ms, self.now_ms())
 
     # -- sizes --------------------------------------------------------------------
     def font(self, px_at_1080: float) -> float:
@@ -247,8 +233,9 @@ class RenderContext:
         return max(6.0, px_at_1080 * height / 1080.0 * (self.text_scale or 1.0))
 
     def type_px(self, step: str) -> float:
-        """A :data:`TYPE_SCALE` step (``title``, ``body``...) as a font size for this slide."""
-        return self.font(TYPE_SCALE[step])
+        """A step of the theme's type scale (``title``, ``body``...: :meth:`Theme.type_scale`) as a
+        font size for this slide."""
+        return self.font(self.theme.type_scale(step))
 
     def min_px(self, step: str, screen_short: float | None = None) -> float:
         """The smallest a :data:`TYPE_SCALE` step may shrink to (:data:`TYPE_MIN`) on a screen whose
@@ -302,7 +289,7 @@ class Preferences:
     """How the display looks and formats: theme, text scales, clock, dates, zone, temperatures.
 
     The settings plugin owns them and publishes them as ``DisplayPreferences``
-    (``hookspecs.services.preferences(host)`` reads them, with these defaults when the
+    (``svc_host.kit.services.preferences(host)`` reads them, with these defaults when the
     settings plugin is off). The compositor hands them to every layer and renderer; nobody
     else reads the settings keys behind them.
     """
@@ -312,8 +299,11 @@ class Preferences:
     text_scale_ticker: float = 1.0
     time_format: str = "24h"
     date_order: str = "ymd"
-    timezone: str = formatting.DEFAULT_TIMEZONE
+    timezone: str = DEFAULT_TIMEZONE
     temperature_unit: str = "c"
+    overscan_percent: float = 0.0
+    """How much of the picture a TV that overscans HDMI crops, in % of each dimension (0 to 10): the
+    whole composition is drawn that much smaller, centred (``kit.layout.layout_of``)."""
 
     @property
     def theme_id(self) -> str:
@@ -325,13 +315,13 @@ class Preferences:
 
     def context(self, host: Any, kind: str, type_id: str, row: dict[str, Any],
                 size: tuple[int, int] = (1920, 1080), type_height: float | None = None,
-                reference: tuple[float, float] | None = None) -> RenderContext:
+                reference: tuple[float, float] | None = None, portrait: bool = False) -> RenderContext:
         """A :class:`RenderContext` for ``row`` with these preferences filled in."""
         return RenderContext(host=host, kind=kind, type_id=type_id, row=row, theme=self.theme,
                              text_scale=self.text_scale(kind), timezone=self.timezone,
                              time_format=self.time_format, date_order=self.date_order,
                              temperature_unit=self.temperature_unit, size=size, type_height=type_height,
-                             reference=reference)
+                             reference=reference, portrait=portrait)
 
 
 # -- the compositor's layers --------------------------------------------------------------------
@@ -379,23 +369,10 @@ a band across the top and one across the bottom, and ``fullscreen`` (the whole c
 CELEBRATION_ZONE = "bottom_band"
 """Where a full-screen effect's message goes (its celebration band, :attr:`Layout.zones`)."""
 
-BAND = 0.15
-"""The height of the ``top_band`` and ``bottom_band`` zones, a fraction of the content area's height."""
-
-MIN_FREE_SHARE = (0.5, 0.4)
-"""The narrowest and lowest free area :meth:`Layout.with_occupied` leaves the slides, as shares of the
-content area's width and height, while any choice of cuts leaves one at least that wide and high."""
-
-PANEL_MAX_SHARE = 0.45
-"""The widest a corner panel is on a portrait screen, a share of the content area's width (it shrinks to it)."""
-
-MARGIN = (0.02, 0.03)
-"""The gap between a corner panel and the content area's edges, and between a panel and the
-free area, as fractions of the content area's width and height."""
-
-ROLE_TITLE, ROLE_PRIMARY, ROLE_CELEBRATION = "title", "primary", "celebration"
-"""The ``role`` attribute values of the Kivy widgets holding a slide's title, its primary text
-and a full-screen effect's celebration message (see :class:`Layout`)."""
+ROLE_TITLE, ROLE_PRIMARY, ROLE_CELEBRATION, ROLE_MORE = "title", "primary", "celebration", "more"
+"""The ``role`` attribute values of the Kivy widgets holding a slide's title, its primary text,
+a full-screen effect's celebration message (see :class:`Layout`) and the "+N more" line a column
+of the renderer kit draws when items must be left out (never dropped unseen)."""
 
 
 @dataclass(frozen=True)
@@ -408,28 +385,11 @@ class Layout:
     content area they leave free, where the slides go). :meth:`area` looks any of them up by
     name, which is also how a ``LayerSpec.area`` names where a layer's widget goes.
 
-    The zone system (docs/display.md, "Layout and zones"):
-
-    - an overlay type declares its zone (``OverlayType.zone``; a positioned type takes the
-      zone its row's ``position`` names). A corner overlay is a panel whose ``size_hint`` (the
-      fraction of the content area its renderer's widget wants) :meth:`arrange` puts in that
-      corner, :data:`MARGIN` from the edges. A second overlay in a taken corner, and a
-      ``center`` overlay, move to a free corner (the slide's middle is its primary text).
-    - ``fullscreen`` overlays are decoration (confetti, rain, a frame) drawn over the whole
-      content area; a message one shows goes in the celebration band (:data:`CELEBRATION_ZONE`,
-      :data:`BAND` high), which its root names with a ``celebration`` attribute.
-    - :meth:`with_occupied` makes ``free``: for each corner panel it cuts a side column or a
-      top/bottom band (every combination is tried) and for a band it cuts the band; of the
-      rectangles left it keeps those at least :data:`MIN_FREE_SHARE` of the content area wide and
-      high (when any is) and of them the one of the largest area times the fourth root of its
-      share of the width: a band wider than a column wins when their areas are close, since a
-      slide's lines wrap less in it.
-    - on a portrait screen (:attr:`portrait`) panel hints and bands are fractions of the landscape
-      :attr:`reference` (the panel turned), so a panel keeps its landscape size, at most
-      :data:`PANEL_MAX_SHARE` of the width, and the bands stack. The slides layer draws in ``free``, so no overlay covers a slide's
-      title or primary text: the widgets holding those carry a ``role`` attribute,
-      :data:`ROLE_TITLE` or :data:`ROLE_PRIMARY` (the renderer kit's ``add_title`` and
-      ``text_slide`` set it), which the layout tests check against every overlay rectangle.
+    A read-only value: the compositor computes it each relayout with the layout rule of the renderer
+    kit (:mod:`svc_host.kit.display.layout`: where a layer, an overlay of each zone and a
+    celebration message go; docs/display.md, "Layout and zones"). The slides layer draws in
+    ``free``, so no overlay covers a slide's title or primary text: the widgets holding those carry
+    a ``role`` attribute, :data:`ROLE_TITLE` or :data:`ROLE_PRIMARY`.
     """
 
     screen: Rect
@@ -440,12 +400,17 @@ class Layout:
     alert: Rect | None = None
     """The alert band at the top of the screen above the ticker (height 0 without alerts; the whole
     of it for the most severe level): the content area is what it leaves below."""
+    safe: Rect | None = None
+    """The title-safe area: ``screen`` less the theme's inset (:attr:`Theme.safe_inset`) on every
+    side. Every text is drawn inside it; a ground, a picture or a band's fill may reach the edges."""
 
     def __post_init__(self) -> None:
         if self.free is None:
             object.__setattr__(self, "free", self.content)
         if self.alert is None:
             object.__setattr__(self, "alert", Rect(self.content.x, self.content.top, self.content.width, 0.0))
+        if self.safe is None:
+            object.__setattr__(self, "safe", self.screen)
 
     def area(self, name: str) -> Rect | None:
         """``screen``, ``content``, ``ticker``, ``free``, ``alert`` or a zone name; None when unknown."""
@@ -468,12 +433,12 @@ class Layout:
         """The size a panel's ``size_hint`` and the bands are fractions of: the content area with the
         alert band (the screen above the ticker: an alert takes room, not a panel's size, so a panel
         on screen when an alert comes keeps its size and shape and moves below the band; one too
-        large for the area left shrinks, keeping its shape, :meth:`zone_rect`); on a portrait screen
+        large for the area left shrinks, keeping its shape, ``kit.layout.zone_rect``); on a portrait screen
         the landscape area of the same panel turned (its height wide, that height times width /
         height high), so panels, bands and type keep a landscape screen's size and the bands stack:
         alert, slide, celebration band, ticker."""
         c = self.content
-        height = c.height + self.alert.height
+        height = self.screen.top - c.y  # up to the screen's top: the alert band and the inset above it
         if not self.portrait:
             return c.width, height
         return self.screen.height, height * self.screen.width / self.screen.height
@@ -486,126 +451,6 @@ class Layout:
         above = self.screen.height - self.ticker.height
         return above * min(1.0, self.screen.width / max(1.0, self.screen.height))
 
-    @classmethod
-    def of(cls, width: float, height: float, claims: Mapping[str, float] | None = None) -> "Layout":
-        """The layout of a ``width`` x ``height`` screen given the layers' claims (``{"ticker": px,
-        "alert": px}``; an alert claim at least the height above the ticker takes all of it)."""
-        claims = claims or {}
-        band = max(0.0, min(float(height), float(claims.get("ticker", 0.0))))
-        above = float(height) - band
-        alert = max(0.0, min(above, float(claims.get("alert", 0.0))))
-        return cls(screen=Rect(0.0, 0.0, float(width), float(height)),
-                   content=Rect(0.0, band, float(width), above - alert),
-                   ticker=Rect(0.0, 0.0, float(width), band),
-                   alert=Rect(0.0, float(height) - alert, float(width), alert))
-
-    # -- zones ------------------------------------------------------------------------------
-    def zone_rect(self, zone: str, size_hint: tuple[float | None, float | None] = (1.0, 1.0)) -> Rect:
-        """Where a widget of ``size_hint`` (fractions of the content area; None counts as 1) goes in
-        ``zone``: a corner panel :data:`MARGIN` from the edges, a band, the middle or the whole area."""
-        c = self.content
-        if zone == "fullscreen" or zone not in ZONES:
-            return c
-        ref_w, ref_h = self.reference
-        if zone in ("top_band", "bottom_band"):
-            height = min(c.height, ref_h * BAND)
-            return Rect(c.x, c.top - height if zone == "top_band" else c.y, c.width, height)
-        hint_w, hint_h = (1.0 if v is None else min(1.0, max(0.0, float(v))) for v in size_hint)
-        width, height = ref_w * hint_w, ref_h * hint_h
-        if zone != "center":  # a corner panel shrinks, keeping its shape, to fit the content area (an
-            # alert's band makes it lower) and on a portrait screen to leave the slide room
-            most = c.width * (PANEL_MAX_SHARE if self.portrait else 1.0)
-            shrink = min(1.0, most / max(1.0, width), c.height / max(1.0, height))
-            width, height = width * shrink, height * shrink
-        gap_x, gap_y = c.width * MARGIN[0], c.height * MARGIN[1]
-        if zone == "center":
-            return Rect(c.x + (c.width - width) / 2, c.y + (c.height - height) / 2, width, height)
-        x = c.x + gap_x if zone.endswith("left") else c.right - gap_x - width
-        y = c.top - gap_y - height if zone.startswith("top") else c.y + gap_y
-        return Rect(max(c.x, x), max(c.y, y), width, height)
-
-    def arrange(self, wanted: Sequence[tuple[str, tuple[float | None, float | None], bool]]
-                ) -> tuple[list[Rect], list[tuple[str, Rect]], list[Rect | None]]:
-        """Where each overlay of ``wanted`` (``(zone, size_hint, celebrates)``, in order) goes, the
-        ``(zone, rect)`` they occupy (for :meth:`with_occupied`) and, for each one that celebrates,
-        where its message goes. Corners are first come first served; a ``center`` overlay or a
-        second one in a corner moves to a free corner (stays where it asked when none is free); a
-        band as asked; a ``fullscreen`` one covers the content area and occupies nothing but, when
-        it ``celebrates`` (shows a message), the celebration band, between the bottom corner panels.
-        An unknown zone counts as ``fullscreen``."""
-        zones = [zone if zone in ZONES else "fullscreen" for zone, _hint, _celebrates in wanted]
-        taken = {zone for zone in zones if zone in CORNERS}
-        rects: list[Rect] = []
-        used: set[str] = set()
-        for index, (_wanted, hint, _celebrates) in enumerate(wanted):
-            zone = zones[index]
-            if zone == "center" or (zone in CORNERS and zone in used):
-                free = [corner for corner in _MOVE_ORDER if corner not in taken]
-                if free:
-                    zone = free[0]
-                    taken.add(zone)
-                elif zone == "center":
-                    zone = _MOVE_ORDER[0]
-            used.add(zone)
-            zones[index] = zone
-            rects.append(self.zone_rect(zone, hint))
-        band = self.zone_rect(CELEBRATION_ZONE)
-        gap = self.content.width * MARGIN[0]
-        left = max([band.x] + [r.right + gap for z, r in zip(zones, rects) if z == "bottom_left"])
-        right = min([band.right] + [r.x - gap for z, r in zip(zones, rects) if z == "bottom_right"])
-        message = Rect(left, band.y, max(0.0, right - left), band.height)
-        bottoms = [r.top for z, r in zip(zones, rects) if z in ("bottom_left", "bottom_right")]
-        if self.portrait and bottoms:  # the bands stack: the message across the width, above the panels
-            message = Rect(band.x, max(bottoms) + self.content.height * MARGIN[1] / 2, band.width, band.height)
-            band = Rect(band.x, band.y, band.width, message.top - band.y)
-        occupied = [(zone, rect) for zone, rect in zip(zones, rects) if zone != "fullscreen"]
-        messages = [message if zone == "fullscreen" and celebrates else None
-                    for zone, (_z, _hint, celebrates) in zip(zones, wanted)]
-        if any(messages):
-            occupied.append((CELEBRATION_ZONE, band))
-        return rects, occupied, messages
-
-    def with_occupied(self, occupied: Sequence[tuple[str, Rect]]) -> "Layout":
-        """This layout with ``zones`` (each zone's bounding rectangle of what occupies it) and
-        ``free`` (the content area minus the corner panels and bands; see the class doc)."""
-        c = self.content
-        gap_x, gap_y = c.width * MARGIN[0], c.height * MARGIN[1]
-        zones: dict[str, Rect] = {}
-        for zone, rect in occupied:
-            known = zones.get(zone)
-            zones[zone] = rect if known is None else _bounds(known, rect)
-        # each cut bounds one edge of the free area: 0 left, 1 bottom (raised), 2 right, 3 top (lowered)
-        fixed: list[tuple[int, float]] = []
-        choices: list[tuple[tuple[int, float], tuple[int, float]]] = []
-        for zone, rect in zones.items():
-            if zone == "top_band":
-                fixed.append((3, rect.y))
-            elif zone == "bottom_band":
-                fixed.append((1, rect.top))
-            elif zone in CORNERS:
-                column = (0, rect.right + gap_x) if zone.endswith("left") else (2, rect.x - gap_x)
-                band = (3, rect.y - gap_y) if zone.startswith("top") else (1, rect.top + gap_y)
-                choices.append((column, band))
-        candidates = []
-        for picks in itertools.product(*choices):
-            edges = [c.x, c.y, c.right, c.top]
-            for side, value in (*fixed, *picks):
-                edges[side] = max(edges[side], value) if side < 2 else min(edges[side], value)
-            candidates.append(Rect(edges[0], edges[1], max(0.0, edges[2] - edges[0]),
-                                   max(0.0, edges[3] - edges[1])))
-        roomy = [rect for rect in candidates if rect.width >= c.width * MIN_FREE_SHARE[0]
-                 and rect.height >= c.height * MIN_FREE_SHARE[1]]
-        best = max(roomy or candidates, key=lambda rect: rect.area * (rect.width / max(1.0, c.width)) ** 0.25)
-        return replace(self, zones=zones, free=best)
-
-
-_MOVE_ORDER = ("bottom_right", "bottom_left", "top_right", "top_left")
-"""The free corner an overlay moves to: the bottom ones first (a slide's title is at its top)."""
-
-
-def _bounds(a: Rect, b: Rect) -> Rect:
-    x, y = min(a.x, b.x), min(a.y, b.y)
-    return Rect(x, y, max(a.right, b.right) - x, max(a.top, b.top) - y)
 
 
 @runtime_checkable
@@ -627,6 +472,11 @@ class Stage(Protocol):
     def prepare(self, renderer: Any, context: RenderContext) -> Any: ...
     def submit(self, job: Callable[[], Any], done: Callable[[Any, BaseException | None], None]) -> None: ...
     def report_failure(self, kind: str, type_id: str, row_id: Any, step: str, exc: BaseException) -> None: ...
+    # "Skip, don't blank" (docs/display.md): the compositor's one rule and record, asked by every layer
+    def showable(self, kind: str, rows: Sequence[dict]) -> list[dict]: ...
+    def report_shown(self, kind: str, type_id: str, row_id: Any, whole: bool = False) -> None: ...
+    def report_current(self, row: dict | None, since_ms: int | None = None) -> None: ...
+    def nothing_to_show(self) -> list[str]: ...
     def reload(self) -> None: ...
     def relayout(self) -> None: ...
     def content_changed(self) -> None: ...
@@ -658,12 +508,12 @@ class Layer(Protocol):
     - an alert takes a band (:attr:`Layout.alert`) that the content area leaves out: slides and
       overlay panels lay out below it; the most severe level takes the whole content area and the
       layers under it wait (hidden). Its card is opaque: nothing shows through.
-    - the slides draw in ``free`` (:meth:`Layout.with_occupied`), the largest rectangle the panels
+    - the slides draw in ``free`` (``kit.layout.with_occupied``), the largest rectangle the panels
       leave whose shape fits a slide's text.
 
     ``arrange(layout)`` (UI thread, on every relayout, with the layout before any overlay) places
-    the layer's widgets in their zones (:meth:`Layout.arrange`) and returns the ``(zone, rect)``
-    they occupy; the compositor cuts them from ``free`` (:meth:`Layout.with_occupied`). A layer
+    the layer's widgets in their zones (``kit.layout.arrange``) and returns the ``(zone, rect)``
+    they occupy; the compositor cuts them from ``free`` (``kit.layout.with_occupied``). A layer
     calls ``stage.relayout()`` when what it occupies changes (an overlay came or went), never
     per frame.
     """
@@ -678,9 +528,9 @@ class Layer(Protocol):
     def dispose(self) -> None: ...
 
 
-__all__: Sequence[str] = ("RGBA", "DEFAULT_THEME_ID", "DEFAULT_THEME_PREVIEW", "TYPE_SCALE", "TYPE_MIN", "TITLE_BOX", "Theme",
+__all__: Sequence[str] = ("RGBA", "DEFAULT_THEME_ID", "DEFAULT_THEME_PREVIEW", "TYPE_SCALE", "TYPE_MIN", "SAFE_INSET",
+                          "TITLE_BOX", "Theme",
                           "parse_color", "parse_colors", "theme_from_preview", "default_theme", "TickerContent",
                           "RenderContext", "Widget", "Renderer", "renderer", "Preferences", "Rect", "Layout",
-                          "CORNERS", "ZONES", "CELEBRATION_ZONE", "BAND", "MARGIN", "MIN_FREE_SHARE", "PANEL_MAX_SHARE", "ROLE_TITLE", "ROLE_PRIMARY",
-                          "ROLE_CELEBRATION",
+                          "CORNERS", "ZONES", "CELEBRATION_ZONE", "ROLE_TITLE", "ROLE_PRIMARY", "ROLE_CELEBRATION", "ROLE_MORE",
                           "Stage", "Layer")

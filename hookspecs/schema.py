@@ -8,16 +8,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookspecs.formatting import TIME_PRESETS
-
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 HEX_COLOR: dict[str, Any] = {"type": "string", "pattern": "^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$"}
 ID_REF: dict[str, Any] = {"type": "string", "minLength": 1, "maxLength": 128,
                           "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"}
 SLUG: dict[str, Any] = {"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]{0,63}$"}
-TEMPERATURE_UNIT: dict[str, Any] = {"enum": ["c", "f"]}
-DATE_ORDER: dict[str, Any] = {"enum": ["mdy", "dmy", "ymd"]}
+ENUM_TITLES = "x-enum-titles"
+"""An enum's values in words (``{"top_left": "Top left"}``), an annotation beside ``enum`` that
+JSON Schema ignores and the controller's web app shows in place of the values (docs/plugins.md)."""
+TEMPERATURE_UNIT: dict[str, Any] = {"enum": ["c", "f"], ENUM_TITLES: {"c": "°C", "f": "°F"}}
+DATE_ORDER: dict[str, Any] = {"enum": ["mdy", "dmy", "ymd"],
+                              ENUM_TITLES: {"mdy": "Month day year", "dmy": "Day month year", "ymd": "Year month day"}}
 TIME_ZONE: dict[str, Any] = {"type": "string", "minLength": 1, "maxLength": 64,
                              "pattern": "^[A-Za-z][A-Za-z0-9_+\\-]*(?:/[A-Za-z0-9_+\\-]+)*$"}
 MESSAGES: dict[str, Any] = {"type": "array", "maxItems": 50,
@@ -48,8 +50,12 @@ def array(items: dict[str, Any], max_items: int, min_items: int = 0, unique: boo
     return schema
 
 
-def enum(*values: Any) -> dict[str, Any]:
-    return {"enum": list(values)}
+def enum(*values: Any, titles: dict[str, str] | None = None) -> dict[str, Any]:
+    """``values``, with their words (:data:`ENUM_TITLES`) when given."""
+    schema: dict[str, Any] = {"enum": list(values)}
+    if titles:
+        schema[ENUM_TITLES] = dict(titles)
+    return schema
 
 
 def obj(title: str, properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -68,9 +74,16 @@ def obj(title: str, properties: dict[str, Any], required: tuple[str, ...] = ()) 
 
 # -- pieces of many overlay and slide types ----------------------------------------------------
 
-TIME_FORMAT_PRESET: dict[str, Any] = {"enum": list(TIME_PRESETS)}
-"""A time format preset of :data:`hookspecs.formatting.TIME_PRESETS` (``24h_hm`` ...)."""
-POSITION = enum("top_left", "top_right", "bottom_left", "bottom_right", "center")
+TIME_PRESET_TITLES: dict[str, str] = {
+    "24h_hms": "24 h with seconds (14:05:09)", "24h_hm": "24 h (14:05)",
+    "12h_hms_tt": "12 h with seconds and AM/PM (2:05:09 PM)", "12h_hm_tt": "12 h with AM/PM (2:05 PM)",
+    "12h_hms": "12 h with seconds (2:05:09)", "12h_hm": "12 h (2:05)"}
+TIME_FORMAT_PRESET: dict[str, Any] = enum(*TIME_PRESET_TITLES, titles=TIME_PRESET_TITLES)
+"""A time format preset (``24h_hm`` ...): the host kit's ``svc_host.kit.formatting.TIME_PRESETS``
+writes each."""
+POSITION = enum("top_left", "top_right", "bottom_left", "bottom_right", "center", titles={
+    "top_left": "Top left", "top_right": "Top right", "bottom_left": "Bottom left", "bottom_right": "Bottom right",
+    "center": "Centre"})
 """Where a corner overlay sits."""
 COLORS = array(HEX_COLOR, 12, unique=False)
 DENSITY = number(0.1, 5)

@@ -21,24 +21,18 @@ third-party plugin declares its own in its own module and returns them from the
 """
 from __future__ import annotations
 
-import contextlib
-import datetime as dt
-import logging
 import re
 from dataclasses import dataclass
-from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Generic, Mapping, Protocol, Sequence,
-                    TypeVar, runtime_checkable)
+from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Generic, Mapping, Protocol, Sequence, TypeVar,
+                    runtime_checkable)
 
 from hookspecs.content import ContentIngest
-from hookspecs.formatting import DEFAULT_TIMEZONE, zone_or_utc
 
 if TYPE_CHECKING:  # pragma: no cover
     from zoneinfo import ZoneInfo
 
     from hookspecs.host import Host
     from hookspecs.render import Preferences
-
-log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -192,16 +186,22 @@ class OverlaysService(Protocol):
 @runtime_checkable
 class ScreensService(Protocol):
     """The slides (spec 2.6): ``enabled()`` is every enabled screen row, ``config_json`` decoded,
-    in ``(sort_order, id)`` order."""
+    in ``(sort_order, id)`` order; ``program()`` the ones the slide program cycles (the curator's
+    members, a weight of at least one appearance); ``sync_group()`` the display's ``sync_group``
+    setting; ``sync()`` is ``GET /v1/display/screen``'s ``{group, program_hash, cycle_ms}``
+    (displays in step)."""
 
     def enabled(self) -> list[dict[str, Any]]: ...
+    def program(self) -> list[dict[str, Any]]: ...
+    def sync_group(self) -> str: ...
+    def sync(self) -> dict[str, Any]: ...
 
 
 @runtime_checkable
 class TickerService(Protocol):
     """The one meaning of a tape's ``frequency_weight``: ``cycle(tapes)`` is the tape order of
     one marquee cycle (each enabled tape repeated per its weight, spread by the smooth
-    weighted round-robin of ``hookspecs.weights``), the same order ``GET /v1/ticker/items``
+    weighted round-robin of ``svc_host.kit.weights``), the same order ``GET /v1/ticker/items``
     lists. ``enabled()`` is every enabled tape row,
     ``config_json`` decoded, in ``(sort_order, id)`` order."""
 
@@ -289,8 +289,30 @@ class ChangeEvents(Protocol):
 class ProgramTelemetry(Protocol):
     """The canvas's program telemetry (spec 4.8): a line per slide change and per marquee cycle."""
 
-    def record_program(self, reason: str, slides: list[dict[str, Any]]) -> None: ...
+    def record_program(self, reason: str, slides: list[dict[str, Any]], at_ms: int | None = None) -> None: ...
     def record_ticker(self, items: list[dict[str, Any]]) -> None: ...
+
+
+@runtime_checkable
+class PlayLog(Protocol):
+    """Proof of play (CONTRACT "Displays in step, and proof of play"): what the canvas showed,
+    each ``kind`` (``slide``, ``alert``, ``overlay``) on its own. The layers call it on the UI
+    thread; it never blocks (a play is queued when it ends, a thread of its own writes them in
+    batches). An item is ``{id, type, label}``.
+
+    - ``replace(kind, items, complete, at_ms=None)``: every open play of ``kind`` ends now (or at
+      ``at_ms``: a change scheduled for that instant, displays in step; ``complete``: it stayed its
+      whole dwell) and each of ``items`` starts a play (the slide program: each change is a play,
+      the same slide again too);
+    - ``show(kind, items, complete=True)``: ``kind``'s items on screen are now ``items``: one that
+      left ends (``complete``: it left because its row said so, not cut short), a new one starts;
+    - ``suspend()`` / ``resume()``: the canvas went dark (open plays end, not complete; calls while
+      dark change what is open, recording nothing) and lit again (what is open then starts)."""
+
+    def replace(self, kind: str, items: list[dict[str, Any]], complete: bool, at_ms: int | None = None) -> None: ...
+    def show(self, kind: str, items: list[dict[str, Any]], complete: bool = True) -> None: ...
+    def suspend(self) -> None: ...
+    def resume(self) -> None: ...
 
 
 @runtime_checkable
@@ -416,6 +438,18 @@ class DisplayRuntime(Protocol):
 
 
 @runtime_checkable
+class ScreenReport(Protocol):
+    """What the screen shows (CONTRACT "What the screen shows"), published by the canvas's
+    compositor (``svc_host.display.truth``); read from any thread, never touching Kivy.
+
+    ``snapshot()`` is ``GET /v1/display/screen``'s ``{state, current, skipped, failing}``;
+    ``degraded()`` maps a plugin whose renderer is failing now to why (``GET /v1/plugins``)."""
+
+    def snapshot(self) -> dict[str, Any]: ...
+    def degraded(self) -> dict[str, str]: ...
+
+
+@runtime_checkable
 class FrameCapture(Protocol):
     """Live-preview frames of the canvas: a viewer callback gets each encoded frame."""
 
@@ -529,6 +563,12 @@ DISPLAY_MODE: ServiceKey[str] = ServiceKey(
     "display_mode", str, "host", "how the canvas shows: window, offscreen or headless (set when the display starts)")
 PROGRAM_TELEMETRY: ServiceKey[ProgramTelemetry] = ServiceKey(
     "program_telemetry", ProgramTelemetry, "display_program", "slide and marquee program lines")
+SCREEN_TOPIC = "display_screen"
+"""The change event the canvas publishes when what the screen shows, skips or fails at changes."""
+SCREEN_REPORT: ServiceKey[ScreenReport] = ServiceKey(
+    "screen_report", ScreenReport, "host", "what the screen shows, what is skipped and which renderers fail")
+PLAYS: ServiceKey[PlayLog] = ServiceKey(
+    "plays", PlayLog, "plays", "proof of play: every slide, alert and overlay shown, persisted")
 DISPLAY_CAPTURE: ServiceKey[FrameCapture] = ServiceKey(
     "display_capture", FrameCapture, "host", "live-preview frame capture of the canvas")
 CAPTURE_REQUEST: ServiceKey[CaptureRequest] = ServiceKey(
@@ -563,7 +603,7 @@ BACKUP_JOBS: ServiceKey[BackupJobs] = ServiceKey(
 SERVICE_KEYS: tuple[ServiceKey[Any], ...] = (
     SETTINGS, CLIENT_KEYS, API_KEY_PRINCIPALS, DISPLAY_PREFERENCES, THEMES, SCREENS, ALERTS, OVERLAYS, TICKER,
     CURATOR, CURATOR_RUNTIME, SEARCH, ACCOUNTS, ADOPTION, ADOPTION_BASE_URL, INTEGRATIONS, INTEGRATION_TELEMETRY,
-    CORS, CORS_POLICY, ORIGIN_ALLOWED, EVENTS, DISPLAY, DISPLAY_MODE, PROGRAM_TELEMETRY,
+    CORS, CORS_POLICY, ORIGIN_ALLOWED, EVENTS, DISPLAY, DISPLAY_MODE, PROGRAM_TELEMETRY, SCREEN_REPORT, PLAYS,
     DISPLAY_CAPTURE, CAPTURE_REQUEST, LIVE_PREVIEW_TICKETS, HTTP_SERVER_STOP, HEALTH_SECTIONS, CLOUD_FEED, CATEGORIES,
     RUNTIME_SIGNALS, FOLDER_PLUGINS, LISTENING, CANVAS_BLANK, DISPLAY_POWER, CONTENT_INGEST,
     DB_READER, LIST_CACHE, BACKUP_JOBS,
@@ -571,88 +611,6 @@ SERVICE_KEYS: tuple[ServiceKey[Any], ...] = (
 """Every builtin service key, each with its owning plugin (``key.owner``) and its type (``key.protocol``)."""
 
 
-def display_zone(host: "Host") -> "ZoneInfo":
-    """The display's time zone: the settings service's ``display_zone()``, UTC without it.
-
-    The one reader of ``display_timezone``: the ticker, the curator, manual entries, the
-    calendar collector and the canvas all call this.
-    """
-    settings = service(host, SETTINGS)
-    if settings is None:
-        return zone_or_utc(DEFAULT_TIMEZONE)
-    return settings.display_zone()
-
-
 MARQUEE_PREFIX = "ticker.marquee."
 """Plugin marquee lines live in key-value ``ticker.marquee.<plugin id>`` (one line per item): a
 ``plugin`` ticker tape shows one plugin's, and the ticker lists those no tape claims."""
-
-
-def marquee_lines(value: str | None) -> list[str]:
-    """The non-blank lines of a plugin marquee key-value, stripped."""
-    return [line.strip() for line in (value or "").splitlines() if line.strip()]
-
-
-def category_exists(host: "Host", category_id: Any) -> bool:
-    """True when ``category_id`` names a content category (False without the curator plugin)."""
-    categories = service(host, CATEGORIES)
-    return categories is not None and isinstance(category_id, str) and categories.exists(category_id)
-
-
-def today(host: "Host", now_ms: int) -> dt.date:
-    """The date at ``now_ms`` in the display's time zone."""
-    return dt.datetime.fromtimestamp(now_ms / 1000, display_zone(host)).date()
-
-
-def preferences(host: "Host") -> "Preferences":
-    """The display preferences: the settings plugin's ``DisplayPreferences.current()``, or the
-    defaults of :class:`hookspecs.render.Preferences` without it."""
-    from hookspecs.render import Preferences
-
-    prefs = service(host, DISPLAY_PREFERENCES)
-    return prefs.current() if prefs is not None else Preferences()
-
-
-def publish(host: "Host", *topics: str) -> None:
-    """Publish change events through the host's :class:`ChangeEvents` (nothing without one).
-
-    Inside a request (or a ``batch()``) they are delivered once it succeeded, after its
-    commit; elsewhere call this after your ``db_session`` ended. A write route usually
-    names its topics on its ``Operation(publishes=...)`` instead.
-    """
-    events = service(host, EVENTS)
-    if events is not None:
-        for topic in topics:
-            events.publish(topic)
-
-
-def events_batch(host: "Host") -> ContextManager[None]:
-    """The host's :meth:`ChangeEvents.batch` (a no-op without change events): wrap a background
-    job's ``db_session`` in it so what it publishes is delivered after the commit."""
-    events = service(host, EVENTS)
-    return events.batch() if events is not None else contextlib.nullcontext()
-
-
-def curated(host: "Host", kind: str,
-            rows: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], dict[str, bool]]:
-    """``rows`` narrowed to the curator's effective members of ``kind`` (``screens``, ``tickers``,
-    ``overlays``) and the program controls (``screens_enabled``, ``ticker_enabled``).
-
-    Without the curator (or when it fails: logged) every row stays and every control is on.
-    The curator decides; this only reads its :meth:`CuratorService.active_view`.
-    """
-    controls = {"screens_enabled": True, "ticker_enabled": True}
-    curator = service(host, CURATOR)
-    if curator is None:
-        return list(rows), controls
-    try:
-        view = curator.active_view()
-    except Exception:  # noqa: BLE001  the curator's bug must not blank the screen
-        log.exception("curator active view failed; showing every row")
-        return list(rows), controls
-    members = (view or {}).get("effective_members") or {}
-    if kind in members:
-        ids = {m["id"] if isinstance(m, dict) else m for m in members[kind]}
-        rows = [row for row in rows if row.get("id") in ids]
-    controls.update({key: bool(value) for key, value in ((view or {}).get("program_controls") or {}).items()})
-    return list(rows), controls

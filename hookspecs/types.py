@@ -42,6 +42,8 @@ class Operation:
     ``publishes`` names the change-event topics (``"screens"``, ``"alerts"`` ...) the host
     publishes once this operation succeeded, after its transaction committed, so the canvas
     (and any subscriber) sees the change within a second (``docs/hooks.md``, "Change events").
+    ``response_alternatives`` names other media types the responder answers when the client's
+    ``Accept`` asks for one (``text/csv``): listed in the OpenAPI document as text.
     """
 
     permission: str
@@ -56,6 +58,7 @@ class Operation:
     tags: Sequence[str] = ()
     scoped: bool = False
     publishes: Sequence[str] = ()
+    response_alternatives: Sequence[str] = ()
 
 
 @dataclass(frozen=True)

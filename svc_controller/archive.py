@@ -19,7 +19,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from svc_host.backup_archive import BackupTooNew, InvalidArchive, StagingFailed, detect_format, read_archive
+from svc_host.backup_archive.format import BackupTooNew, InvalidArchive, StagingFailed, detect_format
+from svc_host.backup_archive.reader import read_archive
 
 __all__ = ["ArchiveError", "ArchiveInfo", "archive_kind", "verify_archive"]
 
@@ -56,7 +57,8 @@ def archive_kind(path: Path) -> str | None:
 @functools.cache
 def display_schema() -> tuple[frozenset[tuple[str, str]], int]:
     """(migrations, schema version) of the svc-display build installed here."""
-    from svc_host.plugins import build_registries, load_plugins
+    from svc_host.plugins import load_plugins
+    from svc_host.registries import build_registries
 
     known = frozenset((plugin, migration.id) for plugin, migration in build_registries(load_plugins(())).migrations)
     return known, len(known)

@@ -19,7 +19,8 @@ from pony import orm
 
 from svc_host.rest.ratelimit import SlidingWindowLimiter
 from svc_host.passwords import check_password_policy, hash_password, verify_password
-from svc_host.auth import Principal, sha256_hex
+from hookspecs.permissions import Principal
+from svc_host.auth import sha256_hex
 
 COOKIE_NAME = "svc_controller_session"
 SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000

@@ -8,7 +8,8 @@ except in the ``Authorization`` header sent to that display.
 A pull creates a job on the display (``POST /v1/display/backup/jobs?format=tgz``), polls
 it, streams the archive to ``<data dir>/backups/<target>/`` while hashing it, checks it
 with the display's own restore checks (``svc_controller/archive.py``), keeps a snapshot
-row, then deletes the oldest snapshots beyond ``retentionCount``. One lock per target: pulls of one target never overlap.
+row, then deletes the oldest snapshots beyond ``retentionCount``. One lock per target: pulls of one target never
+overlap; at most ``SVC_CONTROLLER_BACKUP_CONCURRENCY`` pulls (scheduled and manual) run at once.
 
 The download of a pull and the whole of a restore get the proxy's total deadline
 (:class:`svc_controller.deadline.Deadline`: ``SVC_CONTROLLER_PROXY_UPSTREAM_TIMEOUT_MS`` plus the
@@ -27,6 +28,7 @@ import shutil
 import tempfile
 import threading
 import time
+import queue
 import uuid
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable
@@ -39,9 +41,10 @@ from pony import orm
 from svc_host.secrets import SecretBox
 from svc_controller.archive import ArchiveError, ScratchFailed, archive_kind, verify_archive
 from svc_controller.deadline import Deadline
+from svc_controller.storage import row, valid_display_id
 from svc_controller.targets import TargetPolicy, parse_display_url, pinned_url
-from svc_host.http.connection import MIN_BODY_RATE
-from svc_host.http.errors import ApiError
+from svc_host.http.connection.bodies import MIN_BODY_RATE
+from svc_host.http.errors import ApiError, validation_failed
 from svc_host.periodic import Periodic
 
 log = logging.getLogger("svc_controller.backups")
@@ -95,23 +98,33 @@ class Backups:
         self.root = settings.backups_dir
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
+        # scheduled and manual pulls together: at most this many at once, the rest wait their turn
+        self.slots = threading.BoundedSemaphore(getattr(settings, "backup_concurrency", 4))
+        self.running = 0  # pulls under way now (logged at debug, read by tests through the log)
+        self._running_guard = threading.Lock()
         self.root.mkdir(parents=True, exist_ok=True)
         os.chmod(self.root, 0o700)
 
     # -- rows -------------------------------------------------------------------------
     def target_json(self, target: Any) -> dict:
         last = json.loads(target.last_run_json) if target.last_run_json else None
+        base_url, key_configured = target.base_url, bool(target.api_key_encrypted)
+        if target.fleet_display_id:
+            display = self.db.FleetDisplay.get(id=target.fleet_display_id)
+            base_url = display.base_url if display is not None else ""
+            key_configured = display is not None and bool(display.api_key_encrypted)
         return {
             "id": target.id,
             "displayId": target.display_id,
-            "baseUrl": target.base_url,
+            "baseUrl": base_url,
             "cronExpr": target.cron_expr,
             "timezone": target.timezone,
             "retentionCount": target.retention_count,
             "enabled": target.enabled,
-            "apiKeyConfigured": bool(target.api_key_encrypted),
+            "apiKeyConfigured": key_configured,
             "nextRunAt": iso(target.next_run_at_ms, target.timezone) if target.enabled else None,
             "lastRun": last,
+            "fleetDisplayId": target.fleet_display_id or None,
         }
 
     @staticmethod
@@ -132,13 +145,13 @@ class Backups:
         return query.order_by(lambda t: (t.created_at_ms, t.id))
 
     def get_target(self, scope: str, target_id: str) -> Any:
-        target = self.db.BackupTarget.get(id=target_id)
+        target = row(self.db.BackupTarget, target_id)
         if target is None or target.scope != scope:
             raise ApiError(404, "not_found", "backup target not found")
         return target
 
     def get_snapshot(self, scope: str, snapshot_id: str) -> Any:
-        snapshot = self.db.BackupSnapshot.get(id=snapshot_id)
+        snapshot = row(self.db.BackupSnapshot, snapshot_id)
         if snapshot is None or snapshot.target.scope != scope:
             raise ApiError(404, "not_found", "backup snapshot not found")
         return snapshot
@@ -146,15 +159,30 @@ class Backups:
     def upsert(self, scope: str, body: dict) -> tuple[dict, bool]:
         """Create or update the target of ``body["displayId"]`` in ``scope``; (target, created).
         An absent or null optional field takes its default on a new target and keeps the stored
-        value on an update (``apiKey`` excepted: null clears it)."""
+        value on an update (``apiKey`` excepted: null clears it). ``fleetDisplayId`` makes the
+        target follow a display of the fleet registry: its baseUrl and apiKey are read at each pull."""
+        fleet_id = body.get("fleetDisplayId")
+        body = {**body, "displayId": body.get("displayId") or fleet_id}
+        if not body["displayId"]:
+            raise validation_failed({"displayId": ["required unless fleetDisplayId is given"]})
+        if fleet_id is not None:
+            if self.db.FleetDisplay.get(id=fleet_id) is None if valid_display_id(fleet_id) else True:
+                raise validation_failed({"fleetDisplayId": ["no display of the fleet has this id"]})
+            given = [f for f in ("baseUrl", "apiKey") if body.get(f) is not None]
+            if given:
+                raise validation_failed({f: ["not with fleetDisplayId (the fleet display's is used)"] for f in given})
         target = self.db.BackupTarget.get(scope=scope, display_id=body["displayId"])
+        following = fleet_id is not None or (target is not None and target.fleet_display_id
+                                              and "fleetDisplayId" not in body)
+        if not following and not body.get("baseUrl") and (target is None or not target.base_url):
+            raise validation_failed({"baseUrl": ["required unless fleetDisplayId is given"]})
         now = self.clock.now_ms()
         created = target is None
         if created:
             existing = self.targets_in(scope).count()
             enabled = body.get("enabled")
             target = self.db.BackupTarget(
-                id=uuid.uuid4().hex, scope=scope, display_id=body["displayId"], base_url=body["baseUrl"],
+                id=uuid.uuid4().hex, scope=scope, display_id=body["displayId"], base_url=body.get("baseUrl") or "",
                 cron_expr=body.get("cronExpr") or default_cron(existing),
                 timezone=body.get("timezone") or self.settings.timezone,
                 retention_count=body.get("retentionCount") or DEFAULT_RETENTION,
@@ -167,6 +195,10 @@ class Backups:
         if "apiKey" in body:
             key = body["apiKey"]
             target.api_key_encrypted = self.secrets.encrypt(key) if key else None
+        if "fleetDisplayId" in body:
+            target.fleet_display_id = fleet_id
+            if fleet_id is not None:
+                target.base_url, target.api_key_encrypted = "", None
         target.next_run_at_ms = next_run_ms(target.cron_expr, target.timezone, now) if target.enabled else None
         orm.flush()
         if not created:
@@ -265,8 +297,13 @@ class Backups:
             target = self.db.BackupTarget.get(id=target_id)
             if target is None:
                 raise PullError("the backup target was deleted")
-            key = self.secrets.decrypt(target.api_key_encrypted) if target.api_key_encrypted else None
-            return target.base_url, key, parse_display_url(target.base_url, "baseUrl")
+            holder = target
+            if target.fleet_display_id:
+                holder = self.db.FleetDisplay.get(id=target.fleet_display_id)
+                if holder is None:
+                    raise PullError(f"the fleet display {target.fleet_display_id!r} it follows was removed")
+            key = self.secrets.decrypt(holder.api_key_encrypted) if holder.api_key_encrypted else None
+            return holder.base_url, key, parse_display_url(holder.base_url, "baseUrl")
 
     def _client(self, target_id: str) -> tuple[httpx.Client, str]:
         """An httpx client pinned to the target's checked address, and the display's base URL
@@ -291,34 +328,48 @@ class Backups:
         lock = self._lock(target_id)
         if not lock.acquire(blocking=False):
             raise ApiError(409, "pull_in_progress", "a pull of this target is already running")
+        try:
+            with self.slots:  # waits for a free slot (SVC_CONTROLLER_BACKUP_CONCURRENCY)
+                with self._running_guard:
+                    self.running += 1
+                    log.info("backup target %s: %s pull starts; %d running", target_id, source, self.running)
+                try:
+                    return self._pull_recorded(target_id, source)
+                finally:
+                    with self._running_guard:
+                        self.running -= 1
+        finally:
+            lock.release()
+
+    def _pull_recorded(self, target_id: str, source: str) -> dict:
         started = self.clock.now_ms()
         try:
-            try:
-                snapshot = self._pull(target_id, source)
-            except ApiError as exc:  # the SSRF rule refused the target
-                raise PullError(exc.message) from None
-            except ArchiveError as exc:
-                raise PullError(f"the archive does not verify ({exc.reason}): {exc}") from None
-            except ScratchFailed as exc:
-                raise PullError(str(exc)) from None
-            except TimeoutError:
-                raise PullError(f"the display did not send the archive within its deadline ({self.timeout_s:g} s, "
-                                f"plus the time its bytes need at {MIN_BODY_RATE // 1024} KiB/s)") from None
-            except httpx.TimeoutException:
-                raise PullError("the display did not answer in time") from None
-            except httpx.HTTPError as exc:
-                raise PullError(f"the display is unreachable ({type(exc).__name__})") from None
+            snapshot = self._pull_converted(target_id, source)
         except PullError as exc:
             self._record(target_id, started, source, None, str(exc))
             log.warning("backup pull of target %s failed: %s", target_id, exc)
             raise
-        else:
-            self._record(target_id, started, source, snapshot["id"], None)
-            log.info("backup pull of target %s: snapshot %s (%d bytes)", target_id, snapshot["id"],
-                     snapshot["bytes"])
-            return snapshot
-        finally:
-            lock.release()
+        self._record(target_id, started, source, snapshot["id"], None)
+        log.info("backup pull of target %s: snapshot %s (%d bytes)", target_id, snapshot["id"], snapshot["bytes"])
+        return snapshot
+
+    def _pull_converted(self, target_id: str, source: str) -> dict:
+        """:meth:`_pull`, every failure a :class:`PullError` saying why."""
+        try:
+            return self._pull(target_id, source)
+        except ApiError as exc:  # the SSRF rule refused the target
+            raise PullError(exc.message) from None
+        except ArchiveError as exc:
+            raise PullError(f"the archive does not verify ({exc.reason}): {exc}") from None
+        except ScratchFailed as exc:
+            raise PullError(str(exc)) from None
+        except TimeoutError:
+            raise PullError(f"the display did not send the archive within its deadline ({self.timeout_s:g} s, "
+                            f"plus the time its bytes need at {MIN_BODY_RATE // 1024} KiB/s)") from None
+        except httpx.TimeoutException:
+            raise PullError("the display did not answer in time") from None
+        except httpx.HTTPError as exc:
+            raise PullError(f"the display is unreachable ({type(exc).__name__})") from None
 
     def _pull(self, target_id: str, source: str) -> dict:
         client, base = self._client(target_id)
@@ -405,8 +456,12 @@ class Backups:
         repeats one and a missed run is pulled once), then their ids are returned."""
         ids = []
         with orm.db_session:
-            for target in self.db.BackupTarget.select(
-                    lambda t: t.enabled and t.next_run_at_ms is not None and t.next_run_at_ms <= now_ms):
+            # Several controllers may share one PostgreSQL database: the rows are claimed
+            # (SELECT ... FOR UPDATE SKIP LOCKED), so each due run is taken by exactly one; the
+            # others skip the locked rows, or see the next run already moved on once committed.
+            due = self.db.BackupTarget.select(
+                lambda t: t.enabled and t.next_run_at_ms is not None and t.next_run_at_ms <= now_ms)
+            for target in due.without_distinct().for_update(skip_locked=True):
                 target.next_run_at_ms = next_run_ms(target.cron_expr, target.timezone, now_ms)
                 ids.append(target.id)
         return ids
@@ -428,7 +483,9 @@ def _expect(response: httpx.Response, status: int, doing: str) -> None:
 
 
 class Scheduler:
-    """Runs due pulls on a background thread, one worker per pull, never two per target."""
+    """Claims due runs on a background thread and queues their pulls on
+    ``SVC_CONTROLLER_BACKUP_CONCURRENCY`` worker threads (a queued pull is a callable, not a
+    thread: 200 due targets are 4 threads and a queue); never two pulls of one target."""
 
     def __init__(self, backups: Backups, tick_ms: int, now_ms: Callable[[], int]):
         self.backups = backups
@@ -437,12 +494,23 @@ class Scheduler:
         self._running: set[str] = set()
         self._guard = threading.Lock()
         self._ticks = Periodic("backup-scheduler", self.tick_s, self.run_due, join_timeout=5)
+        self._queue: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        self._workers = [threading.Thread(target=self._work, name=f"backup-pull-{n}", daemon=True)
+                         for n in range(getattr(backups.settings, "backup_concurrency", 4))]
 
     def start(self) -> None:
+        for worker in self._workers:
+            worker.start()
         self._ticks.start()
 
     def stop(self) -> None:
         self._ticks.stop()
+        for _ in self._workers:
+            self._queue.put(None)
+
+    def _work(self) -> None:
+        while (target_id := self._queue.get()) is not None:
+            self._pull(target_id)
 
     def run_due(self) -> None:
         for target_id in self.backups.due(self.now_ms()):
@@ -451,8 +519,7 @@ class Scheduler:
                     log.info("backup of target %s still running; this run is skipped", target_id)
                     continue
                 self._running.add(target_id)
-            threading.Thread(target=self._pull, args=(target_id,), name=f"backup-{target_id[:8]}",
-                             daemon=True).start()
+            self._queue.put(target_id)
 
     def _pull(self, target_id: str) -> None:
         try:

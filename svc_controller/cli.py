@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from svc_controller.config import ConfigError, ControllerSettings, load_controller_settings
+from svc_controller.config import ENVIRONMENT, ConfigError, ControllerSettings, load_controller_settings
+from svc_host.config import known_variables, unknown_variables
 
 log = logging.getLogger("svc_controller")
 
@@ -17,21 +18,39 @@ log = logging.getLogger("svc_controller")
 def cmd_serve(settings: ControllerSettings, args: argparse.Namespace) -> int:
     from svc_controller.app import ControllerDispatcher, build_controller
     from svc_controller.backups import Scheduler
-    from svc_host.server import connection_limits, run_uvicorn
+    from svc_controller.fleet import Poller
+    from svc_controller.webhook import Webhook
+    from svc_host.config import port_in_use
+    from svc_host.server import connection_limits, forget_port, listen_on_any_port, run_uvicorn
     from svc_host.tls import ensure_certificate
 
-    ctl = build_controller(settings)
+    # before a certificate or the database
+    busy = settings.port and port_in_use(settings.bind, settings.port, "SVC_CONTROLLER_PORT")
+    if busy:
+        print(f"svc-controller: {busy}", file=sys.stderr)
+        return 2
+    ctl = build_controller(settings)  # (makes the data dir, the owner's only)
+    sock, port = None, settings.port
     try:
+        if settings.port == 0:  # the OS chooses; <data dir>/http-port names it (the test kit's way)
+            sock = listen_on_any_port(settings.bind, settings.data_dir)
+            port = sock.getsockname()[1]
         dispatcher = ControllerDispatcher(ctl)
         ctl.scheduler = Scheduler(ctl.backups, settings.scheduler_tick_ms, ctl.clock.now_ms)
         ctl.scheduler.start()
+        webhook = Webhook(settings.webhook_url, settings.webhook_secret, settings.alert_after_seconds,
+                          ctl.clock.now_ms) if settings.webhook_url else None
+        ctl.poller = Poller(ctl.fleet, settings.fleet_poll_seconds, settings.fleet_concurrency, webhook)
+        ctl.poller.start()
         tls_files = ensure_certificate(settings, name="controller") if settings.tls else None
         log.info("auth %s; backups in %s; zone %s", "on" if settings.auth_enabled else "off",
                  settings.backups_dir, settings.timezone)
-        run_uvicorn(dispatcher, settings.bind, settings.port, tls_files, {},
-                    header_timeout=settings.http_header_timeout_seconds, limits=connection_limits(settings))
+        run_uvicorn(dispatcher, settings.bind, port, tls_files, {},
+                    header_timeout=settings.http_header_timeout_seconds, limits=connection_limits(settings),
+                    sock=sock)
     finally:
         ctl.close()
+        forget_port(settings.data_dir, sock, port)
         log.info("stopped")
     return 0
 
@@ -39,7 +58,7 @@ def cmd_serve(settings: ControllerSettings, args: argparse.Namespace) -> int:
 def cmd_migrate(settings: ControllerSettings, args: argparse.Namespace) -> int:
     from svc_controller.app import build_controller
 
-    ctl = build_controller(settings)
+    ctl = build_controller(settings)  # (makes the data dir, the owner's only)
     try:
         print(json.dumps({"schema_version": ctl.schema_version}))
     finally:
@@ -53,7 +72,7 @@ def cmd_users_create(settings: ControllerSettings, args: argparse.Namespace) -> 
     from svc_controller.app import build_controller
     from svc_controller.auth import UserError, create_user
 
-    ctl = build_controller(settings)
+    ctl = build_controller(settings)  # (makes the data dir, the owner's only)
     try:
         password = read_password()
         if password.endswith("\r"):
@@ -69,7 +88,6 @@ def cmd_users_create(settings: ControllerSettings, args: argparse.Namespace) -> 
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from svc_controller.config import ENVIRONMENT
     from svc_host import __version__
     from svc_host.config import environment_help
 
@@ -105,6 +123,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # httpx logs every request URL at INFO: proxied query strings are the callers' business
     logging.getLogger("httpx").setLevel(max(logging.WARNING, logging.getLevelName(settings.log_level)))
+    for line in unknown_variables(os.environ, known_variables(table=ENVIRONMENT), ("SVC_CONTROLLER_",),
+                                  "svc-controller"):
+        log.warning("%s", line)
     return args.handler(settings, args)
 
 

@@ -1,6 +1,6 @@
 """The total deadline of one exchange with a display, shared by the proxy and the backup pulls
 and restores (issue 26): its timeout plus the time its bytes so far need at
-:data:`svc_host.http.connection.MIN_BODY_RATE`. A large archive on a working link finishes; a
+:data:`svc_host.http.connection.bodies.MIN_BODY_RATE`. A large archive on a working link finishes; a
 display trickling a byte a second (which restarts a read timeout with each byte) does not.
 """
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from typing import Iterable, Iterator
 
-from svc_host.http.connection import MIN_BODY_RATE
+from svc_host.http.connection.bodies import MIN_BODY_RATE
 
 
 class Deadline:

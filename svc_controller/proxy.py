@@ -8,8 +8,15 @@ WebSocket upgrades (the live preview) are forwarded with the ``websockets`` clie
 - The display's base URL is ``X-Svc-Display-Url``. Browsers cannot set headers on a
   WebSocket, so an upgrade may name it in the query parameter ``svc_display_url``
   instead (removed before forwarding).
-- ``Authorization`` passes through; hop-by-hop headers, ``Host``, ``Cookie`` (the
-  controller's session is not the display's business) and ``X-Svc-Display-Url`` do not.
+- Or a registered display (the fleet, svc_controller/fleet.py) by its id in
+  ``X-Svc-Display-Id`` (on a WebSocket also the query parameter ``svc_display_id``): its
+  stored base URL is used and ``Authorization: Bearer <its stored key>`` replaces whatever the
+  client sent (the key is decrypted here only, and never logged nor returned). Unknown or
+  malformed id: 404 ``not_found``; a display without a stored key: 409
+  ``display_key_missing``; both headers at once: 400 ``validation_failed``.
+- ``Authorization`` passes through (URL mode); hop-by-hop headers, ``Host``, ``Cookie`` (the
+  controller's session is not the display's business), ``X-Svc-Display-Url`` and
+  ``X-Svc-Display-Id`` do not.
 - Certificate checks are relaxed (displays have self-signed certificates).
 - The target must pass :class:`svc_controller.targets.TargetPolicy`; the connection goes
   to the checked address (the original host name stays in ``Host`` and TLS SNI).
@@ -24,7 +31,7 @@ Bounds (docs/controller.md, "Proxy bounds"; issue 26):
   budget and nothing that another display's requests need.
 - **Total deadline** (:mod:`svc_controller.deadline`, shared with the backup pulls and
   restores): a request gets ``SVC_CONTROLLER_PROXY_UPSTREAM_TIMEOUT_MS``, plus the time its
-  bytes so far need at :data:`svc_host.http.connection.MIN_BODY_RATE` (a large archive on a
+  bytes so far need at :data:`svc_host.http.connection.bodies.MIN_BODY_RATE` (a large archive on a
   working link finishes; a display trickling a byte a second does not), for everything:
   its turn, the connection, the request body, the answer's head and body. Past it: 504
   ``upstream_timeout`` when nothing was sent to the client yet, else the answer is cut short
@@ -48,6 +55,7 @@ from urllib.parse import parse_qsl, urlencode
 import httpx
 
 from svc_controller.deadline import Deadline
+from svc_controller.storage import valid_display_id
 from svc_controller.targets import HEADER, DisplayUrl, TargetPolicy, parse_display_url, pinned_url
 from svc_host.http.errors import ApiError, error_body
 
@@ -55,10 +63,14 @@ log = logging.getLogger("svc_controller.proxy")
 
 PREFIX = "/bff/v1/proxy"
 WS_QUERY_PARAM = "svc_display_url"
+ID_HEADER = "X-Svc-Display-Id"
+WS_ID_QUERY_PARAM = "svc_display_id"
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te",
                         "trailer", "trailers", "transfer-encoding", "upgrade", "proxy-connection"})
-DROP_UPSTREAM = HOP_BY_HOP | {"host", "cookie", HEADER.lower()}
+DROP_UPSTREAM = HOP_BY_HOP | {"host", "cookie", HEADER.lower(), ID_HEADER.lower()}
 DROP_DOWNSTREAM = HOP_BY_HOP | {"set-cookie", "date"}  # uvicorn writes its own Date
+# A refused WebSocket closes with 4000 + the HTTP status it would have had (4400 for the rest).
+WS_CLOSE = {403: 4403, 404: 4404, 409: 4409}
 PER_DISPLAY_REQUESTS = 16  # in flight to one display at once (the display's own worker count)
 POOLED_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})  # safe: repeated once if a pooled connection broke
 KEEPALIVE_EXPIRY_S = 2.0  # below uvicorn's 5 s keep-alive, so the display is not the one closing it
@@ -121,10 +133,11 @@ class _Budgets:
 
 
 class ProxyApp:
-    def __init__(self, settings: Any, gate: Any, policy: TargetPolicy):
+    def __init__(self, settings: Any, gate: Any, policy: TargetPolicy, fleet: Any = None):
         self.settings = settings
         self.gate = gate
         self.policy = policy
+        self.fleet = fleet  # svc_controller.fleet.Fleet: the registered displays (X-Svc-Display-Id)
         self.timeout_s = settings.proxy_upstream_timeout_ms / 1000
         self.budgets = _Budgets(PER_DISPLAY_REQUESTS)
         self._pooled: httpx.AsyncClient | None = None
@@ -158,32 +171,52 @@ class ProxyApp:
 
     # -- shared checks --------------------------------------------------------------
     async def _target(self, scope: dict, headers: list[tuple[str, str]], display_url: str | None,
-                      method: str) -> tuple[DisplayUrl, str, str]:
-        """(display URL, address to connect to, path and query), or an ApiError."""
+                      display_id: str | None, method: str) -> tuple[DisplayUrl, str, str, str | None]:
+        """(display URL, address to connect to, path and query, the stored key in id mode), or an
+        ApiError."""
         principal = self.gate.principal_for_headers(headers)
         if principal is None:
             raise ApiError(401, "unauthorized", "sign in first (POST /bff/v1/auth/login)")
         if not self.gate.csrf_ok(method, dict(headers).get("x-requested-with")):
             raise ApiError(403, "csrf_required", "state-changing requests need X-Requested-With: svc-controller")
-        url = parse_display_url(display_url)
         loop = asyncio.get_running_loop()
+        key = None
+        if display_id is not None:
+            if display_url is not None:
+                raise ApiError(400, "validation_failed", f"give {HEADER} or {ID_HEADER}, not both",
+                               {ID_HEADER: ["cannot be combined with " + HEADER]})
+            display_url, key = await loop.run_in_executor(None, self._registered, display_id)
+        url = parse_display_url(display_url)
         address = await loop.run_in_executor(None, self.policy.address_for, url.host)
         raw_path = scope.get("raw_path") or scope["path"].encode()
         path = raw_path.decode("latin-1")[len(PREFIX):] or "/"
-        return url, address, path
+        return url, address, path, key
+
+    def _registered(self, display_id: str) -> tuple[str, str]:
+        """(baseUrl, apiKey) of the registered display ``display_id`` (runs in a worker thread)."""
+        found = self.fleet.connection(display_id) if self.fleet is not None and valid_display_id(display_id) else None
+        if found is None:
+            raise ApiError(404, "not_found", "no registered display has this id")
+        base_url, key = found
+        if not key:
+            raise ApiError(409, "display_key_missing",
+                           "the controller holds no API key for this display: pair it again, or send its URL and key")
+        return base_url, key
 
     # -- HTTP ------------------------------------------------------------------------
     async def http(self, scope: dict, receive: Any, send: Any) -> None:
         headers = [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in scope["headers"]]
         method = scope["method"]
         try:
-            url, address, path = await self._target(scope, headers, dict(headers).get(HEADER.lower()), method)
+            url, address, path, key = await self._target(scope, headers, dict(headers).get(HEADER.lower()),
+                                                         dict(headers).get(ID_HEADER.lower()), method)
         except ApiError as error:
             await send_error(send, error)
             return
         query = scope.get("query_string", b"").decode("latin-1")
         target = pinned_url(url, address, path + (f"?{query}" if query else ""))
-        upstream_headers = forward_headers(headers, DROP_UPSTREAM) + [("host", url.netloc)]
+        upstream_headers = forward_headers(headers, DROP_UPSTREAM | ({"authorization"} if key else set()))
+        upstream_headers += [("host", url.netloc)] + ([("authorization", f"Bearer {key}")] if key else [])
         has_body = any(n == "transfer-encoding" for n, _ in headers) or any(
             n == "content-length" and v.strip() not in ("", "0") for n, v in headers)
 
@@ -276,16 +309,19 @@ class ProxyApp:
         headers = [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in scope["headers"]]
         query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
         display_url = dict(headers).get(HEADER.lower()) or dict(query).get(WS_QUERY_PARAM)
+        display_id = dict(headers).get(ID_HEADER.lower()) or dict(query).get(WS_ID_QUERY_PARAM)
         try:
-            url, address, path = await self._target(scope, headers, display_url, "GET")
+            url, address, path, key = await self._target(scope, headers, display_url, display_id, "GET")
         except ApiError as error:
             log.info("proxy: refused a WebSocket: %s", error.code)
-            await send({"type": "websocket.close", "code": 4403 if error.status == 403 else 4400})
+            await send({"type": "websocket.close", "code": WS_CLOSE.get(error.status, 4400)})
             return
-        rest = urlencode([(k, v) for k, v in query if k != WS_QUERY_PARAM])
+        rest = urlencode([(k, v) for k, v in query if k not in (WS_QUERY_PARAM, WS_ID_QUERY_PARAM)])
         ws_scheme = "wss" if url.scheme == "https" else "ws"
         uri = f"{ws_scheme}://{url.netloc}{url.base_path}{path}" + (f"?{rest}" if rest else "")
         passed = {name: value for name, value in headers if name in ("authorization",)}
+        if key:
+            passed = {"authorization": f"Bearer {key}"}
         origin = dict(headers).get("origin")
         subprotocols = [p.strip() for n, v in headers if n == "sec-websocket-protocol" for p in v.split(",")
                         if p.strip()]

@@ -11,12 +11,14 @@ import time
 from typing import Any
 
 import falcon
-from marshmallow import Schema, ValidationError, fields, validate, validates
+from marshmallow import Schema, ValidationError, fields, validate, validates, validates_schema
 
 from hookspecs import AUTHENTICATED, PUBLIC, Operation, Route
 from hookspecs.records import record
 from svc_controller.auth import COOKIE_NAME, SESSION_LIFETIME_MS, scope_of
+from svc_controller import bulk, plays
 from svc_controller.backups import MAX_ARCHIVE_BYTES, PullError, valid_cron
+from svc_controller.bulk import ACTIONS
 from svc_controller.config import valid_zone
 from svc_controller.targets import parse_display_url
 from svc_host.http.errors import ApiError
@@ -27,9 +29,25 @@ TAGS = ["controller"]
 
 
 # -- schemas ---------------------------------------------------------------------------
+GROUP_TEXT = validate.Regexp(r"^[^\x00-\x1f\x7f]{1,64}$", error="1 to 64 characters, no control characters")
+def _check_base_url(value: str | None) -> None:
+    if value is None:
+        return
+    try:
+        parse_display_url(value, "baseUrl")
+    except ApiError as exc:
+        raise ValidationError(exc.details["baseUrl"]) from None
+
+
 class TargetUpsert(Schema):
-    displayId = fields.String(required=True, validate=validate.Length(1, 200))
-    baseUrl = fields.String(required=True, validate=validate.Length(1, 2000))
+    displayId = fields.String(validate=validate.Length(1, 200),
+                              metadata={"description": "required unless fleetDisplayId is given (it then defaults "
+                                                       "to it)"})
+    baseUrl = fields.String(allow_none=True, validate=validate.Length(1, 2000),
+                            metadata={"description": "required unless fleetDisplayId is given"})
+    fleetDisplayId = fields.String(allow_none=True, validate=validate.Length(1, 64), metadata={
+        "description": "a display of /bff/v1/displays: pulls use its baseUrl and apiKey, as they are at each "
+                       "pull (baseUrl and apiKey are then not given); null stops following it"})
     apiKey = fields.String(allow_none=True, validate=validate.Length(0, 512),
                            metadata={"description": "stored encrypted, never returned; null clears it"})
     cronExpr = fields.String(allow_none=True, metadata={"description": "5-field cron; default 0 2 * * 0 staggered"})
@@ -42,10 +60,7 @@ class TargetUpsert(Schema):
 
     @validates("baseUrl")
     def _base_url(self, value: str, **_: Any) -> None:
-        try:
-            parse_display_url(value, "baseUrl")
-        except ApiError as exc:
-            raise ValidationError(exc.details["baseUrl"]) from None
+        _check_base_url(value)
 
     @validates("cronExpr")
     def _cron(self, value: str | None, **_: Any) -> None:
@@ -78,6 +93,8 @@ class TargetOut(Schema):
     apiKeyConfigured = fields.Boolean(required=True)
     nextRunAt = fields.String(allow_none=True, metadata={"description": "ISO 8601 in the target's zone"})
     lastRun = fields.Nested(LastRun, allow_none=True)
+    fleetDisplayId = fields.String(allow_none=True, metadata={
+        "description": "the fleet display it follows (baseUrl and apiKeyConfigured are then that display's)"})
 
 
 TargetList = record("TargetList", items=fields.List(fields.Nested(TargetOut)))
@@ -94,6 +111,130 @@ class SnapshotOut(Schema):
 
 
 SnapshotList = record("SnapshotList", items=fields.List(fields.Nested(SnapshotOut)))
+
+
+class DisplayUpsert(Schema):
+    name = fields.String(required=True, validate=validate.Length(1, 200))
+    baseUrl = fields.String(required=True, validate=validate.Length(1, 2000),
+                            metadata={"description": "must pass the proxy's target rule (403 proxy_target_forbidden)"})
+    apiKey = fields.String(allow_none=True, validate=validate.Length(1, 512),
+                           metadata={"description": "stored encrypted, never returned; absent keeps it, null clears it"})
+    group = fields.String(allow_none=True, validate=GROUP_TEXT)
+
+    class Meta:
+        ordered = True
+
+    @validates("baseUrl")
+    def _base_url(self, value: str, **_: Any) -> None:
+        _check_base_url(value)
+
+
+class Problem(Schema):
+    code = fields.String(required=True, metadata={"enum": [
+        "unreachable", "bad_answer", "screen_degraded", "panel_off", "clock_off", "version_behind",
+        "backup_failed", "api_key_rejected"]})
+    message = fields.String(required=True)
+
+
+class DisplayStatus(Schema):
+    state = fields.String(required=True, metadata={"enum": ["online", "off", "degraded", "unreachable", "unknown"]})
+    since_ms = fields.Integer(required=True)
+    checked_at_ms = fields.Integer(allow_none=True)
+    version = fields.String(allow_none=True)
+    power = fields.Dict(allow_none=True, metadata={"description": "{state, reason, next_change_at_ms}"})
+    screen = fields.Dict(allow_none=True, metadata={"description": "{state, current, skipped, failing} "
+                                                                   "(counts of skipped and failing)"})
+    problems = fields.List(fields.Nested(Problem), required=True)
+    sync = fields.Dict(allow_none=True, metadata={
+        "description": "the display's {group, program_hash, cycle_ms} (CONTRACT \"Displays in step\"); null when "
+                       "it reports none"})
+    clock = fields.Dict(allow_none=True, metadata={
+        "description": "{offset_ms, error_ms}: the display's clock minus the controller's, read from the "
+                       "X-Svc-Clock-Ms header of its health answer (error_ms: half the round trip), or from "
+                       "its Date (whole seconds: error_ms about a second)"})
+
+
+class DisplayOut(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    baseUrl = fields.String(required=True)
+    group = fields.String(allow_none=True)
+    apiKeyConfigured = fields.Boolean(required=True)
+    status = fields.Nested(DisplayStatus, required=True)
+
+
+class SyncProgram(Schema):
+    programHash = fields.String(allow_none=True)
+    displayIds = fields.List(fields.String(), required=True)
+
+
+class SyncGroup(Schema):
+    group = fields.String(required=True, metadata={"description": "the displays' sync_group"})
+    displayIds = fields.List(fields.String(), required=True, metadata={"description": "the members answering"})
+    programsDiffer = fields.Boolean(required=True, metadata={
+        "description": "its members run different programs (each then has a programs_differ problem)"})
+    programs = fields.List(fields.Nested(SyncProgram), required=True, metadata={"description": "most shared first"})
+
+
+DisplayList = record("DisplayList", items=fields.List(fields.Nested(DisplayOut)),
+                     syncGroups=fields.List(fields.Nested(SyncGroup), metadata={
+                         "description": "the fleet's sync groups, whatever ?group= lists"}))
+
+
+class BulkAction(Schema):
+    action = fields.String(required=True, validate=validate.OneOf(ACTIONS))
+    group = fields.String(allow_none=True, validate=validate.Length(1, 64),
+                          metadata={"description": "every display of this group"})
+    displayIds = fields.List(fields.String(validate=validate.Length(1, 64)), allow_none=True,
+                             validate=validate.Length(max=1000), metadata={"description": "and/or these displays"})
+    alert = fields.Dict(allow_none=True, metadata={
+        "description": "raise_alert: the display's POST /v1/alerts body {title, body, severity, priority, expires_at}"})
+    schedule = fields.List(fields.Dict(), allow_none=True, validate=validate.Length(max=64), metadata={
+        "description": "set_power_schedule: the display's [{days, on, off}] (empty: always on)"})
+
+    class Meta:
+        ordered = True
+
+    @validates_schema
+    def _complete(self, data: dict, **_: Any) -> None:
+        if data.get("group") is None and not data.get("displayIds"):
+            raise ValidationError("name a group or displayIds", "group")
+        if data["action"] == "raise_alert" and not data.get("alert"):
+            raise ValidationError("raise_alert needs the alert to raise", "alert")
+        if data["action"] == "set_power_schedule" and data.get("schedule") is None:
+            raise ValidationError("set_power_schedule needs the schedule", "schedule")
+
+
+class BulkItem(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    result = fields.String(required=True, metadata={"enum": ["done", "failed", "timed_out"]})
+    reason = fields.String(metadata={"description": "failed or timed_out: why (the display's own words)"})
+
+
+EPOCH_MS = validate.Range(0, plays.MAX_MS, error="epoch milliseconds from 0 to {max} (the year 9999)")
+
+
+class PlaysQuery(Schema):
+    group = fields.String(required=True, validate=GROUP_TEXT, metadata={"description": "every display of this group"})
+    from_ms = fields.Integer(required=True, validate=EPOCH_MS,
+                             metadata={"description": "plays that started at or after (epoch ms)"})
+    to_ms = fields.Integer(required=True, validate=EPOCH_MS,
+                           metadata={"description": "plays that started before (epoch ms)"})
+    kind = fields.String(load_default=None, validate=validate.OneOf(plays.KINDS),
+                         metadata={"description": "only plays of this kind (all kinds without it)"})
+
+    class Meta:
+        ordered = True
+
+    @validates_schema
+    def _window(self, data: dict, **_: Any) -> None:
+        if data["to_ms"] <= data["from_ms"]:
+            raise ValidationError("must be after from_ms", "to_ms")
+
+
+BulkResult = record("BulkResult", action=fields.String, items=fields.List(fields.Nested(BulkItem)),
+                    done=fields.Integer, failed=fields.Integer, timed_out=fields.Integer)
 
 
 class Login(Schema):
@@ -292,6 +433,56 @@ class RestoreResource:
         resp.data = body
 
 
+class DisplaysResource:
+    def __init__(self, ctl: Any):
+        self.ctl = ctl
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = self.ctl.fleet.listing(req.get_param("group"))
+
+
+class DisplayResource:
+    def __init__(self, ctl: Any):
+        self.ctl = ctl
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, id: str) -> None:  # noqa: A002
+        resp.media = self.ctl.fleet.item(self.ctl.fleet.get(id))
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response, id: str) -> None:  # noqa: A002
+        item, created = self.ctl.fleet.upsert(id, req.context.body)
+        resp.media = item
+        resp.status = falcon.HTTP_201 if created else falcon.HTTP_200
+
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, id: str) -> None:  # noqa: A002
+        self.ctl.fleet.delete(id)
+        resp.status = falcon.HTTP_204
+
+
+class BulkResource:
+    def __init__(self, ctl: Any):
+        self.ctl = ctl
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = bulk.run(self.ctl.fleet, req.context.body, self.ctl.settings.fleet_concurrency)
+
+
+class PlaysResource:
+    def __init__(self, ctl: Any):
+        self.ctl = ctl
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        query = req.context.query
+        out = plays.export(self.ctl.fleet, query["group"], query["from_ms"], query["to_ms"], query["kind"],
+                           self.ctl.settings.fleet_concurrency, self.ctl.settings.data_dir)
+        resp.content_type = "text/csv; charset=utf-8"
+        resp.set_header("Content-Disposition", f'attachment; filename="{out.filename}"')
+        resp.set_header("X-Svc-Plays-Rows", str(out.rows))
+        resp.set_header("X-Svc-Plays-Incomplete", ",".join(out.incomplete))
+        resp.set_header("Cache-Control", "no-store")
+        resp.stream = out.chunks()
+        resp.content_length = out.size
+
+
 class ReleaseResource:
     def __init__(self, ctl: Any):
         self.ctl = ctl
@@ -340,6 +531,21 @@ def routes(ctl: Any) -> list[Route]:
         Route("/bff/v1/backup-snapshots/{id}/restore", RestoreResource(ctl), {
             "POST": op(auth, "send the archive to the display's restore route (confirm=yes); the display's "
                              "answer", status=202, tags=TAGS)}, db_session=False),
+        Route("/bff/v1/displays", DisplaysResource(ctl), {
+            "GET": op(auth, "the fleet: every display with its last polled status (never waits on a display); "
+                            "?group= filters", response=DisplayList, tags=TAGS)}),
+        Route("/bff/v1/displays/{id}", DisplayResource(ctl), {
+            "GET": op(auth, "one display of the fleet", response=DisplayOut, tags=TAGS),
+            "PUT": op(auth, "create or update a display of the fleet", body=DisplayUpsert, response=DisplayOut,
+                      tags=TAGS),
+            "DELETE": op(auth, "remove a display from the fleet", status=204, tags=TAGS)}),
+        Route("/bff/v1/fleet/actions", BulkResource(ctl), {
+            "POST": op(auth, "apply an action to a group of displays (their stored keys); every display's result",
+                       body=BulkAction, response=BulkResult, tags=TAGS)}, db_session=False),
+        Route("/bff/v1/fleet/plays", PlaysResource(ctl), {
+            "GET": op(auth, "proof of play of a group: every display's plays in [from_ms, to_ms) as one CSV, then a "
+                            "summary naming each display's result (docs/controller.md)", query=PlaysQuery,
+                      response_content_type="text/csv", tags=TAGS)}, db_session=False),
         Route("/bff/v1/releases/{product}", ReleaseResource(ctl), {
             "GET": op(auth, "the latest published release of a product", response=ReleaseOut, tags=TAGS)},
               db_session=False),

@@ -11,15 +11,20 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from svc_host.config import (
+    DISPLAY_PREFIXES,
     ConfigError,
     declared_settings,
     environment_help,
+    known_variables,
     load_settings,
+    port_in_use,
     read_plugin_settings,
+    unknown_variables,
     warn_deprecated,
 )
 from svc_host.malloc import limit_malloc_arenas
-from svc_host.plugins import PluginError, PluginSkipped, load_plugins, read_live_state
+from svc_host.live_state import read_live_state
+from svc_host.plugins import PluginError, PluginSkipped, load_plugins
 
 log = logging.getLogger("svc_host")
 
@@ -83,7 +88,7 @@ def cmd_plugins_list(settings: Any, args: argparse.Namespace) -> int:
 
 
 def cmd_plugin_new(settings: Any, args: argparse.Namespace) -> int:
-    from svc_display.scaffold import ScaffoldError, check_name, new_plugin, taken_names
+    from svc_host.scaffold import ScaffoldError, check_name, new_plugin, taken_names
 
     target = Path(args.dir or f"svc-display-{args.name}")
     try:
@@ -104,6 +109,12 @@ def cmd_plugin_new(settings: Any, args: argparse.Namespace) -> int:
           f"(another environment first needs svc-display itself: pip install /path/to/svc-display-checkout, "
           f"or a wheel built there with 'pip wheel --no-deps -w dist .')", file=sys.stderr)
     return 0
+
+
+def _thumbnail_px(value: str) -> int:
+    if not value.isdigit() or not 160 <= int(value) <= 4096:
+        raise argparse.ArgumentTypeError("must be a number of pixels, 160-4096")
+    return int(value)
 
 
 def cmd_gallery(settings: Any, args: argparse.Namespace) -> int:
@@ -131,6 +142,10 @@ def cmd_gallery(settings: Any, args: argparse.Namespace) -> int:
                 print(f"not drawn: {scene['type_id']} in {scene['theme']} at {scene['size']}: {scene['error']}",
                       file=sys.stderr)
         drawn = [s for s in manifest["scenes"] if s["file"]]
+        if args.thumbnails:
+            scenes.thumbnails(Path(args.dir), manifest, args.thumbnails)
+            print(f"{len(drawn)} scenes (JPEG, at most {args.thumbnails} px) and index.html written to {args.dir}")
+            return 0 if drawn else 1
         print(f"{len(drawn)} scenes, index.html and scenes.json written to {args.dir}")
         return 0 if drawn else 1
     try:
@@ -170,6 +185,7 @@ def build_parser(settings: Any) -> argparse.ArgumentParser:
     except (ConfigError, PluginError, PluginSkipped) as exc:  # main() reports it and stops
         log.error("%s", exc)
         declarations = []
+    parser.declarations = declarations
     sub.add_parser("serve", help="serve the REST API, collectors and the display",
                    description="Serve the REST API, the collectors and the display until SIGTERM.",
                    epilog=environment_help(declarations=declarations),
@@ -198,6 +214,9 @@ def build_parser(settings: Any) -> argparse.ArgumentParser:
                               "default the four scene sizes)")
     gallery.add_argument("--theme", action="append", help="only this builtin theme (repeatable)")
     gallery.add_argument("--type", action="append", help="only this type id (repeatable)")
+    gallery.add_argument("--thumbnails", type=_thumbnail_px, metavar="PX",
+                         help="with --scenes: JPEG pictures at most PX on their long side, no scenes.json "
+                              "(small enough to commit: docs/gallery/scenes/)")
     gallery.add_argument("--scenes", action="store_true",
                          help="draw composed scenes: every slide type with every layer together")
     gallery.add_argument("--no-alert", action="store_true", help="with --scenes: no second scene with the alert")
@@ -253,6 +272,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if parser.plugins is not None:  # every plugin's declared variables, read once, before anything runs
             settings = read_plugin_settings(settings, parser.plugins)
+        for line in unknown_variables(os.environ, known_variables(parser.declarations), DISPLAY_PREFIXES):
+            log.warning("%s", line)
+        if args.command == "serve":  # before a certificate, the database or a plugin starts
+            busy = port_in_use(settings.http_bind_ip, settings.http_port, "SVC_DISPLAY_HTTP_PORT")
+            if busy:  # 3, as when uvicorn finds the port taken at its bind: one status for "port taken"
+                print(f"svc-display: {busy}", file=sys.stderr)
+                return 3
         if getattr(args, "needs_host", True) is False:
             return args.handler(settings, args)
         if getattr(args, "needs_store", False) and not settings.database_url and not settings.sqlite_path.exists():

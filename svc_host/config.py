@@ -6,17 +6,21 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import errno
 import ipaddress
 import logging
 import os
+import socket
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
-from urllib.parse import urlparse
 
 import platformdirs
 
 from hookspecs.settings import Setting, SettingValues
+from svc_host.env_values import (ConfigError, checked_origin, env_bool, env_int, env_items, env_log_level,
+                                 env_number, env_path, env_text, env_tls_pair, env_url, env_window_size)
 
 if TYPE_CHECKING:  # pragma: no cover
     from svc_host.plugins import PluginHost
@@ -31,20 +35,6 @@ DEPRECATED_KEY_VARIABLES = (
     "SVC_DISPLAY_ALPHAVANTAGE_API_KEY",
     "SVC_DISPLAY_FLICKR_API_KEY",
 )
-
-LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
-
-
-class ConfigError(ValueError):
-    """One invalid environment value; ``str()`` is the one-line message."""
-
-    def __init__(self, variable: str, expected: str, value: str | None = None, plugin: str | None = None):
-        shown = "" if value is None else f" (got {value!r})"
-        owner = "" if plugin is None else f" [declared by plugin {plugin!r}]"
-        super().__init__(f"{variable}: expected {expected}{shown}{owner}")
-        self.variable = variable
-        self.plugin = plugin
-
 
 @dataclass(frozen=True)
 class Settings:
@@ -67,6 +57,9 @@ class Settings:
     disable_plugins: frozenset[str] = frozenset()
     display_refresh_seconds: int = 10
     window_xid: str | None = None
+    window_size: str | None = None
+    max_fps: int = 60
+    multisamples: int = 0
     saas_mode: bool = False
     headless: bool = False
     log_level: str = "INFO"
@@ -102,12 +95,29 @@ class Settings:
         return bool(self.database_url)
 
 
+def connection_environment(prefix: str) -> tuple[tuple[str, str, str], ...]:
+    """The rows of :func:`connection_settings`' variables in an environment table."""
+    return (
+        (f"{prefix}HTTP_BODY_TIMEOUT_SECONDS", "http_body_timeout_seconds", "a request body must arrive within"),
+        (f"{prefix}HTTP_HEADER_TIMEOUT_SECONDS", "http_header_timeout_seconds",
+         "a request line and headers must arrive within"),
+        (f"{prefix}HTTP_MAX_PENDING_BODIES_PER_ADDRESS", "http_max_pending_bodies_per_address",
+         "requests one address may have still sending their body"),
+        (f"{prefix}HTTP_MAX_CONNECTIONS_PER_ADDRESS", "http_max_connections_per_address",
+         "connections one client address may hold open (TLS handshakes included)"),
+        (f"{prefix}HTTP_MAX_CONNECTIONS", "http_max_connections", "connections the server holds open in all"),
+    )
+
+
 # Every variable load_settings() reads: (name, Settings field, what it sets). ``svc-display
 # serve --help`` prints this table with each field's default; tests/host/test_config.py
-# checks that it names every variable read here and that the defaults are the real ones.
+# checks that it names every variable read here and that the defaults are the real ones. A set
+# SVC_DISPLAY_* variable neither here nor in a plugin's register_settings is warned about at start
+# (unknown_variables): a new variable is declared here (or by its plugin), nowhere else.
 ENVIRONMENT: tuple[tuple[str, str, str], ...] = (
     ("SVC_DISPLAY_DATA_DIR", "data_dir", "database, media, TLS certificate, secrets"),
-    ("SVC_DISPLAY_HTTP_PORT", "http_port", "port of the REST API and live preview"),
+    ("SVC_DISPLAY_HTTP_PORT", "http_port", "port of the REST API and live preview (0: one the OS chooses, "
+                                       "written to http-port in the data dir while serving)"),
     ("SVC_DISPLAY_HTTP_BIND_IP", "http_bind_ip", "address to listen on (127.0.0.1: this machine only)"),
     ("SVC_DISPLAY_HTTP_TLS", "http_tls", "1: HTTPS with a self-signed certificate; 0: plain HTTP"),
     ("SVC_DISPLAY_HTTP_TLS_DIR", "http_tls_dir", "folder of the generated certificate (default: <data dir>/tls)"),
@@ -115,14 +125,7 @@ ENVIRONMENT: tuple[tuple[str, str, str], ...] = (
     ("SVC_DISPLAY_HTTP_TLS_KEY", "http_tls_key", "your own private key (PEM), with SVC_DISPLAY_HTTP_TLS_CERT"),
     ("SVC_DISPLAY_HTTP_CORS_ORIGINS", "http_cors_origins", "comma-separated browser origins allowed by CORS"),
     ("SVC_DISPLAY_HTTP_SERVER", "http_server", "uvicorn, or waitress (plain HTTP behind a proxy)"),
-    ("SVC_DISPLAY_HTTP_BODY_TIMEOUT_SECONDS", "http_body_timeout_seconds", "a request body must arrive within"),
-    ("SVC_DISPLAY_HTTP_HEADER_TIMEOUT_SECONDS", "http_header_timeout_seconds",
-     "a request line and headers must arrive within"),
-    ("SVC_DISPLAY_HTTP_MAX_PENDING_BODIES_PER_ADDRESS", "http_max_pending_bodies_per_address",
-     "requests one address may have still sending their body"),
-    ("SVC_DISPLAY_HTTP_MAX_CONNECTIONS_PER_ADDRESS", "http_max_connections_per_address",
-     "connections one client address may hold open (TLS handshakes included)"),
-    ("SVC_DISPLAY_HTTP_MAX_CONNECTIONS", "http_max_connections", "connections the server holds open in all"),
+    *connection_environment("SVC_DISPLAY_"),
     ("SVC_DISPLAY_LIST_CACHE_BYTES", "list_cache_bytes",
      "memory cap of cached list responses (svc_host/rest/listcache.py); 0: no cache"),
     ("SVC_DISPLAY_ACCESS_LOG", "access_log", "1: log one line per HTTP request"),
@@ -133,6 +136,10 @@ ENVIRONMENT: tuple[tuple[str, str, str], ...] = (
      "comma-separated plugin names not to load (entry points or folder plugins; others are refused)"),
     ("SVC_DISPLAY_REFRESH_SECONDS", "display_refresh_seconds",
      "the canvas re-reads everything this often as a safety net (change events show at once)"),
+    ("SVC_DISPLAY_WINDOW_SIZE", "window_size",
+     "WIDTHxHEIGHT of a window instead of fullscreen (offscreen canvas: default 1920x1080)"),
+    ("SVC_DISPLAY_MAX_FPS", "max_fps", "frames a second the canvas draws at most (0: as fast as it can)"),
+    ("SVC_DISPLAY_MULTISAMPLES", "multisamples", "OpenGL multisampling (anti-aliasing) samples; 0: none"),
     ("SVC_DISPLAY_WINDOW_XID", "window_xid",
      "ignored (spec: the X11 window to capture): the live preview reads the canvas's own pixels"),
     ("SVC_SAAS_MODE", "saas_mode",
@@ -213,98 +220,16 @@ def environment_markdown(declarations: Declarations) -> str:
     return "\n".join(lines)
 
 
-def _text(env: Mapping[str, str], name: str) -> str | None:
-    value = env.get(name)
-    if value is None or value.strip() == "":
-        return None
-    return value.strip()
-
-
-def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
-    value = _text(env, name)
-    if value is None:
-        return default
-    lowered = value.lower()
-    if lowered in ("1", "true", "yes", "on"):
-        return True
-    if lowered in ("0", "false", "no", "off"):
-        return False
-    raise ConfigError(name, "1 or 0", value)
-
-
-def _int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
-    return _number(env, name, default, low, high, int)
-
-
-def _number(env: Mapping[str, str], name: str, default: Any, low: float, high: float, kind: type = int) -> Any:
-    """``kind`` (``int`` or ``float``) within ``low``..``high``, or ``default`` when unset."""
-    value = _text(env, name)
-    if value is None:
-        return default
-    expected = f"{'an integer' if kind is int else 'a number'} from {low} to {high}"
-    try:
-        number = kind(value)
-    except ValueError:
-        raise ConfigError(name, expected, value) from None
-    if not low <= number <= high:
-        raise ConfigError(name, expected, value)
-    return number
-
-
-def _path(env: Mapping[str, str], name: str) -> Path | None:
-    value = _text(env, name)
-    return Path(value).expanduser() if value else None
-
-
-def _url(env: Mapping[str, str], name: str, schemes: tuple[str, ...]) -> str | None:
-    value = _text(env, name)
-    if value is None:
-        return None
-    parsed = urlparse(value)
-    if parsed.scheme not in schemes or not parsed.netloc:
-        raise ConfigError(name, f"a {' or '.join(s + '://' for s in schemes)} URL", value)
-    return value
-
-
-def _items(env: Mapping[str, str], name: str) -> list[str]:
-    """A comma-separated list, each item stripped, empty ones dropped."""
-    return [part.strip() for part in (_text(env, name) or "").split(",") if part.strip()]
-
-
-def _log_level(env: Mapping[str, str], name: str) -> str:
-    level = (_text(env, name) or "INFO").upper()
-    if level not in LOG_LEVELS:
-        raise ConfigError(name, "one of " + ", ".join(LOG_LEVELS), level)
-    return level
-
-
-def _tls_pair(env: Mapping[str, str], cert_name: str, key_name: str) -> tuple[Path | None, Path | None]:
-    """Your own certificate and key (PEM): both or neither."""
-    cert, key = _path(env, cert_name), _path(env, key_name)
-    if bool(cert) != bool(key):
-        raise ConfigError(key_name if cert else cert_name, "to be set together with its certificate/key counterpart")
-    return cert, key
-
-
-def _origin(name: str, value: str) -> str:
-    parsed = urlparse(value)
-    if parsed.scheme not in ("http", "https") or not parsed.hostname or "*" in value:
-        raise ConfigError(name, "comma-separated exact http(s) origins without wildcards", value)
-    if parsed.path not in ("", "/") or parsed.query or parsed.fragment:
-        raise ConfigError(name, "origins without a path", value)
-    return f"{parsed.scheme}://{parsed.netloc.lower()}"
-
-
 def connection_settings(env: Mapping[str, str], prefix: str) -> dict[str, int]:
     """The connection layer's settings (svc_host/http/connection.py) from ``<prefix>HTTP_*``:
     the display's (``SVC_DISPLAY_``) and the controller's (``SVC_CONTROLLER_``)."""
     return {
-        "http_body_timeout_seconds": _int(env, f"{prefix}HTTP_BODY_TIMEOUT_SECONDS", 30, 1, 3600),
-        "http_header_timeout_seconds": _int(env, f"{prefix}HTTP_HEADER_TIMEOUT_SECONDS", 10, 1, 3600),
-        "http_max_pending_bodies_per_address": _int(env, f"{prefix}HTTP_MAX_PENDING_BODIES_PER_ADDRESS", 32, 1,
+        "http_body_timeout_seconds": env_int(env, f"{prefix}HTTP_BODY_TIMEOUT_SECONDS", 30, 1, 3600),
+        "http_header_timeout_seconds": env_int(env, f"{prefix}HTTP_HEADER_TIMEOUT_SECONDS", 10, 1, 3600),
+        "http_max_pending_bodies_per_address": env_int(env, f"{prefix}HTTP_MAX_PENDING_BODIES_PER_ADDRESS", 32, 1,
                                                     100000),
-        "http_max_connections_per_address": _int(env, f"{prefix}HTTP_MAX_CONNECTIONS_PER_ADDRESS", 128, 1, 100000),
-        "http_max_connections": _int(env, f"{prefix}HTTP_MAX_CONNECTIONS", 2048, 1, 1000000),
+        "http_max_connections_per_address": env_int(env, f"{prefix}HTTP_MAX_CONNECTIONS_PER_ADDRESS", 128, 1, 100000),
+        "http_max_connections": env_int(env, f"{prefix}HTTP_MAX_CONNECTIONS", 2048, 1, 1000000),
     }
 
 
@@ -312,48 +237,51 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     """Parse the environment into :class:`Settings`; raise :class:`ConfigError` on a bad value."""
     env = os.environ if environ is None else environ
 
-    bind_ip = _text(env, "SVC_DISPLAY_HTTP_BIND_IP") or "0.0.0.0"
+    bind_ip = env_text(env, "SVC_DISPLAY_HTTP_BIND_IP") or "0.0.0.0"
     try:
         ipaddress.ip_address(bind_ip)
     except ValueError:
         raise ConfigError("SVC_DISPLAY_HTTP_BIND_IP", "an IPv4 or IPv6 address", bind_ip) from None
 
-    server = (_text(env, "SVC_DISPLAY_HTTP_SERVER") or "uvicorn").lower()
+    server = (env_text(env, "SVC_DISPLAY_HTTP_SERVER") or "uvicorn").lower()
     if server not in ("uvicorn", "waitress"):
         raise ConfigError("SVC_DISPLAY_HTTP_SERVER", "uvicorn or waitress", server)
 
-    cors = tuple(_origin("SVC_DISPLAY_HTTP_CORS_ORIGINS", part)
-                 for part in _items(env, "SVC_DISPLAY_HTTP_CORS_ORIGINS"))
-    cert, key = _tls_pair(env, "SVC_DISPLAY_HTTP_TLS_CERT", "SVC_DISPLAY_HTTP_TLS_KEY")
+    cors = tuple(checked_origin("SVC_DISPLAY_HTTP_CORS_ORIGINS", part)
+                 for part in env_items(env, "SVC_DISPLAY_HTTP_CORS_ORIGINS"))
+    cert, key = env_tls_pair(env, "SVC_DISPLAY_HTTP_TLS_CERT", "SVC_DISPLAY_HTTP_TLS_KEY")
 
     if env.get("SVC_DISPLAY_DATA_DIR") is not None and not env["SVC_DISPLAY_DATA_DIR"].strip():
         # set but empty: a typo or an unset shell variable, not a wish for the default dir
         raise ConfigError("SVC_DISPLAY_DATA_DIR", "a folder path (unset the variable for the default "
                           f"{default_data_dir()})", env["SVC_DISPLAY_DATA_DIR"])
-    data_dir = _path(env, "SVC_DISPLAY_DATA_DIR") or default_data_dir()
+    data_dir = env_path(env, "SVC_DISPLAY_DATA_DIR") or default_data_dir()
 
     return Settings(
         data_dir=data_dir,
-        http_port=_int(env, "SVC_DISPLAY_HTTP_PORT", 8787, 1, 65535),
+        http_port=env_int(env, "SVC_DISPLAY_HTTP_PORT", 8787, 0, 65535),
         http_bind_ip=bind_ip,
-        http_tls=_bool(env, "SVC_DISPLAY_HTTP_TLS", True),
-        http_tls_dir=_path(env, "SVC_DISPLAY_HTTP_TLS_DIR"),
+        http_tls=env_bool(env, "SVC_DISPLAY_HTTP_TLS", True),
+        http_tls_dir=env_path(env, "SVC_DISPLAY_HTTP_TLS_DIR"),
         http_tls_cert=cert,
         http_tls_key=key,
         http_cors_origins=cors,
         http_server=server,
         **connection_settings(env, "SVC_DISPLAY_"),
-        list_cache_bytes=_int(env, "SVC_DISPLAY_LIST_CACHE_BYTES", 16 * 1024 * 1024, 0, 1 << 40),
-        database_url=_url(env, "SVC_DISPLAY_DATABASE_URL", ("postgres", "postgresql")),
-        disable_plugins=frozenset(_items(env, "SVC_DISPLAY_DISABLE_PLUGINS")),
-        display_refresh_seconds=_int(env, "SVC_DISPLAY_REFRESH_SECONDS", 10, 1, 86400),
-        window_xid=_text(env, "SVC_DISPLAY_WINDOW_XID"),
-        saas_mode=_bool(env, "SVC_SAAS_MODE", False),
-        headless=_bool(env, "SVC_DISPLAY_HEADLESS", False),
-        log_level=_log_level(env, "SVC_DISPLAY_LOG_LEVEL"),
-        test_clock_file=_path(env, "SVC_DISPLAY_TEST_CLOCK_FILE"),
-        access_log=_bool(env, "SVC_DISPLAY_ACCESS_LOG", False),
-        deprecated_variables_seen=tuple(n for n in DEPRECATED_KEY_VARIABLES if _text(env, n)),
+        list_cache_bytes=env_int(env, "SVC_DISPLAY_LIST_CACHE_BYTES", 16 * 1024 * 1024, 0, 1 << 40),
+        database_url=env_url(env, "SVC_DISPLAY_DATABASE_URL", ("postgres", "postgresql")),
+        disable_plugins=frozenset(env_items(env, "SVC_DISPLAY_DISABLE_PLUGINS")),
+        display_refresh_seconds=env_int(env, "SVC_DISPLAY_REFRESH_SECONDS", 10, 1, 86400),
+        window_xid=env_text(env, "SVC_DISPLAY_WINDOW_XID"),
+        window_size=env_window_size(env, "SVC_DISPLAY_WINDOW_SIZE"),
+        max_fps=env_int(env, "SVC_DISPLAY_MAX_FPS", 60, 0, 1000),
+        multisamples=env_int(env, "SVC_DISPLAY_MULTISAMPLES", 0, 0, 16),
+        saas_mode=env_bool(env, "SVC_SAAS_MODE", False),
+        headless=env_bool(env, "SVC_DISPLAY_HEADLESS", False),
+        log_level=env_log_level(env, "SVC_DISPLAY_LOG_LEVEL"),
+        test_clock_file=env_path(env, "SVC_DISPLAY_TEST_CLOCK_FILE"),
+        access_log=env_bool(env, "SVC_DISPLAY_ACCESS_LOG", False),
+        deprecated_variables_seen=tuple(n for n in DEPRECATED_KEY_VARIABLES if env_text(env, n)),
         environ={name: value for name, value in env.items() if name.startswith("SVC_")},
     )
 
@@ -371,7 +299,8 @@ def write_environment_docs(path: Path, declarations: Iterable[tuple[str, Iterabl
 def declared_settings(plugins: PluginHost) -> list[tuple[str, list[Setting]]]:
     """Each plugin's ``register_settings`` declarations, checked: a wrong type, or a name the host
     or another plugin already reads, stops the start naming the plugin."""
-    from svc_host.plugins import PluginSkipped, _collect
+    from svc_host.plugins import PluginSkipped
+    from svc_host.registries import _collect
 
     taken = {name: "the host" for name, _field, _summary in ENVIRONMENT}
     while True:
@@ -391,22 +320,22 @@ def declared_settings(plugins: PluginHost) -> list[tuple[str, list[Setting]]]:
 def _declared_value(env: Mapping[str, str], item: Setting, plugin: str) -> Any:
     try:
         if item.type is bool:
-            return _bool(env, item.name, item.default)
+            return env_bool(env, item.name, item.default)
         if item.type in (int, float):
             unbounded = (1 << 63) if item.type is int else float("inf")
-            return _number(env, item.name, item.default, -unbounded if item.low is None else item.type(item.low),
+            return env_number(env, item.name, item.default, -unbounded if item.low is None else item.type(item.low),
                            unbounded if item.high is None else item.type(item.high), item.type)
         if item.type is Path:
-            value = _path(env, item.name)
+            value = env_path(env, item.name)
         elif item.schemes:
-            value = _url(env, item.name, item.schemes)
+            value = env_url(env, item.name, item.schemes)
         else:
-            value = _text(env, item.name)
+            value = env_text(env, item.name)
         if value is not None and item.choices:
             value = value.lower()
             if value not in item.choices:
                 raise ConfigError(item.name, "one of " + ", ".join(item.choices), value)
-        if value is None and item.required_when and _bool(env, item.required_when, False):
+        if value is None and item.required_when and env_bool(env, item.required_when, False):
             raise ConfigError(item.name, f"a value because {item.required_when}=1")
         return item.default if value is None else value
     except ConfigError as exc:  # name the plugin whose declaration it breaks
@@ -446,3 +375,70 @@ def warn_deprecated(settings: Settings) -> None:
         # no window is captured, and Kivy's SDL2 window cannot draw into a foreign X window.
         log.warning("SVC_DISPLAY_WINDOW_XID is ignored: the live preview is read from the canvas itself, "
                     "no X window is captured")
+
+
+# Prefixes whose variables a program checks against the ones it knows (:func:`unknown_variables`);
+# the test kit's SVC_TEST_* / SVC_REQUIRE_* and the sidecars' SVC_PLUGIN_* are nobody's typo.
+DISPLAY_PREFIXES = ("SVC_DISPLAY_",)
+# Given by the display to its sidecars (builtin_plugins/folder_plugins/supervisor.py), not read by it.
+SIDECAR_VARIABLES = ("SVC_DISPLAY_API_URL", "SVC_DISPLAY_API_KEY", "SVC_DISPLAY_API_CA")
+
+
+def known_variables(declarations: Declarations = (), table: Sequence[tuple[str, str, str]] = ENVIRONMENT) \
+        -> set[str]:
+    """Every variable a program reads: its table (the one ``serve --help`` prints) and, for the
+    display, each plugin's declarations and the deprecated ones it warns about itself."""
+    known = {name for name, _field, _summary in table}
+    for _plugin, items in declarations:
+        known |= {item.name for item in items}
+    if table is ENVIRONMENT:
+        known |= set(DEPRECATED_KEY_VARIABLES) | set(SIDECAR_VARIABLES)
+    return known
+
+
+def unknown_variables(environ: Mapping[str, str], known: Iterable[str], prefixes: Sequence[str],
+                      program: str = "svc-display") -> list[str]:
+    """One line for each set variable with one of ``prefixes`` that no one reads (a typo is
+    silently ignored otherwise), naming the closest known one."""
+    known = sorted(known)
+    lines = []
+    for name in sorted(environ):
+        prefix = next((p for p in prefixes if name.startswith(p)), None)
+        if prefix is not None and name not in known:
+            # compared without the prefix every candidate shares (else any name looks close)
+            rests = {other[len(prefix):]: other for other in known if other.startswith(prefix)}
+            rest = name[len(prefix):]
+            close = difflib.get_close_matches(rest, list(rests), n=1, cutoff=0.75) \
+                or [other for other in rests if other.endswith("_" + rest)][:1]  # PORT: HTTP_PORT
+            hint = f"; did you mean {rests[close[0]]}?" if close else ""
+            lines.append(f"{name} is not a variable {program} reads: ignored{hint}")
+    return lines
+
+
+def port_in_use(bind: str, port: int, variable: str) -> str | None:
+    """A one-line reason when ``bind``:``port`` cannot be listened on (in use, or not allowed),
+    said before anything else starts (a certificate, the database, plugins), with the variable
+    that chooses another; None when it is free now."""
+    try:
+        family = socket.getaddrinfo(bind, port, type=socket.SOCK_STREAM)[0][0]
+        with socket.socket(family, socket.SOCK_STREAM) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds it
+            sock.bind((bind, port))
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            why = "is in use by another program (another instance running?)"
+        elif exc.errno == errno.EACCES:
+            why = "needs privileges this user lacks (ports below 1024)"
+        else:
+            why = f"cannot be listened on ({exc.strerror or exc})"
+        return f"port {port} on {bind} {why}: stop that program, or set {variable} to a free port"
+    return None
+
+
+def refuse_unknown_disabled(names: Iterable[str], known: Iterable[str]) -> None:
+    """A ``SVC_DISPLAY_DISABLE_PLUGINS`` name that is no plugin is a typo that would leave the
+    plugin running: refused, naming the plugins that can be disabled."""
+    unknown = sorted(set(names) - set(known))
+    if unknown:
+        raise ConfigError("SVC_DISPLAY_DISABLE_PLUGINS", "names of installed plugins (one of "
+                          + ", ".join(sorted(known)) + ")", ",".join(unknown))

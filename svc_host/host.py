@@ -10,29 +10,20 @@ import logging
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from pony import orm
 
 from hookspecs import Route, WebSocketRoute
 from hookspecs.content import ContentIngest
 from hookspecs.services import CONTENT_INGEST, EVENTS, HEALTH_SECTIONS, HTTP_SERVER_STOP
-from svc_host.auth import Principal
+from hookspecs.permissions import Principal
 from svc_host.clock import Clock
-from svc_host.config import Settings, make_data_dir, read_plugin_settings
+from svc_host.config import Settings, make_data_dir, read_plugin_settings, refuse_unknown_disabled
 from svc_host.events import ChangeBus, PublishAfterCommit
 from svc_host.http.core_routes import core_routes
-from svc_host.plugins import (
-    PluginError,
-    PluginHost,
-    PluginSkipped,
-    Registries,
-    build_registries,
-    collect_routes,
-    content_list_entities,
-    load_plugins,
-    refuse_unknown_disabled,
-)
+from svc_host.plugins import PluginError, PluginHost, PluginSkipped, load_plugins
+from svc_host.registries import Registries, build_registries, collect_routes, content_list_entities
 from svc_host.service_registry import PluginModules, ServiceRegistry
 from svc_host.schema import TableCheckError, check_tables, map_entities, table_owners
 from svc_host.storage import (
@@ -65,11 +56,24 @@ class Host:
     display_bus: Any = None
     # Shared services by declared key (hookspecs.services; only a key's owner publishes it).
     services: ServiceRegistry = field(default_factory=ServiceRegistry)
-    # Filled by the app factory: (uri template, method) -> Operation, and the OpenAPI document.
+    # Filled by the app factory: (uri template, method) -> Operation, and the OpenAPI document
+    # (``openapi``: built by the factory, or on first read when the factory was asked to defer it).
     operations: dict[tuple[str, str], Any] = field(default_factory=dict)
-    openapi: dict[str, Any] | None = None
+    openapi_builder: Callable[[], dict[str, Any]] | None = field(default=None, repr=False)
+    _openapi: dict[str, Any] | None = field(default=None, repr=False)
     # What `svc-display serve` exits with; a plugin sets it through request_exit().
     exit_code: int = 0
+
+    @property
+    def openapi(self) -> dict[str, Any] | None:
+        """The OpenAPI document of the app built last (built now if its factory deferred it)."""
+        if self._openapi is None and self.openapi_builder is not None:
+            self._openapi = self.openapi_builder()
+        return self._openapi
+
+    @openapi.setter
+    def openapi(self, document: dict[str, Any] | None) -> None:
+        self._openapi, self.openapi_builder = document, None
 
     @property
     def hook(self) -> Any:
@@ -105,7 +109,7 @@ class Host:
 
     def close(self) -> None:
         try:
-            self.plugins.call_quietly("shutdown", host=self)
+            self.plugins.shutdown(self)  # the reverse of the start order
         finally:
             close_host_reader(self)
             self.db.disconnect()
@@ -184,7 +188,7 @@ def _build_host(settings: Settings, plugins: PluginHost, with_routes: bool) -> H
             plugins.call_each("startup", only=[name], host=host)
     except BaseException:
         # Stop what already started (threads, schedulers), then let the caller decide.
-        plugins.call_quietly("shutdown", only=started, host=host)
+        plugins.shutdown(host, started)
         _disconnect(db)
         raise
     return host

@@ -10,16 +10,21 @@
                                       the route's own body cap, a key before more than the default)
                                       → WsgiBridge (16 worker threads) → falcon.App (every REST route)
 
-The WSGI worker threads are fed only complete requests (svc_host/http/connection.py).
+The WSGI worker threads are fed only complete requests (svc_host/http/connection/).
 """
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
+import os
 import resource
 import signal
+import socket
 import ssl as ssl_module
+import tempfile
 import threading
+from pathlib import Path
 from typing import Any, MutableMapping
 
 import falcon
@@ -28,8 +33,10 @@ from falcon.routing import CompiledRouter
 
 from hookspecs.services import ADOPTION_BASE_URL, HTTP_SERVER_STOP, LISTENING, Listening
 from svc_host.http.bridge import WsgiBridge
-from svc_host.http.connection import BodyRules, CompleteRequests, ConnectionLimits, GuardedHttpToolsProtocol
-from svc_host.plugins import remove_state_file, write_state_file
+from svc_host.http.connection.bodies import BodyRules, CompleteRequests
+from svc_host.http.connection.limits import ConnectionLimits
+from svc_host.http.connection.protocol import GuardedHttpToolsProtocol
+from svc_host.live_state import remove_state_file, write_state_file
 from svc_host.tls import certificate_fingerprint, ensure_certificate, first_non_loopback_ipv4, listening_urls
 from svc_host.watchdog import watchdog
 
@@ -69,7 +76,7 @@ class _Methods:
 
 def body_rules(host: Any, principal_of_headers: Any = None, unauthorized_message: str | None = None) -> BodyRules:
     """Each operation's own body cap (the default elsewhere), and bodies past the default cap
-    only from a caller the operation would accept (svc_host/http/connection.py).
+    only from a caller the operation would accept (svc_host/http/connection/bodies.py).
 
     The caller is the ``Authorization: Bearer`` key's principal (the display), or what
     ``principal_of_headers(headers)`` (ASGI scope headers) says (the controller's session)."""
@@ -141,22 +148,93 @@ def create_websocket_app(host: Any) -> falcon.asgi.App:
     return app
 
 
+PORT_FILE = "http-port"  # <data dir>/http-port: the port a server asked for port 0 listens on
+
+
 def serve(host: Any, wsgi_app: Any) -> None:
-    """Serve until SIGTERM/SIGINT; in-flight requests finish, then the host closes."""
+    """Serve until SIGTERM/SIGINT; in-flight requests finish, then the host closes.
+
+    ``SVC_DISPLAY_HTTP_PORT=0``: the OS chooses the port at the bind; the host then uses that
+    port wherever it says its own (``host.settings.http_port``: the adoption URL, the sidecars'
+    URL of the display, the live preview's origin check), the "listening on" line names it and
+    ``<data dir>/http-port`` holds it from the bind until the server stops (how the test kit
+    finds its server)."""
+    sock = None
+    if host.settings.http_port == 0:
+        sock = listen_on_any_port(host.settings.http_bind_ip, host.settings.data_dir)
+        host.settings = dataclasses.replace(host.settings, http_port=sock.getsockname()[1])
     settings = host.settings
     scheme = "https" if settings.http_tls else "http"
     adoption_ip = first_non_loopback_ipv4()
     host.services[ADOPTION_BASE_URL] = f"{scheme}://{adoption_ip or '127.0.0.1'}:{settings.http_port}"
     try:
         if settings.http_server == "waitress":
-            _serve_waitress(host, wsgi_app)
+            _serve_waitress(host, wsgi_app, sock)
         else:
-            _serve_uvicorn(host, wsgi_app)
+            _serve_uvicorn(host, wsgi_app, sock)
     finally:
         watchdog().stop()
         host.close()
         remove_state_file(settings.data_dir)
+        forget_port(settings.data_dir, sock, settings.http_port)
         log.info("stopped")
+
+
+def listening_socket(bind: str) -> socket.socket:
+    """A socket listening on ``bind`` on a port the OS chooses (for ``run_uvicorn(sock=...)``).
+
+    It listens at once: on Linux a socket that is only bound leaves its port open to another
+    program's ``SO_REUSEADDR`` bind (uvicorn's, a test's guessed port) until it listens, and
+    both would then hold the port (a CI run's server whose health requests went elsewhere)."""
+    family = socket.getaddrinfo(bind, 0, type=socket.SOCK_STREAM)[0][0]
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((bind, 0))
+        sock.listen(2048)  # uvicorn's backlog; it listens again with its own
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def listen_on_any_port(bind: str, data_dir: Path) -> socket.socket:
+    """:func:`listening_socket`, its port named in ``<data dir>/http-port`` (the display's and
+    the controller's port 0; :func:`forget_port` removes the file at the stop)."""
+    sock = listening_socket(bind)
+    try:
+        _write_port_file(data_dir, sock.getsockname()[1])  # listening: clients wait for health
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def forget_port(data_dir: Path, sock: socket.socket | None, port: int) -> None:
+    """The stop of a server that :func:`listen_on_any_port` started: its port file goes."""
+    if sock is not None:
+        _remove_port_file(data_dir, port)
+
+
+def _write_port_file(data_dir: Path, port: int) -> None:
+    """``<data dir>/http-port`` holds ``port`` (replaced whole: a reader never sees half of it)."""
+    fd, tmp = tempfile.mkstemp(prefix=".http-port-", dir=data_dir)
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(f"{port}\n")
+        os.replace(tmp, Path(data_dir) / PORT_FILE)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _remove_port_file(data_dir: Path, port: int) -> None:
+    path = Path(data_dir) / PORT_FILE
+    try:
+        if path.read_text().strip() == str(port):  # (not another server's of the same data dir)
+            path.unlink()
+    except OSError:
+        pass
 
 
 def _serving(host: Any, server_probe: Any = None) -> None:
@@ -179,26 +257,28 @@ def _uvicorn_serving(host: Any) -> None:
     _serving(host, lambda: loop.call_soon_threadsafe(watchdog().beat, "server"))
 
 
-def _serve_uvicorn(host: Any, wsgi_app: Any) -> None:
+def _serve_uvicorn(host: Any, wsgi_app: Any, sock: socket.socket | None = None) -> None:
     settings = host.settings
     tls_files = ensure_certificate(settings) if settings.http_tls else None
     run_uvicorn(Dispatcher(wsgi_app, create_websocket_app(host), settings, body_rules(host)),
                 settings.http_bind_ip, settings.http_port, tls_files, host.services,
                 header_timeout=settings.http_header_timeout_seconds, access_log=settings.access_log,
                 limits=connection_limits(settings),
-                on_started=lambda: _uvicorn_serving(host))
+                on_started=lambda: _uvicorn_serving(host), sock=sock)
 
 
 def run_uvicorn(asgi_app: Any, bind: str, port: int, tls_files: tuple[Any, Any] | None,
                 services: MutableMapping[Any, Any], header_timeout: float = 10.0, access_log: bool = False,
-                limits: ConnectionLimits | None = None, on_started: Any = None) -> None:
+                limits: ConnectionLimits | None = None, on_started: Any = None,
+                sock: socket.socket | None = None) -> None:
     """Serve ``asgi_app`` with uvicorn until SIGTERM/SIGINT (shared by the display and the controller).
 
     ``tls_files`` is ``(cert, key)`` or None for plain HTTP; ``services[HTTP_SERVER_STOP]``
     is set to a callable that stops the server. Request heads (and TLS handshakes) are bounded
     and must arrive within ``header_timeout`` seconds; connections are counted per client
-    address and in all against ``limits`` (default: 128 and 2,048; svc_host/http/connection.py).
-    ``on_started()`` runs on the event loop once the socket listens.
+    address and in all against ``limits`` (default: 128 and 2,048; svc_host/http/connection/limits.py).
+    ``on_started()`` runs on the event loop once the socket listens. ``sock``: a socket already
+    bound to ``bind``:``port`` (the port the OS chose for port 0) to listen on.
     """
     import uvicorn
     from uvicorn.config import create_ssl_context
@@ -246,7 +326,7 @@ def run_uvicorn(asgi_app: Any, bind: str, port: int, tls_files: tuple[Any, Any] 
     server = Server(config)
     # The display runtime runs this on a background thread and stops it through this hook.
     services[HTTP_SERVER_STOP] = lambda: setattr(server, "should_exit", True)
-    server.run()
+    server.run(sockets=[sock] if sock is not None else None)
 
 
 def _log_listening(scheme: str, bind: str, port: int, server: str, cert: Any = None) -> Listening:
@@ -286,7 +366,7 @@ def _exit_cleanly(signum: int, _frame: Any) -> None:
     raise SystemExit(0)
 
 
-def _serve_waitress(host: Any, wsgi_app: Any) -> None:
+def _serve_waitress(host: Any, wsgi_app: Any, sock: socket.socket | None = None) -> None:
     import threading
 
     import waitress
@@ -296,8 +376,8 @@ def _serve_waitress(host: Any, wsgi_app: Any) -> None:
     settings = host.settings
     if settings.http_tls:
         log.warning("waitress serves plain HTTP only: put a TLS-terminating proxy in front of it")
-    server = waitress.create_server(wsgi_app, host=settings.http_bind_ip, port=settings.http_port, threads=8,
-                                    clear_untrusted_proxy_headers=True)
+    where = {"sockets": [sock]} if sock is not None else {"host": settings.http_bind_ip, "port": settings.http_port}
+    server = waitress.create_server(wsgi_app, threads=8, clear_untrusted_proxy_headers=True, **where)
     stopping = threading.Event()
 
     def stop(signum: int, _frame: Any) -> None:

@@ -9,11 +9,20 @@
   ``upstream`` (``svc_display_upstream``). Clocks: ``svc_display_clock`` and
   ``svc_display.testing.clock`` (``advance_clock``, ``FixedClock``).
 - Fixture modules shared across folders (``pytest_plugins``).
+- The tiers (docs/testing.md): a test that starts a process (a server, a CLI, a canvas, a
+  browser, an X server), seen in its code, its fixtures' or its helpers', is marked ``process``;
+  ``make check`` runs the rest (``-m "not process and not slow"``) with ``SVC_CHECK=1``, under
+  which a test starting one of those programs fails (so a test the marking missed is found).
 
 No test module imports this file; shared test-only helpers live in modules of their own.
 """
 from __future__ import annotations
 
+import gc
+import inspect
+import os
+import re
+import subprocess
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -22,6 +31,102 @@ import pytest
 from svc_display.testing import ApiClient, ServerProcess, issue_key
 
 pytest_plugins = ("tests.examples.plugins", "tests.ticker.tapes")
+
+# What code that starts a process says (a server, the CLI, a canvas child, Chromium, Xvfb).
+STARTS_PROCESS = re.compile(r"\bsubprocess\b|Popen|\w*Process\(|start_server|svc_display_server"
+                            r"|svc_display_frame|render_frame|svc_display_canvas_check|check_on_canvas"
+                            r"|playwright|\bxvfb\b|Xvfb|canvas_process|\bcli\(")
+# Product modules whose functions start a program when called (Chromium, sidecars, canvas children).
+PROCESS_MODULES = ("builtin_plugins.folder_plugins.web_snapshot", "builtin_plugins.folder_plugins.supervisor",
+                   "svc_host.display.scenes")
+
+
+def _says_process(obj: Any, seen: dict[Any, bool], depth: int = 0) -> bool:
+    """Whether ``obj``'s code (a test, fixture, function or class) starts a process, or the test
+    helpers it calls (functions and classes of ``tests.*`` modules) do."""
+    if obj in seen:
+        return seen[obj]
+    seen[obj] = False  # (a cycle says no)
+    if inspect.isclass(obj) and any(base.__name__.endswith("Process") for base in obj.__mro__):
+        seen[obj] = True  # a ServerProcess, ControllerProcess...
+        return True
+    try:
+        source = inspect.getsource(obj)
+    except (OSError, TypeError):
+        return False
+    if STARTS_PROCESS.search(source):
+        seen[obj] = True
+        return True
+    code = getattr(obj, "__code__", None)
+    names = [*code.co_names, *(name for const in code.co_consts if inspect.iscode(const)
+                               for name in const.co_names)] if code else ()
+    for value in (getattr(obj, "__globals__", {}).get(name) for name in names):
+        module = getattr(value, "__module__", None) or ""
+        if not (inspect.isfunction(value) or inspect.isclass(value)):
+            continue
+        if module in PROCESS_MODULES or (module.startswith("tests.") and depth < 4
+                                         and _says_process(value, seen, depth + 1)):
+            seen[obj] = True
+            return True
+    return False
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "process: starts a process (server, CLI, canvas, browser, X server): "
+                                       "not in make check (set by tests/conftest.py)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark ``process`` the tests whose code, fixtures or helpers start processes."""
+    seen: dict[Any, bool] = {}
+    for item in items:
+        function = getattr(item, "function", None)
+        starts = function is not None and _says_process(function, seen)
+        for name in item.fixturenames if not starts else ():
+            for fixturedef in item._fixtureinfo.name2fixturedefs.get(name, ()):
+                if _says_process(fixturedef.func, seen):
+                    starts = True
+                    break
+            if starts:
+                break
+        if starts:
+            item.add_marker(pytest.mark.process)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection made (the items, their fixtures' definitions, every imported module) lives
+    until the run ends: moved out of the garbage collector's way (``gc.freeze``), each full
+    collection walks only what tests make. Host builds make many cycles, so full collections are
+    frequent; ``tests/host -m "not process and not slow"`` without xdist, back to back at load 7:
+    their time 10.4 -> 3.0 s, the run 84 -> 61 s."""
+    gc.freeze()
+
+
+# The programs make check does not start: Python (servers, the CLI, canvas children), the
+# browser and its driver, X servers. (A host asks git for its version: a tool, allowed.)
+HEAVY_PROGRAMS = re.compile(r"python|svc-display|svc-controller|chrom|node|playwright|Xvfb|xwininfo", re.I)
+
+if os.environ.get("SVC_CHECK") == "1":  # make check: a process started by a test fails it
+    _popen_init = subprocess.Popen.__init__
+    _in_test = False
+
+    def _refuse_in_tests(self: subprocess.Popen, args: Any, *rest: Any, **kwargs: Any) -> None:
+        program = os.path.basename(str(args if isinstance(args, (str, bytes, os.PathLike)) else args[0]))
+        if _in_test and HEAVY_PROGRAMS.search(program):
+            raise RuntimeError(f"make check starts no processes ({args!r}): tests/conftest.py's "
+                               "STARTS_PROCESS should have marked this test `process`")
+        _popen_init(self, args, *rest, **kwargs)
+
+    subprocess.Popen.__init__ = _refuse_in_tests  # type: ignore[method-assign]
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(item: pytest.Item, nextitem: Any) -> Any:
+        global _in_test
+        _in_test = True
+        try:
+            yield
+        finally:
+            _in_test = False
 
 
 @pytest.fixture

@@ -44,3 +44,9 @@ def video_bytes(colors: list[tuple[int, int, int]], seconds_each: float = 1.0, s
         writer.close()
         with open(path, "rb") as handle:
             return handle.read()
+
+
+def png_bytes(color: tuple[int, int, int] = (200, 30, 30)) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (4, 3), color).save(buffer, "PNG")
+    return buffer.getvalue()

@@ -23,7 +23,8 @@ from hookspecs import Feature, LayerSpec, Setting, hookimpl
 from hookspecs.permissions import ADOPTION_ADMIN, declare
 from builtin_plugins.adoption.challenges import LAYER, TOPIC, AdoptionService, define_entities
 from builtin_plugins.adoption.routes import routes
-from hookspecs.services import ADOPTION, events_batch, publish
+from hookspecs.services import ADOPTION
+from svc_host.kit.services import events_batch, publish
 
 log = logging.getLogger(__name__)
 
@@ -75,10 +76,10 @@ FEATURE = Feature(
     entities=define_entities,
     display_layers=[LayerSpec(LAYER, 400, "builtin_plugins.adoption.display:AdoptionLayer", area="content",
                               topics=(TOPIC,),
-                              description="the pending adoption requests (newest first, at most three), for the person "
-                                          "in front"),
+                              description="the pending adoption requests (newest first, at most three) on a corner "
+                                          "panel the slide re-fits beside, for the person in front"),
                     LayerSpec("welcome", 110, "builtin_plugins.adoption.welcome:WelcomeLayer", area="free",
-                              topics=("screens", TOPIC),
+                              topics=("screens", TOPIC, "settings"),
                               description="with no enabled slide: the display's name, URLs, certificate fingerprint "
                                           "and how to pair")],
 )

@@ -16,8 +16,8 @@ from typing import Any
 from pony import orm
 
 from builtin_plugins.clients.keys import IDENTIFIER_MAX
-from hookspecs.services import ALERTS, DISPLAY_MODE, events_batch, publish
-from svc_host.periodic import Periodic
+from hookspecs.services import ALERTS, DISPLAY_MODE
+from svc_host.kit.services import Periodic, events_batch, publish
 
 log = logging.getLogger(__name__)
 

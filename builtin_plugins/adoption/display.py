@@ -1,10 +1,11 @@
-"""The adoption layer (Kivy-only, loaded when a canvas starts): the card of the pending requests.
+"""The adoption layer (Kivy-only, loaded when a canvas starts): the panel of the pending requests.
 
 ``load`` (loader thread) asks the adoption service for the pending challenges (newest first);
-the first :data:`MAX_SHOWN` are drawn on one card centred in the content area, each on its
-own row: who asks (the identifier), for which role, and its code as ``XXXX-XXXX`` beside it
-(under it on a portrait screen), the request just made on top. So two people pairing at once
-each read their own code. Every text is one line that shrinks to its box (the kit's
+the first :data:`MAX_SHOWN` are drawn on one panel in a corner of the content area (spec 5's
+security alert), each on its own rows: who asks (the identifier), for which role, and its code
+as ``XXXX-XXXX`` under them, large, the request just made on top. So two people pairing at once
+each read their own code. The panel is a corner zone of the layout (:meth:`AdoptionLayer.arrange`):
+the slide re-fits in the free area beside it, so a stranger's request never covers the program. Every text is one line that shrinks to its box (the kit's
 ``fit_label``): a long identifier or a portrait screen never wraps or cuts a code; a text too
 long for its box even at its minimum scrolls along its line (the layer ticks it).
 
@@ -19,15 +20,20 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable
 
-from hookspecs.render import RenderContext, Stage
+from hookspecs.render import CORNERS, Layout, Rect, RenderContext, Stage
 from hookspecs.services import ADOPTION, service
-from svc_host.display.kit import widgets as _w
+from svc_host.kit.display import widgets as _w
+from svc_host.kit.display.layout import MARGIN, zone_rect
 
 SECURITY = (0.95, 0.2, 0.3, 1)
 AMBER = (1, 0.85, 0.3, 1)
 WHITE = (1, 1, 1, 1)
 MUTED = (0.8, 0.8, 0.86, 1)
 MAX_SHOWN = 3  # requests on the card at once (the newest); the rest wait for a row to free
+CODE_PX = 76  # a code's size at 1080 lines: about 20 mm high on a 55" panel, read from 2 m and more
+PANEL_WIDTH = 0.34  # the panel's width, a share of the landscape area above the ticker
+ROW_HEIGHT = 0.17  # a request's row, a share of that area's height
+CORNER_ORDER = ("top_left", "bottom_left", "top_right", "bottom_right")
 ROLE_CODE = "challenge"  # the role of a code's label (tests read the codes from the card by it)
 ROLE_REQUESTER = "requester"  # the role of the label naming who asks
 
@@ -65,60 +71,66 @@ def fit(context: RenderContext, text: str, px: float, color: Any, role: str = ""
     return widget
 
 
-def request_row(context: RenderContext, pending: dict, portrait: bool) -> Any:
-    """One request: who asks and for which role, and the code (beside them, under them in portrait)."""
+def request_row(context: RenderContext, pending: dict) -> Any:
+    """One request, stacked: who asks (bold), for which role, and its code, large, under them."""
     from kivy.uix.boxlayout import BoxLayout
 
-    who = BoxLayout(orientation="vertical")
-    who.add_widget(fit(context, str(pending.get("identifier", "")), 56, WHITE, ROLE_REQUESTER, bold=True,
-                        halign="left", size_hint_y=1.2))
-    who.add_widget(fit(context, f"asks for the role {pending.get('role', '')}", 40, MUTED, halign="left"))
-    code = fit(context, format_challenge(pending.get("challenge", "")), 130, AMBER, ROLE_CODE, bold=True,
-                halign="left" if portrait else "right", samples=("WWWW-WWWW",))
-    row = BoxLayout(orientation="vertical" if portrait else "horizontal", spacing=font(context, 12))
-    if portrait:
-        who.size_hint_y = 1.0
-        code.size_hint_y = 1.1
-    else:
-        who.size_hint_x, code.size_hint_x = 0.52, 0.48
-    row.add_widget(who)
-    row.add_widget(code)
+    row = BoxLayout(orientation="vertical", spacing=font(context, 4))
+    row.add_widget(fit(context, str(pending.get("identifier", "")), 44, WHITE, ROLE_REQUESTER, bold=True,
+                       halign="left", size_hint_y=0.85))
+    row.add_widget(fit(context, f"asks for the role {pending.get('role', '')}", 30, MUTED, halign="left",
+                       size_hint_y=0.6))
+    row.add_widget(fit(context, format_challenge(pending.get("challenge", "")), CODE_PX, AMBER, ROLE_CODE,
+                       bold=True, halign="left", samples=("WWWW-WWWW",), size_hint_y=1.45))
     return row
 
 
+def panel_hint(count: int) -> tuple[float, float]:
+    """The corner panel's size for ``count`` shown requests, as fractions of :attr:`Layout.reference`
+    (the landscape area above the ticker): a third of the width, a header and a hint, then a row per
+    request (a code :data:`CODE_PX` high at 1080 lines)."""
+    rows = max(1, min(MAX_SHOWN, count))
+    return PANEL_WIDTH, min(0.9, 0.15 + ROW_HEIGHT * rows)
+
+
 def adoption_card(context: RenderContext, pending: list[dict]) -> Any:
-    """The card of ``pending`` (newest first, at most :data:`MAX_SHOWN`), centred in ``context.size``."""
+    """The corner panel of ``pending`` (newest first, at most :data:`MAX_SHOWN`); the layer's
+    :meth:`AdoptionLayer.arrange` puts it in its corner (its hints are set there)."""
     from kivy.uix.boxlayout import BoxLayout
 
     w = _w()
-    width, height = context.size
-    portrait = height > width
     rows = pending[:MAX_SHOWN]
-    # heights in header units: the header 1, the hint 0.55, a request 1.6 (2.4 stacked in portrait)
-    unit_rows = 1.55 + (2.4 if portrait else 1.6) * len(rows)
-    card_h = min(0.92, (0.1 + 0.105 * unit_rows) if not portrait else (0.06 + 0.06 * unit_rows))
-    card = w.Slide(size_hint=(0.94 if portrait else 0.8, card_h), pos_hint={"center_x": 0.5, "center_y": 0.5})
+    card = w.Slide(size_hint=(0.34, 0.4), pos_hint={"x": 0, "top": 1})
+    card.reserve = True  # a panel: decoration keeps out of it
     card.add_widget(w.Backdrop([(0.08, 0.08, 0.1, 1)], size_hint=(1, 1), pos_hint={"x": 0, "y": 0}))
-    card.add_widget(w.Backdrop([SECURITY], size_hint=(1, 0.015 if portrait else 0.025), pos_hint={"x": 0, "top": 1}))
-    pad = font(context, 28)
-    column = BoxLayout(orientation="vertical", padding=(pad * 1.4, pad * 1.2, pad * 1.4, pad), spacing=pad * 0.6,
+    card.add_widget(w.Backdrop([SECURITY], size_hint=(0.018, 1), pos_hint={"x": 0, "y": 0}))
+    pad = font(context, 22)
+    column = BoxLayout(orientation="vertical", padding=(pad * 1.6, pad, pad, pad), spacing=pad * 0.5,
                        size_hint=(1, 1), pos_hint={"x": 0, "y": 0})
-    header = BoxLayout(orientation="horizontal", spacing=pad * 0.6, size_hint_y=1.0)
-    header.add_widget(w.icon("shield", font(context, 76), SECURITY, size_hint_x=0.12 if portrait else 0.07))
+    header = BoxLayout(orientation="horizontal", spacing=pad * 0.5, size_hint_y=0.9)
+    header.add_widget(w.icon("shield", font(context, 42), SECURITY, size_hint_x=0.1))
     title = "Pairing request" if len(pending) == 1 else f"{len(pending)} pairing requests"
-    header.add_widget(fit(context, title, 64, WHITE, bold=True, halign="left"))
+    header.add_widget(fit(context, title, 44, WHITE, bold=True, halign="left"))
     column.add_widget(header)
-    hint = ("Type the code shown beside your device's name."
-            + (f" Newest {len(rows)} shown." if len(pending) > len(rows) else ""))
-    column.add_widget(fit(context, hint, 36, MUTED, halign="left", size_hint_y=0.55))
+    hint = "Type the code on your device." + (f" Newest {len(rows)} shown." if len(pending) > len(rows) else "")
+    column.add_widget(fit(context, hint, 28, MUTED, halign="left", size_hint_y=0.5))
     for index, item in enumerate(rows):
         if index:
             column.add_widget(w.Backdrop([(1, 1, 1, 0.12)], size_hint_y=None, height=max(1.0, font(context, 2))))
-        row = request_row(context, item, portrait)
-        row.size_hint_y = 2.4 if portrait else 1.6
+        row = request_row(context, item)
+        row.size_hint_y = 2.9
         column.add_widget(row)
     card.add_widget(column)
     return card
+
+
+def pick_corner(taken: set[str], previous: str | None) -> str:
+    """The corner the panel goes to: the one it has, else the first of :data:`CORNER_ORDER` that no
+    overlay panel holds (the top left first: the clock and the QR code default to the right), else
+    the top left (over whatever is there: a security notice outranks a panel for five minutes)."""
+    if previous is not None and previous not in taken:
+        return previous
+    return next((corner for corner in CORNER_ORDER if corner not in taken), CORNER_ORDER[0])
 
 
 class OneCardLayer:
@@ -157,6 +169,32 @@ class OneCardLayer:
 
 
 class AdoptionLayer(OneCardLayer):
+    """The pairing panel in a corner of the content area, over the program: the compositor cuts it
+    from the free area (:meth:`arrange`), so the slide re-fits beside it and no text is covered."""
+
+    corner: str | None = None
+    count = 0
+
+    def arrange(self, layout: Layout) -> list[tuple[str, Rect]]:
+        panel = self.widget.children[0] if self.widget.children else None
+        if panel is None or layout.content.area <= 0:
+            self.corner = None
+            return []
+        # the corners overlay panels held at the last relayout, but the one this panel held itself
+        taken = {zone for zone in self.stage.layout.zones if zone in CORNERS and zone != self.corner}
+        content = layout.content
+        if layout.portrait:  # a band across the top, as wide as a landscape panel is high: codes as large
+            height = min(content.height * 0.6, content.width * (0.12 + 0.19 * self.count))
+            gap_x, gap_y = content.width * MARGIN[0], content.height * MARGIN[1]
+            self.corner = "top_band"
+            rect = Rect(content.x + gap_x, content.top - gap_y - height, content.width - 2 * gap_x, height)
+        else:
+            self.corner = pick_corner(taken, self.corner)
+            rect = zone_rect(layout, self.corner, panel_hint(self.count))
+        panel.size_hint = (rect.width / content.width, rect.height / content.height)
+        panel.pos_hint = {"x": (rect.x - content.x) / content.width, "y": (rect.y - content.y) / content.height}
+        return [(self.corner, rect)]
+
     def load(self) -> AdoptionState:
         adoption = service(self.host, ADOPTION)
         return AdoptionState(list(adoption.pending_challenges()) if adoption is not None else [])
@@ -165,5 +203,6 @@ class AdoptionLayer(OneCardLayer):
         return state.due_ms()
 
     def apply(self, state: AdoptionState, restyle: bool) -> None:
+        self.count = min(MAX_SHOWN, len(state.pending))  # the compositor's relayout after a load places it
         self.show(state.shown() + [{"count": len(state.pending)}], restyle,
                   (lambda context: adoption_card(context, state.pending)) if state.pending else None)

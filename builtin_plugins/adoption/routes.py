@@ -10,12 +10,10 @@ from builtin_plugins.adoption.challenges import MAX_PENDING, ConfirmFailed
 from builtin_plugins.clients.keys import issue_client
 from builtin_plugins.clients.routes import grant_json, require_instance_id
 from builtin_plugins.clients.schemas import AdoptionGrantSchema, Identifier, role_field
-from svc_host.rest.origins import request_origin
-from svc_host.rest.ratelimit import SlidingWindowLimiter, client_address, rate_limited
-from svc_host.rest.transactions import commit_quietly, committed_or_conflict
-from svc_host.http.errors import ApiError
+from svc_host.kit.rest import (ApiError, SlidingWindowLimiter, client_address, commit_quietly, committed_or_conflict,
+                               rate_limited, request_origin)
 from hookspecs.permissions import ADOPTION_ADMIN
-from svc_host.permissions import ROLES
+from svc_host.kit.security import ROLES
 from hookspecs.services import ADOPTION, CORS, SETTINGS
 
 RATE_WINDOW_MS = 60_000
@@ -54,8 +52,19 @@ def allowed_roles(host: Any) -> list[str]:
     return [role for role in value if role in ROLES]
 
 
+REQUESTS_OFF = "adoption_requests_off"
+"""The 403 code of a request while new requests are off (``adoption_allow_new_requests`` false, that
+is ``adoption_allowed_roles`` empty): the switch is named, not the role."""
+
+
 def check_role_allowed(host: Any, role: str) -> None:
-    if role not in allowed_roles(host):
+    allowed = allowed_roles(host)
+    if not allowed:
+        raise ApiError(403, REQUESTS_OFF,
+                       "new adoption requests are off on this display (adoption_allow_new_requests is false); "
+                       "an admin switches them on in the display settings",
+                       {"setting": "adoption_allow_new_requests"})
+    if role not in allowed:
         raise ApiError(403, "adoption_role_not_allowed",
                        f"role {role!r} is not in adoption_allowed_roles", {"role": role})
 

@@ -9,7 +9,8 @@ the controller first connects, and how to pair. The first enabled slide takes it
 
 Each text is one line that shrinks to its box (the kit's ``fit_label``), so nothing wraps
 inside a word or is cut: the fingerprint is drawn as two lines of 16 byte pairs, the pairing
-hint as three short lines.
+hint as four short lines, the last telling the owner to switch new requests off once paired
+(:data:`PAIRING_OFF` says they are off and how to switch them on).
 """
 from __future__ import annotations
 
@@ -20,11 +21,15 @@ from typing import Any, Sequence
 from hookspecs.render import ROLE_PRIMARY, ROLE_TITLE, RenderContext
 from hookspecs.services import ADOPTION, LISTENING, SCREENS, Listening, service
 from builtin_plugins.adoption.display import OneCardLayer, fit, font
-from svc_host.display.kit import widgets as _w
+from builtin_plugins.adoption.routes import allowed_roles
+from svc_host.kit.display import widgets as _w
 
 MAX_URLS = 3
 PAIRING = ("To pair from a controller:", "add this display by one of the addresses above,",
-           "then type the code this screen shows.")
+           "then type the code this screen shows.",
+           "Once paired, switch new requests off (adoption_allow_new_requests).")
+PAIRING_OFF = ("New pairing requests are off on this display:", "an admin switches adoption_allow_new_requests",
+               "on, or creates a key with svc-display keys create.")
 PAIRING_WITHOUT_ADOPTION = ("Adoption is off on this display:", "an operator creates a key with",
                             "svc-display keys create.")
 
@@ -50,7 +55,9 @@ def welcome_state(host: Any) -> WelcomeState:
     if screens is None or screens.enabled():
         return WelcomeState(False)
     listening: Listening | None = service(host, LISTENING)
-    pairing = PAIRING if service(host, ADOPTION) is not None else PAIRING_WITHOUT_ADOPTION
+    pairing = PAIRING_WITHOUT_ADOPTION
+    if service(host, ADOPTION) is not None:
+        pairing = PAIRING if allowed_roles(host) else PAIRING_OFF
     if listening is None:
         return WelcomeState(True, socket.gethostname(), pairing=pairing)
     return WelcomeState(True, socket.gethostname(), tuple(listening.urls), listening.fingerprint, True, pairing)
@@ -59,6 +66,7 @@ def welcome_state(host: Any) -> WelcomeState:
 def welcome_slide(context: RenderContext, state: WelcomeState) -> Any:
     """The slide of ``state``: rows of one-line texts stacked top down over the whole area."""
     from kivy.uix.boxlayout import BoxLayout
+    from kivy.uix.widget import Widget
 
     w = _w()
     theme = context.theme
@@ -90,7 +98,7 @@ def welcome_slide(context: RenderContext, state: WelcomeState) -> Any:
             lines(["Plain HTTP: no certificate to check"], 40, muted, 0.7)
     else:
         lines(["Starting: its addresses follow in a moment"], 40, muted, 0.7)
-    column.add_widget(w.Widget(size_hint_y=0.3))
+    column.add_widget(Widget(size_hint_y=0.3))
     lines(state.pairing, 48, theme.text, 0.8, first_color=accent)
     slide.add_widget(column)
     return slide

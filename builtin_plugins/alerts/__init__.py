@@ -34,10 +34,10 @@ from hookspecs import (
 )
 from hookspecs.permissions import OPERATORS
 from hookspecs.catalog import load_types
-from hookspecs.services import ALERTS, ALERT_SEVERITIES, publish
+from hookspecs.services import ALERTS, ALERT_SEVERITIES
+from svc_host.kit.services import publish
 from hookspecs.records import Nullable, record
-from svc_host.rest.configurable import stored_row
-from svc_host.rest.schemas import BooleanText, StorableSchema
+from svc_host.kit.rest import BooleanText, StorableSchema, not_blank, stored_row
 
 MS = {"size": 64}
 ALERTS_WRITE = "alerts.write"
@@ -46,7 +46,6 @@ PRIORITY_MIN, PRIORITY_MAX = 0, 100
 TITLE_MAX, BODY_MAX, QR_MAX, SOURCE_MAX, ICON_MAX = 200, 4000, 2048, 100, 64
 API_SOURCE = "api"
 TOPIC = "alerts"  # the change event every change publishes
-NOT_BLANK = validate.Regexp(r"\S", error="must contain a non-blank character")
 
 
 TYPES = load_types(__name__)  # the alerts slide (types.json); its minSeverity lists SEVERITIES
@@ -203,14 +202,14 @@ def startup(host: Any) -> None:
 
 
 class AlertCreate(StorableSchema):
-    title = fields.String(required=True, validate=[validate.Length(min=1, max=TITLE_MAX), NOT_BLANK])
+    title = fields.String(required=True, validate=[validate.Length(min=1, max=TITLE_MAX), not_blank])
     body = fields.String(load_default="", validate=validate.Length(max=BODY_MAX))
     qr_payload = fields.String(allow_none=True, validate=validate.Length(max=QR_MAX))
     severity = fields.String(load_default="info", validate=validate.OneOf(SEVERITIES))
     priority = fields.Integer(strict=True, load_default=0, validate=validate.Range(min=PRIORITY_MIN, max=PRIORITY_MAX))
     expires_at = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=0, max=2 ** 53),
                                 metadata={"description": "epoch milliseconds"})
-    source = fields.String(load_default=API_SOURCE, validate=[validate.Length(min=1, max=SOURCE_MAX), NOT_BLANK])
+    source = fields.String(load_default=API_SOURCE, validate=[validate.Length(min=1, max=SOURCE_MAX), not_blank])
     icon = fields.String(allow_none=True, validate=validate.Regexp(r"^[a-z0-9_]{1,64}$"),
                          metadata={"description": "material icon name"})
 

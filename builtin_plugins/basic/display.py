@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from svc_host.kit.contrast import qr_colours
 from hookspecs.render import RenderContext, parse_color, renderer
-from svc_host.display.kit import config_flag, config_number, config_text, opacity, position
-from svc_host.display.kit import widgets as _w
+from svc_host.kit.display import config_flag, config_number, config_text, opacity, position
+from svc_host.kit.display import widgets as _w
 
 
 def _background(context: RenderContext) -> list | None:
@@ -34,10 +35,10 @@ def _qr_slide(context: RenderContext, payload: str, title: str, caption: str,
     heading = w.entry(context, title, text, step="title", bold=True)
     heading.main.role = "title"
     width, height = context.size
-    tall = height > width
+    tall = w.stacked(context)  # a portrait screen or a slide higher than wide: the code under its heading
     w.body_column(context, slide, [heading, w.entry(context, caption, context.theme.accents[0])],
                   (0.08, 0.05, 0.84, 0.33) if tall else (0.06, 0.1, 0.45, 0.8), keep=2)
-    fg, bg = w.qr_colours(fg, bg)  # dark modules on a light ground, whatever the config asks
+    fg, bg = qr_colours(fg, bg)  # dark modules on a light ground, whatever the config asks
     side = min(width * 0.84, height * 0.55) if tall else min(width * 0.4, height * 0.8)  # a square, px
     hint = (side / width, side / height)
     where = {"center_x": 0.5, "y": 0.05} if tall else {"right": 0.95, "center_y": 0.5}
@@ -46,6 +47,7 @@ def _qr_slide(context: RenderContext, payload: str, title: str, caption: str,
                                                                          "center_y": 0.5}
     slide.add_widget(w.ImageFill(w.qr_texture(payload, fg, bg), size_hint=(hint[0] * 0.95, hint[1] * 0.95),
                                  pos_hint=inner))
+    slide.says = "qr"  # one voice per fact: the QR panel yields while the slide has its own code
     return slide
 
 
@@ -108,4 +110,5 @@ def qr_code_overlay(context: RenderContext) -> Any:
         box.add_widget(w.label(caption, context.font(26), (0, 0, 0, 1), halign="center",
                                size_hint=(0.96, 0.055 / box_h),
                                pos_hint={"center_x": 0.5, "y": 0.005 / box_h}))
+    box.says = "qr"
     return box

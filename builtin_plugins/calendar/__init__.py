@@ -20,7 +20,7 @@ from builtin_plugins.calendar import content, google, manual, models
 from hookspecs import Feature, Operation, Route, hookimpl
 from hookspecs.catalog import load_types
 from hookspecs.permissions import CURATOR_WRITE, INTEGRATIONS_READ, declare
-from svc_host.rest.rows import IdSchema
+from svc_host.kit.rest import IdSchema
 
 
 @hookimpl

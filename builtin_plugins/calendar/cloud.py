@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import quote
 
 from hookspecs.collect import CollectorError, HttpFailure
-from hookspecs.collecting import each_unit
+from svc_host.kit.collecting import each_unit
 from builtin_plugins.calendar.store import (
     display_zone,
     drop_calendars,

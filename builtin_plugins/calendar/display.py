@@ -8,11 +8,11 @@ import calendar
 import datetime as dt
 from typing import Any
 
-from hookspecs.contrast import legible, readable_on
-from hookspecs.formatting import MONTHS
-from hookspecs.render import TYPE_SCALE, RenderContext, renderer
-from svc_host.display.kit import category_label, config_flag, config_number, config_strings, config_text, slide_title
-from svc_host.display.kit import widgets as _w
+from svc_host.kit.contrast import legible, readable_on
+from svc_host.kit.formatting import MONTHS, formats
+from hookspecs.render import RenderContext, renderer
+from svc_host.kit.display import category_label, config_flag, config_number, config_strings, config_text, slide_title
+from svc_host.kit.display import widgets as _w
 
 AGENDA_KEYS = ("daysAhead", "maxEvents", "categoryIds", "showLocation")  # the slide's
 UPCOMING_KEYS = ("days_ahead", "max_events", "category_ids", "show_location")  # the overlay's
@@ -47,7 +47,7 @@ def _agenda(context: RenderContext, keys: tuple[str, str, str, str]) -> Any:
 
 def _when(context: RenderContext, event: dict) -> str:
     """``Today 14:00–15:00 · Room 2``, ``Now · until 15:00`` (the display's friendly span) and the place."""
-    when = context.format_span(event["start_ms"], event.get("end_ms"), event["all_day"])
+    when = formats(context).format_span(event["start_ms"], event.get("end_ms"), event["all_day"])
     return f"{when}  \u00b7 {event['location']}" if event.get("location") else when
 
 
@@ -57,14 +57,14 @@ def _event_line(context: RenderContext, event: dict) -> str:
 
 def _month(context: RenderContext, key: str) -> Any:
     """This month in the display zone: the days with events of the categories in ``key``."""
-    today = context.now().date()
-    first = dt.datetime(today.year, today.month, 1, tzinfo=context.tzinfo())
+    today = formats(context).now().date()
+    first = dt.datetime(today.year, today.month, 1, tzinfo=formats(context).tzinfo())
     last_day = calendar.monthrange(today.year, today.month)[1]
     end = first + dt.timedelta(days=last_day)
     rows = _events(context, int(first.timestamp() * 1000), int(end.timestamp() * 1000), 1000, key)
     marked = set()
     for e in rows:
-        day = dt.datetime.fromtimestamp(e.start_ms / 1000, context.tzinfo()).date()
+        day = dt.datetime.fromtimestamp(e.start_ms / 1000, formats(context).tzinfo()).date()
         if day.month == today.month:
             marked.add(day.day)
     return {"year": today.year, "month": today.month, "today": today.day, "marked": sorted(marked)}
@@ -74,7 +74,7 @@ def month_grid(context: RenderContext, data: dict, font_px: float, week_starts_o
                highlight_today: bool = True, on_panel: bool = False, minimum: float | None = None) -> Any:
     """A month calendar widget: weekday names, today highlighted, days with events marked; its
     accent colours made legible on an overlay panel when ``on_panel``. Its cells follow the text rule
-    together (:class:`~svc_host.display.widgets.SameSize`): one size for every cell, as large as the
+    together (:class:`~svc_host.kit.display.text.SameSize`): one size for every cell, as large as the
     narrowest cell holds, down to ``minimum`` (the body's on this screen by default); below it the
     weekday names become their initials (``M T W``)."""
     from kivy.uix.gridlayout import GridLayout
@@ -119,7 +119,15 @@ def _prepare_agenda(context: RenderContext) -> Any:
     if events is None:
         return None
     label = category_label(context, context.row.get("data_key") or next(iter(config_strings(context, "categoryIds")), ""))
-    return {"title": slide_title(context, f"{label} calendar" if label else "", "Coming up"), "events": events}
+    return {"title": slide_title(context, agenda_title(label), "Coming up"), "events": events}
+
+
+def agenda_title(label: str) -> str:
+    """``<label> calendar``, or the label alone when it says calendar already (the reserved category
+    "Calendar" is not "Calendar calendar")."""
+    if not label:
+        return ""
+    return label if "calendar" in label.lower().split() else f"{label} calendar"
 
 
 @renderer(prepare=_prepare_agenda)
@@ -132,7 +140,7 @@ def calendar_agenda(context: RenderContext) -> Any:
     w.add_title(context, slide, context.data["title"])
     entries = []
     for event in context.data["events"]:
-        running = context.is_running(event["start_ms"], event.get("end_ms"))
+        running = formats(context).is_running(event["start_ms"], event.get("end_ms"))
         fg = theme.primary_fg if running else theme.text
         accent = legible(theme.accents[0], [theme.primary_bg]) if running else theme.accents[0]
         item = w.entry(context, event["title"], fg, meta=_when(context, event), meta_color=accent,
@@ -153,7 +161,7 @@ def calendar_month(context: RenderContext) -> Any:
     slide = w.themed_slide(context)
     title = f"{MONTHS[data['month'] - 1]} {data['year']}"
     w.add_title(context, slide, slide_title(context, title), box=(0.08, 0.04, 0.86, 0.12))
-    grid = month_grid(context, data, TYPE_SCALE["body"], config_text(context, "weekStartsOn", "monday"),
+    grid = month_grid(context, data, context.theme.type_scale("body"), config_text(context, "weekStartsOn", "monday"),
                       config_flag(context, "highlightToday", True))
     grid.role = "primary"
     for cell in grid.walk(restrict=True):  # the days are the slide's primary text

@@ -14,7 +14,7 @@ from hookspecs import Operation, Route
 from hookspecs.collect import AccountError, HttpFailure, UpstreamStatus
 from hookspecs.permissions import INTEGRATIONS_READ
 from hookspecs.services import ACCOUNTS, INTEGRATIONS, service
-from svc_host.http.errors import ApiError, not_found
+from svc_host.kit.rest import ApiError, not_found
 
 ACCOUNT_ID = re.compile(r"^[a-f0-9]{32}$")
 MAX_PAGES = 10

@@ -13,7 +13,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from hookspecs.collect import CollectorError
-from hookspecs.collecting import each_unit
+from svc_host.kit.collecting import each_unit
 from builtin_plugins.calendar.store import (
     display_zone,
     drop_calendars,

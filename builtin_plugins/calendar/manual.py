@@ -13,10 +13,8 @@ from zoneinfo import ZoneInfo
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from hookspecs.content import MANUAL_ENTRY
-from hookspecs.services import display_zone
-from svc_host.http.errors import ApiError
-from svc_host.rest.rows import require_category
-from svc_host.rest.text import Text
+from svc_host.kit.services import display_zone
+from svc_host.kit.rest import ApiError, Text, require_category
 
 MAX_EPOCH_MS = 253_402_300_799_999  # 9999-12-31T23:59:59.999Z
 

@@ -22,7 +22,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from builtin_plugins.calendar.store import display_zone, drop_calendars, replace_events, to_ms
-from hookspecs.collecting import CollectorError, plain_text
+from svc_host.kit.collecting import CollectorError, plain_text
 
 TYPE_ID = "calendar_nutrislice"
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from pony import orm
 
-from hookspecs.collecting import clip, digest, plain_text
-from hookspecs.services import display_zone as _display_zone
+from svc_host.kit.collecting import clip, digest, plain_text
+from svc_host.kit.services import display_zone as _display_zone
 
 DAY_MS = 86_400_000
 

@@ -7,8 +7,8 @@ from typing import Any, Callable
 
 from builtin_plugins.catalog.row_counts import row_counts
 from hookspecs.content import TextIndex
-from svc_host.rest.query import substring_needle
-from svc_host.storage import select_rows
+from svc_host.kit.rest import substring_needle
+from svc_host.kit.storage import select_rows
 
 # SQLite's lower() folds ASCII letters only: a scanned needle is folded the same way.
 SQLITE_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)

@@ -6,12 +6,9 @@ from typing import Any
 
 from marshmallow import fields, validate
 
-from svc_host.rest.listcache import cached_list
-from svc_host.rest.text import Text, no_nul
+from svc_host.kit.rest import ApiError, BooleanText, PageQuery, Text, cached_list, no_nul
 from builtin_plugins.catalog.queries import Catalog, CatalogQuery
-from svc_host.rest.schemas import BooleanText, PageQuery
 from hookspecs import ContentList, Operation, Permission, Route
-from svc_host.http.errors import ApiError
 from hookspecs.permissions import CONTENT_MODERATE, POWER_VIEWERS, declare
 from hookspecs.records import record
 

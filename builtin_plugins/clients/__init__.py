@@ -24,7 +24,7 @@ from builtin_plugins.clients.keys import (
     validate_identifier,
 )
 from builtin_plugins.clients.routes import routes
-from svc_host.permissions import ROLES
+from svc_host.kit.security import ROLES
 
 
 class KeyIssuer:

@@ -13,9 +13,9 @@ from typing import Any
 
 from pony import orm
 
-from svc_host.auth import Principal, same_digest, sha256_hex
-from svc_host.permissions import ROLES
-from svc_host.storage import close_host_reader, host_reader
+from hookspecs.permissions import Principal
+from svc_host.kit.security import ROLES, same_digest, sha256_hex
+from svc_host.kit.storage import close_host_reader, host_reader
 from hookspecs.services import API_KEY_PRINCIPALS
 
 KEY_PREFIX = "svc_"

@@ -14,8 +14,7 @@ from builtin_plugins.clients.schemas import (
     AdoptionCreatedClientSchema,
     AdoptionSessionSchema,
 )
-from svc_host.rest.transactions import committed_or_conflict
-from svc_host.http.errors import ApiError, not_found
+from svc_host.kit.rest import ApiError, committed_or_conflict, not_found
 from hookspecs.permissions import ADOPTION_ADMIN
 
 

@@ -7,7 +7,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from hookspecs.records import record
 from builtin_plugins.clients.keys import IDENTIFIER_MAX, ClientError, validate_identifier
-from svc_host.permissions import ROLES
+from svc_host.kit.security import ROLES
 
 
 # Characters an identifier may hold: no control characters, no line/paragraph separators.

@@ -2,7 +2,7 @@
 (declared in ``types.json``; the tape's items come from ``items.py``).
 
 Omitted keys follow the display settings (timezone, 12h/24h, date order); the formatting is
-the shared one of ``hookspecs.formatting``. The tape's ``showDate`` goes beyond the spec: false
+the shared one of ``svc_host.kit.formatting``. The tape's ``showDate`` goes beyond the spec: false
 shows the time alone (default true).
 """
 from __future__ import annotations

@@ -8,10 +8,11 @@ import datetime as dt
 import math
 from typing import Any, Callable
 
-from hookspecs.contrast import PANEL_ALPHA
+from svc_host.kit.contrast import PANEL_ALPHA
 from hookspecs.render import RGBA, RenderContext
-from svc_host.display.kit import config_flag, config_number, config_text, opacity, panel_fraction, position
-from svc_host.display.kit import widgets as _w
+from svc_host.kit.display import config_flag, config_number, config_text, opacity, panel_fraction, position
+from svc_host.kit.display import widgets as _w
+from svc_host.kit.formatting import formats
 
 
 PANEL_ROOM = 2.1
@@ -66,7 +67,7 @@ class AnalogFace:
         self.tick(0)
 
     def tick(self, _dt: float) -> None:
-        now = self.context.now(self.zone)
+        now = formats(self.context).now(self.zone)
         seconds = now.second + now.microsecond / 1e6
         minutes = now.minute + seconds / 60
         hours = now.hour % 12 + minutes / 60
@@ -89,14 +90,14 @@ def time_samples(context: RenderContext) -> list[str]:
     hours, AM and PM), what its time label is sized for."""
     preset = config_text(context, "timeFormatPreset") or None
     base = dt.datetime(2000, 1, 1, 0, 58, 58)
-    return [context.format_preset(base.replace(hour=hour), preset, seconds=True) for hour in range(24)]
+    return [formats(context).format_preset(base.replace(hour=hour), preset, seconds=True) for hour in range(24)]
 
 
 def date_samples(context: RenderContext, year: int) -> list[str]:
     """The clock slide's long dates of a week of each month of ``year`` (every weekday and month
     name, two-digit days), what its date label is sized for."""
     order = config_text(context, "dateOrder") or None
-    return [context.long_date(dt.date(year, month, day), order)
+    return [formats(context).long_date(dt.date(year, month, day), order)
             for month in range(1, 13) for day in range(22, 29)]
 
 
@@ -109,15 +110,15 @@ class _ClockFace:
     def tick(self, _dt: float) -> None:
         context = self.context
         zone = config_text(context, "timeZone") or None
-        now = context.now(zone)
-        text = context.format_preset(now, config_text(context, "timeFormatPreset") or None, seconds=True)
+        now = formats(context).now(zone)
+        text = formats(context).format_preset(now, config_text(context, "timeFormatPreset") or None, seconds=True)
         if text != self.shown:
             self.shown = text
             if self.time_label is not None:
                 self.time_label.text = text
             if self.date_label is not None:
                 order = config_text(context, "dateOrder") or None
-                self.date_label.text = context.long_date(now.date(), order)
+                self.date_label.text = formats(context).long_date(now.date(), order)
 
 
 def clock(context: RenderContext) -> Any:
@@ -134,7 +135,7 @@ def clock(context: RenderContext) -> Any:
         slide.animate(face)
     date_label = None
     if show_date:
-        samples = date_samples(context, context.now(zone).year)
+        samples = date_samples(context, formats(context).now(zone).year)
         date_label = w.fit_label("", context.font(72), context.theme.accents[0], samples=samples,
                                  size_hint=(TEXT_WIDTH, 0.12),
                                  pos_hint={"center_x": 0.5, "y": 0.04 if analog else 0.24})
@@ -155,6 +156,7 @@ def clock(context: RenderContext) -> Any:
         slide.add_widget(time_label)
         slide.animate(time_label)
     slide.animate(_ClockFace(context, time_label, date_label))
+    slide.says = "time"  # one voice per fact: the clock panel yields over it (docs/display.md)
     return slide
 
 
@@ -167,11 +169,11 @@ class _DigitalTime:
 
     def tick(self, _dt: float) -> None:
         context = self.context
-        now = context.now(config_text(context, "time_zone") or None)
-        text = context.format_preset(now, config_text(context, "time_format_preset") or None)
+        now = formats(context).now(config_text(context, "time_zone") or None)
+        text = formats(context).format_preset(now, config_text(context, "time_format_preset") or None)
         # the text rule: a date that does not fit its part of the panel even at its minimum (a small
         # scale, a panel its zone clamps) is not shown rather than drawn over its box
-        date = context.short_date(now.date(), config_text(context, "date_order") or None) \
+        date = formats(context).short_date(now.date(), config_text(context, "date_order") or None) \
             if self.date_label is not None and self.date_label.fits else ""
         if (text, date) != self.shown:
             self.shown = (text, date)
@@ -199,7 +201,7 @@ def digital_clock(context: RenderContext) -> Any:
     layer, box = w.panel(context, panel_fraction(context, 422 * short, height), scale=scale)
     preset = config_text(context, "time_format_preset") or None
     base = dt.datetime(2000, 1, 1, 0, 58, 58)
-    samples = [context.format_preset(base.replace(hour=hour), preset) for hour in range(24)]
+    samples = [formats(context).format_preset(base.replace(hour=hour), preset) for hour in range(24)]
     time_label = w.fit_label("", max(time_min, context.font(80 if not show_date else 64) * min(scale, 4)),
                              context.theme.text, bold=True, samples=samples, minimum=time_min,
                              size_hint=(0.92, split * 0.9), pos_hint={"center_x": 0.5, "top": 1 - (1 - split * 0.9) / 2
@@ -208,13 +210,14 @@ def digital_clock(context: RenderContext) -> Any:
     layer.animate(time_label)  # scrolls on its line when even its minimum does not fit (a narrow panel)
     date_label = None
     if show_date:
-        date_samples = [context.short_date(dt.date(2027, month, 28), config_text(context, "date_order") or None)
+        date_samples = [formats(context).short_date(dt.date(2027, month, 28), config_text(context, "date_order") or None)
                         for month in range(1, 13)]
         date_label = w.fit_label("", max(date_min, context.font(40) * min(scale, 4)), context.theme.text,
                                  samples=date_samples, minimum=date_min, size_hint=(0.92, 0.3),
                                  pos_hint={"center_x": 0.5, "y": 0.05})
         box.add_widget(date_label)
     layer.animate(_DigitalTime(context, time_label, date_label))
+    layer.says = "time"
     return layer
 
 
@@ -232,4 +235,5 @@ def analog_clock(context: RenderContext) -> Any:
                       size_hint=(1, 1), pos_hint={"x": 0, "y": 0})
     layer.add_widget(face.widget)
     layer.animate(face)
+    layer.says = "time"
     return layer

@@ -4,8 +4,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from hookspecs.formatting import SETTING_PRESETS, format_date, format_time, zone, zone_or_utc
-from hookspecs.services import preferences
+from svc_host.kit.formatting import SETTING_PRESETS, format_date, format_time, zone, zone_or_utc
+from svc_host.kit.services import preferences
 
 
 def time_items(host: Any, tape: Any, now_ms: int) -> list[str]:

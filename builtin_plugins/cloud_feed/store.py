@@ -12,7 +12,8 @@ from typing import Any
 from pony import orm
 
 from builtin_plugins.cloud_feed.kinds import FEED, FeedError, check_item
-from hookspecs.content import ContentWriter, release_blob
+from hookspecs.content import ContentWriter
+from svc_host.kit.services import release_blob
 from hookspecs.services import CONTENT_INGEST, MARQUEE_PREFIX, SETTINGS, SettingsService, require, service
 
 LAST_EVENT_KEY = "saas_feed.last_event_id"

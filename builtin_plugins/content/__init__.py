@@ -22,7 +22,7 @@ from typing import Any
 from builtin_plugins.content import content, models, routes
 from hookspecs import Feature, hookimpl
 from hookspecs.catalog import load_types
-from hookspecs.content import add_writers
+from svc_host.kit.services import add_writers
 from hookspecs.permissions import CURATOR_WRITE, INTERESTS_READ, INTERESTS_WRITE, declare
 
 

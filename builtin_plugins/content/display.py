@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from hookspecs.render import RenderContext, renderer
-from svc_host.display.kit import (category_label, config_flag, config_number, data_key, icon_text, newest_shuffled,
+from svc_host.kit.display import (category_label, config_flag, config_number, data_key, icon_text, newest_shuffled,
                                   slide_title)
-from svc_host.display.kit import widgets as _w
+from svc_host.kit.display import widgets as _w
 
 
 def _prepare_joke(context: RenderContext) -> Any:

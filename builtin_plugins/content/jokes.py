@@ -12,7 +12,7 @@ from typing import Any
 from pony import orm
 
 from hookspecs.collect import CollectorError
-from hookspecs.collecting import clip, each_unit
+from svc_host.kit.collecting import clip, each_unit
 from builtin_plugins.content.pools import trim_oldest
 
 TYPE_ID = "joke_icanhazdadjoke"

@@ -17,7 +17,7 @@ from typing import Any
 
 from pony import orm
 
-from hookspecs.collecting import CollectorError, digest
+from svc_host.kit.collecting import CollectorError, digest
 from builtin_plugins.content.pools import trim_oldest
 from builtin_plugins.content.jokes import add_joke
 from builtin_plugins.content.quotes import upsert_quotes

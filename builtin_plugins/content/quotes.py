@@ -7,7 +7,7 @@ from typing import Any
 
 from pony import orm
 
-from hookspecs.collecting import CollectorError, clip, digest
+from svc_host.kit.collecting import CollectorError, clip, digest
 from builtin_plugins.content.pools import trim_oldest
 
 DEFAULT_BASE = "https://zenquotes.io"

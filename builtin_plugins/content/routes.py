@@ -10,9 +10,7 @@ from marshmallow import Schema, fields, validate
 from hookspecs import Operation, Route
 from hookspecs.content import MANUAL_ENTRY
 from hookspecs.permissions import CURATOR_WRITE, INTERESTS_READ, INTERESTS_WRITE
-from svc_host.http.errors import ApiError
-from svc_host.rest.rows import EntityKind, IdSchema, entity_routes, require_category
-from svc_host.rest.text import StorableJsonObject, Text
+from svc_host.kit.rest import ApiError, EntityKind, IdSchema, StorableJsonObject, Text, entity_routes, require_category
 
 MAX_POOL = 1000
 TEXT = validate.Length(min=1, max=4000)

@@ -17,7 +17,7 @@ from typing import Any
 from pony import orm
 
 from hookspecs.collect import CollectorError
-from hookspecs.collecting import SKIPPED, clip, digest, each_unit
+from svc_host.kit.collecting import SKIPPED, clip, digest, each_unit
 from builtin_plugins.content.pools import trim_oldest
 
 TYPE_ID = "trivia_opentdb"

@@ -10,7 +10,7 @@ from typing import Any
 
 import falcon
 
-from svc_host.rest.origins import normalize_origin
+from svc_host.kit.rest import normalize_origin
 
 PUBLIC_ADOPTION_PATHS = frozenset({"/v1/adoption/request", "/v1/adoption/confirm"})
 ALLOW_METHODS = "GET,POST,PATCH,PUT,DELETE,OPTIONS"

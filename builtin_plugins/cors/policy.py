@@ -13,7 +13,7 @@ from collections import OrderedDict
 from typing import Callable, Iterable
 from urllib.parse import urlsplit
 
-from svc_host.addresses import is_private_address, system_resolver
+from svc_host.kit.network import is_private_address, system_resolver
 
 DNS_CACHE_MS = 5 * 60 * 1000
 DNS_CACHE_MAX = 1024

@@ -12,9 +12,7 @@ from marshmallow import Schema, fields, validate
 
 from hookspecs import Operation, Route
 from hookspecs.permissions import ADOPTION_ADMIN
-from svc_host.http.errors import not_found
-from svc_host.rest.configurable import EmptySchema
-from svc_host.rest.origins import ORIGIN_MAX, normalize_origin
+from svc_host.kit.rest import ORIGIN_MAX, EmptySchema, normalize_origin, not_found
 
 from builtin_plugins.cors.store import SOURCES
 from hookspecs.services import CORS

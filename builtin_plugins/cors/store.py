@@ -5,7 +5,7 @@ from typing import Any
 
 from pony import orm
 
-from svc_host.rest.origins import ORIGIN_MAX, normalize_origin
+from svc_host.kit.rest import ORIGIN_MAX, normalize_origin
 
 SOURCES = ("env", "adoption")
 

@@ -15,7 +15,8 @@ from pony import orm
 
 from hookspecs import AUTHENTICATED, Feature, Operation, Route, hookimpl
 from hookspecs.permissions import CURATOR_WRITE, declare
-from hookspecs.services import CATEGORIES, CURATOR, CURATOR_RUNTIME, EVENTS, RUNTIME_SIGNALS, publish, service
+from hookspecs.services import CATEGORIES, CURATOR, CURATOR_RUNTIME, EVENTS, RUNTIME_SIGNALS, service
+from svc_host.kit.services import publish
 from hookspecs.records import record
 from builtin_plugins.curator import categories, configurations
 from builtin_plugins.curator.active import active_view

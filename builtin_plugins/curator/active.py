@@ -22,7 +22,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from hookspecs.services import CURATOR_RUNTIME, OVERLAYS, SCREENS, TICKER, display_zone, service
+from hookspecs.services import CURATOR_RUNTIME, OVERLAYS, SCREENS, TICKER, service
+from svc_host.kit.services import display_zone
 from builtin_plugins.curator.configurations import KINDS, configuration_json, sorted_rules
 from builtin_plugins.curator.predicates import EvaluationState, evaluation_state
 

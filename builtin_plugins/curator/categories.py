@@ -13,11 +13,8 @@ from typing import Any
 from marshmallow import Schema, fields, validate, validates_schema
 from pony import orm
 
-from svc_host.rest.rows import lookup_id
-from svc_host.rest.text import Text
-from svc_host.rest.schemas import SLUG, require_some, slug
+from svc_host.kit.rest import SLUG, ApiError, Text, conflict, lookup_id, not_found, require_some, slug
 from hookspecs import AUTHENTICATED, Migration, Operation, Route
-from svc_host.http.errors import ApiError, conflict, not_found
 from hookspecs.permissions import CURATOR_WRITE
 from hookspecs.records import record
 

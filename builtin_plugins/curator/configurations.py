@@ -10,12 +10,10 @@ from typing import Any
 from marshmallow import Schema, fields, validate, validates_schema
 from pony import orm
 
-from svc_host.rest.configurable import stored_row
-from svc_host.rest.text import StorableJsonObject, Text
-from svc_host.rest.schemas import CLIENT_ID, client_id, require_some
+from svc_host.kit.rest import (CLIENT_ID, ApiError, StorableJsonObject, Text, client_id, conflict, not_blank,
+                               not_found, require_some, stored_row)
 from builtin_plugins.curator.predicates import PARAM_CHECKS, ParamsError
 from hookspecs import AUTHENTICATED, Operation, Route
-from svc_host.http.errors import ApiError, conflict, not_found
 from hookspecs.permissions import CURATOR_WRITE
 
 LAYERS = ("exclusive", "base", "enhancement")
@@ -109,7 +107,7 @@ class RulePatch(Schema):
 
 
 class ConfigurationFields(Schema):
-    name = Text(validate=validate.Length(min=1, max=200))
+    name = Text(validate=[validate.Length(min=1, max=200), not_blank])
     layer = Text(validate=validate.OneOf(LAYERS))
     sort_order = fields.Integer(validate=SORT)
     enabled = fields.Boolean()
@@ -124,7 +122,7 @@ class ConfigurationFields(Schema):
 
 class ConfigurationCreate(ConfigurationFields):
     id = Text(required=True, validate=client_id)
-    name = Text(required=True, validate=validate.Length(min=1, max=200))
+    name = Text(required=True, validate=[validate.Length(min=1, max=200), not_blank])
     layer = Text(required=True, validate=validate.OneOf(LAYERS))
 
 

@@ -2,16 +2,24 @@
 
 - program line: ``{at_ms, reason, slides}``; ``reason`` is ``start``, ``dwell``,
   ``navigation_forward``, ``navigation_back``, ``content_changed``, ``settings_changed``,
-  ``renderer_error``, ``idle`` or ``program_changed``; ``slides`` lists what the change put on screen,
-  each ``{id, screen_type, dwell_seconds}`` (empty when nothing could be shown).
+  ``renderer_error``, ``idle``, ``program_changed`` or ``in_step`` (a display of a sync group
+  caught up with its group's cycle: it joined it, the program changed, it was dark); ``slides`` lists what the change put on screen,
+  each ``{id, screen_type, name, dwell_seconds}`` (empty when nothing could be shown).
 - ticker program line: ``{at_ms, items}`` with the items of one marquee cycle,
   each ``{ordinal, kind, body}`` (spec 2.4).
+
+A program line that puts a slide on screen (or none: ``idle``) is also the slide's play
+(``host.services[PLAYS]``, the ``plays`` plugin, when it runs): the slide on screen ends there,
+complete when the line's reason is ``dwell`` (its dwell ran out), and the line's slide starts.
+``program_changed`` lines list the program and change no play.
 """
 from __future__ import annotations
 
 import threading
 from collections import deque
 from typing import Any
+
+from hookspecs.services import PLAYS, service
 
 CAPACITY = 500
 
@@ -37,13 +45,25 @@ class RingBuffer:
 class ProgramTelemetry:
     """``host.services[PROGRAM_TELEMETRY]``: the layers record, the routes read."""
 
-    def __init__(self, clock: Any) -> None:
+    def __init__(self, clock: Any, host: Any = None) -> None:
         self.clock = clock
+        self.host = host
         self.programs = RingBuffer()
         self.ticker_programs = RingBuffer()
 
-    def record_program(self, reason: str, slides: list[dict[str, Any]]) -> None:
-        self.programs.append({"at_ms": self.clock.now_ms(), "reason": reason, "slides": slides})
+    def _now_ms(self) -> int:
+        # the host's clock looked up each time: a driven canvas replaces it after startup
+        return int((self.host.clock if self.host is not None else self.clock).now_ms())
+
+    def record_program(self, reason: str, slides: list[dict[str, Any]], at_ms: int | None = None) -> None:
+        """A change of the slide program; ``at_ms``: the instant it was scheduled for (displays in
+        step: the frame that starts it comes at or after it), else now."""
+        at_ms = self._now_ms() if at_ms is None else int(at_ms)
+        self.programs.append({"at_ms": at_ms, "reason": reason, "slides": slides})
+        plays = service(self.host, PLAYS) if self.host is not None else None
+        if plays is not None and reason != "program_changed":
+            plays.replace("slide", [{"id": s.get("id"), "type": s.get("screen_type"), "label": s.get("name")}
+                                    for s in slides], complete=reason == "dwell", at_ms=at_ms)
 
     def record_ticker(self, items: list[dict[str, Any]]) -> None:
-        self.ticker_programs.append({"at_ms": self.clock.now_ms(), "items": items})
+        self.ticker_programs.append({"at_ms": self._now_ms(), "items": items})

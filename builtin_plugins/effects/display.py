@@ -1,15 +1,15 @@
 """The decorative overlays' drawing (Kivy-only, imported when a canvas starts): transparent
 layers over the slides. Config keys: those of the types in ``builtin_plugins/effects/types.json``;
 ``colors``, ``opacity``, ``density``, the speed multipliers and ``messages`` follow the
-overlay conventions of :mod:`svc_host.display.kit` (docs/display.md, "Builtin renderers")."""
+overlay conventions of :mod:`svc_host.kit.display` (docs/display.md, "Builtin renderers")."""
 from __future__ import annotations
 
 import math
 import random
 from typing import Any
 
-from hookspecs.render import BAND, ROLE_CELEBRATION, RenderContext, parse_color, renderer
-from svc_host.display.kit import (
+from hookspecs.render import ROLE_CELEBRATION, RGBA, TITLE_BOX, RenderContext, parse_color, renderer
+from svc_host.kit.display import (
     blob_images,
     colors,
     config_number,
@@ -19,7 +19,12 @@ from svc_host.display.kit import (
     opacity,
     speed,
 )
-from svc_host.display.kit import widgets as _w
+from svc_host.kit.display import widgets as _w
+from svc_host.kit.display.layout import BAND
+
+CONFETTI: list[RGBA] = [(1, 0.3, 0.4, 1), (1, 0.8, 0.2, 1), (0.3, 0.8, 1, 1), (0.5, 1, 0.4, 1),
+                        (0.8, 0.4, 1, 1)]
+"""The effects' default palette (``colors`` unset)."""
 
 SHAPE_KINDS = {"square": "rect", "circle": "circle", "heart": "heart", "star": "star",
                "snowflake": "snowflake", "leaf": "leaf", "rect": "rect", "mix": "mix"}
@@ -36,34 +41,34 @@ def _kinds(context: RenderContext, default: str) -> list[str]:
 
 def shape_rain(context: RenderContext) -> Any:
     w = _w()
-    palette = colors(context, w.CONFETTI)
+    palette = colors(context, CONFETTI)
     layer = w.rain_layer(context, density(context, 120), palette, _kinds(context, "heart"),
                          26 * config_number(context, "size", 1.0, 0.25, 4), speed(context, "fall_speed", 2.0))
-    return w.with_messages(context, layer, palette[0])
+    return w.with_messages(context, layer)  # the theme's celebration style, not a confetti colour
 
 
 def birthday_confetti(context: RenderContext) -> Any:
     w = _w()
-    palette = colors(context, w.CONFETTI)
+    palette = colors(context, CONFETTI)
     layer = w.rain_layer(context, density(context, 200), palette, _kinds(context, "mix"), 18,
                          speed(context, "fall_speed", 2.5))
-    return w.with_messages(context, layer, palette[0])
+    return w.with_messages(context, layer)  # the theme's celebration style, not a confetti colour
 
 
 def floating_balloons(context: RenderContext) -> Any:
     w = _w()
-    palette = colors(context, w.CONFETTI)
+    palette = colors(context, CONFETTI)
     layer = w.rain_layer(context, density(context, 18), palette, ["circle"], 90,
                          speed(context, "rise_speed", 1.2), direction=1.0)
-    return w.with_messages(context, layer, palette[0])
+    return w.with_messages(context, layer)  # the theme's celebration style, not a confetti colour
 
 
 class _Bounce:
     """Moves the message's text (not its box: the box is the band, the text its texture centred in
     it) around the band, bouncing off its edges; a message that scrolls stays in the band."""
 
-    def __init__(self, label: Any, width: float, height: float, speed: float):
-        self.label, self.width, self.height = label, width, height
+    def __init__(self, label: Any, width: float, height: float, speed: float, inset: float = 0.0):
+        self.label, self.width, self.height, self.inset = label, width, height, inset
         self.vx, self.vy = speed, speed * 0.7
         self.text_pos: tuple[float, float] | None = None  # where the text is, in the layer
 
@@ -75,11 +80,12 @@ class _Bounce:
             label.pos, self.text_pos = ((self.width - bw) / 2, 0), None
             return
         tw, th = label.texture_size
+        low, high = self.inset, self.width - self.inset
         x, y = self.text_pos or ((self.width - tw) / 2, (self.height - th) / 2)
         x, y = x + self.vx * dt, y + self.vy * dt
-        if x < 0 or x + tw > self.width:
+        if x < low or x + tw > high:
             self.vx = -self.vx
-            x = min(max(0, x), max(0, self.width - tw))
+            x = min(max(low, x), max(low, high - tw))
         if y < 0 or y + th > self.height:
             self.vy = -self.vy
             y = min(max(0, y), max(0, self.height - th))
@@ -91,7 +97,7 @@ def bouncing_message(context: RenderContext) -> Any:
     """The phrase bounces inside the celebration band (``hookspecs.render.BAND`` at the bottom),
     never over the slide's text. It is one line by the text rule: at its size when that fits the
     band, else as large as fits down to the body's minimum; a phrase longer than the band at the
-    minimum does not bounce but scrolls through the band (:class:`~svc_host.display.widgets.ScrollBox`),
+    minimum does not bounce but scrolls through the band (:class:`~svc_host.kit.display.scrolling.ScrollBox`),
     whole, never cut."""
     w = _w()
     width, height = context.size
@@ -99,16 +105,18 @@ def bouncing_message(context: RenderContext) -> Any:
     layer = w.Slide()
     layer.opacity = opacity(context)
     messages = config_strings(context, "messages") or ["Hello!"]
-    color = parse_color(config_text(context, "color"), context.theme.accents[0])
-    font = min(context.font(90) * config_number(context, "font_scale", 1.0, 0.25, 4), band * 0.62)
+    themed, outline, halo = w.celebration_style(context)
+    color = parse_color(config_text(context, "color"), themed)
+    font = min(context.type_px("title") * config_number(context, "font_scale", 1.0, 0.25, 4), band * 0.62)
+    inset = width * TITLE_BOX[0]  # it bounces inside the slides' title inset, never at the screen's edge
     label = w.BounceBox(minimum=min(font, w.minimum_px(context, "body")), max_lines=1, text=messages[0],
                         font_size=font, color=color, bold=True, halign="center", valign="middle",
-                        size_hint=(None, None), size=(width * 0.96, band), pos=(width * 0.02, 0),
-                        outline_width=max(1, int(context.font(3))), outline_color=(0, 0, 0, 1))
+                        size_hint=(None, None), size=(width - 2 * inset, band), pos=(inset, 0),
+                        outline_width=outline, outline_color=halo)
     label.role, label.moves = ROLE_CELEBRATION, True  # it bounces in the band, on its own course
     layer.add_widget(label)
     layer.celebration = label
-    layer.animate(_Bounce(label, width, band, speed(context, "speed", 0.15) * height))
+    layer.animate(_Bounce(label, width, band, speed(context, "speed", 0.15) * height, inset))
     layer.animate(w.Messages(label, messages, config_number(context, "message_interval_sec", 8, 1, 3600)))
     layer.animate(label)
     return layer
@@ -228,7 +236,7 @@ def edge_glow(context: RenderContext) -> Any:
             Rectangle(pos=(inset, inset), size=(thick, height - 2 * inset))
             Rectangle(pos=(width - inset - thick, inset), size=(thick, height - 2 * inset))
     layer.animate(_Pulse(fades, config_number(context, "pulse_seconds", 2, 0.2, 30), opacity(context)))
-    return w.with_messages(context, layer, rgba)
+    return w.with_messages(context, layer)
 
 
 def cloud_drift(context: RenderContext) -> Any:

@@ -28,7 +28,7 @@ from builtin_plugins.folder_plugins.registry import FolderPlugins, describe
 from hookspecs import Feature, Setting, hookimpl
 from hookspecs.catalog import load_types
 from hookspecs.permissions import INTEGRATIONS_READ, declare
-from hookspecs.services import FOLDER_PLUGINS, service
+from hookspecs.services import EVENTS, FOLDER_PLUGINS, SCREEN_TOPIC, service
 
 
 @hookimpl
@@ -40,6 +40,9 @@ def health_fields(host: Any) -> dict[str, Any]:
 def startup(host: Any) -> None:
     folder_plugins = host.services[FOLDER_PLUGINS] = FolderPlugins(host)
     folder_plugins.bind_collectors()  # the integrations engine started before (its startup is tryfirst)
+    events = service(host, EVENTS)
+    if events is not None:  # a renderer starts or stops failing: its plugin's state (degraded) changes
+        events.subscribe(lambda topic: folder_plugins.changed() if topic == SCREEN_TOPIC else None)
 
 
 @hookimpl

@@ -10,10 +10,11 @@ from typing import Any
 from builtin_plugins.folder_plugins.templates import TemplateError, fill_blocks
 from builtin_plugins.folder_plugins.web_snapshot import PeriodicSnapshot, shown_url
 from builtin_plugins.folder_plugins.web_snapshot import log as web_log
-from hookspecs.render import BAND, RGBA, ROLE_CELEBRATION, RenderContext, parse_color, renderer
+from hookspecs.render import RGBA, ROLE_CELEBRATION, RenderContext, parse_color, renderer
 from hookspecs.services import FOLDER_PLUGINS, service
-from svc_host.display.kit import config_number, config_text, panel_hint, position
-from svc_host.display.kit import widgets as _w
+from svc_host.kit.display import config_number, config_text, panel_hint, position
+from svc_host.kit.display import widgets as _w
+from svc_host.kit.display.layout import BAND
 
 log = logging.getLogger("builtin_plugins.folder_plugins.templates")
 _REPORTED: dict[tuple[str, Any], str] = {}
@@ -184,7 +185,7 @@ def plugin_template_overlay(context: RenderContext) -> Any:
     # blocks a viewer reads or scans make it content, over the slides (the overlays layer mounts it
     # there); boxes and confetti alone are decoration, under the slides' content
     layer.content = any(block["type"] in CONTENT_BLOCKS for block in prepared["blocks"])
-    return w.with_messages(context, layer, context.theme.accents[0], 90)
+    return w.with_messages(context, layer, size=90)
 
 
 CONTENT_BLOCKS = ("title", "text", "list", "image", "qr")
@@ -205,7 +206,7 @@ def _bands(blocks: list[dict[str, Any]]) -> list[tuple[str, float, float]]:
     """What an overlay template's solid blocks take of the screen, for the layout, as fractions
     from the top: the band from the screen's top to the lowest block when all lie in the top
     :data:`BAND_LIMIT` (``top_band``), or from the highest block to the bottom when all lie in the
-    bottom one (``bottom_band``). The slide is laid out beside it (``Layout.with_occupied``), so a
+    bottom one (``bottom_band``). The slide is laid out beside it (``kit.layout.with_occupied``), so a
     headline along an edge never covers the slide's text. Blocks across the middle of the screen
     (a badge in the centre) take no band: the template draws them over the slide, as its author
     placed them."""

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookspecs.services import MARQUEE_PREFIX, SETTINGS, marquee_lines, service
+from hookspecs.services import MARQUEE_PREFIX, SETTINGS, service
+from svc_host.kit.services import marquee_lines
 
 
 def plugin_items(host: Any, tape: Any, now_ms: int) -> list[str]:

@@ -11,7 +11,8 @@ import secrets
 import threading
 
 from hookspecs.permissions import TELEMETRY_READ
-from svc_host.auth import Principal, same_digest, sha256_hex
+from hookspecs.permissions import Principal
+from svc_host.kit.security import same_digest, sha256_hex
 
 KEY_PREFIX = "svcp_"
 # Declared by the plugins whose routes they guard (runtime_signals, alerts, settings): a

@@ -42,7 +42,7 @@ from pony import orm
 
 from hookspecs import IntegrationType
 from hookspecs.collect import UpstreamStatus
-from hookspecs.collecting import CollectorError, clip
+from svc_host.kit.collecting import CollectorError, clip
 from hookspecs.content import FeedError, FeedItem
 from hookspecs.services import CONTENT_INGEST, FOLDER_PLUGINS, MARQUEE_PREFIX, SETTINGS, require, service
 
@@ -54,9 +54,10 @@ NOT_COLLECTING = (404, 405, 501)
 SCHEMA = {
     "type": "object",
     "properties": {
-        "baseUrl": {"type": "string"},
-        "pluginId": {"type": "string", "pattern": "^[a-z][a-z0-9_-]{0,63}$", "default": "plugin"},
-        "options": {"type": "object"},
+        "baseUrl": {"type": "string", "title": "Plugin address",
+                    "description": "Where the plugin's helper program answers; empty: the installed plugin's own."},
+        "pluginId": {"type": "string", "pattern": "^[a-z][a-z0-9_-]{0,63}$", "default": "plugin", "title": "Plugin"},
+        "options": {"type": "object", "title": "Options", "description": "Settings passed to the plugin."},
     },
     "additionalProperties": False,
 }

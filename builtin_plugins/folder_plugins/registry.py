@@ -3,7 +3,7 @@
 Rows are what ``GET /v1/plugins`` answers and ``svc-display plugins list`` prints: every
 entry point (``svc_host.plugins.PluginHost.states``) and every folder plugin with its
 state. The host writes ``<data dir>/plugins-state.json`` (0600,
-``svc_host.plugins.write_state_file``) when it starts serving and removes it when it stops;
+``svc_host.live_state.write_state_file``) when it starts serving and removes it when it stops;
 this service rewrites it with its sidecars' rows at every change of state. The CLI reads it
 (it runs in another process).
 """
@@ -19,9 +19,9 @@ from builtin_plugins.folder_plugins.keys import PluginKeys
 from builtin_plugins.folder_plugins.manifest import FolderPlugin, Refused, discover, entry_point_names
 from builtin_plugins.folder_plugins.supervisor import STOP_GRACE_SECONDS, Sidecar
 from builtin_plugins.folder_plugins.templates import TemplateError
-from hookspecs.services import INTEGRATIONS, service
-from svc_host.plugins import write_state_file
-from svc_host.tls import ensure_certificate
+from hookspecs.services import INTEGRATIONS, SCREEN_REPORT, service
+from svc_host.live_state import write_state_file
+from svc_host.kit.security import ensure_certificate
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +141,13 @@ class FolderPlugins:
         return rows + [refused_row(item) for item in self.refused]
 
     def rows(self) -> list[dict[str, Any]]:
-        return self.host.plugins.states(loaded="running") + self.folder_rows()
+        rows = self.host.plugins.states(loaded="running")
+        report = service(self.host, SCREEN_REPORT)  # a plugin whose renderer is failing now: degraded
+        degraded = report.degraded() if report is not None else {}
+        for row in rows:
+            if row["state"] == "running" and row["id"] in degraded:
+                row["state"], row["reason"] = "degraded", degraded[row["id"]]
+        return rows + self.folder_rows()
 
     def row(self, plugin_id: str) -> dict[str, Any] | None:
         rows = [r for r in self.folder_rows() if r["id"] == plugin_id]

@@ -9,9 +9,9 @@ from hookspecs import Operation, Route
 from hookspecs.services import FOLDER_PLUGINS, require
 from hookspecs.permissions import INTEGRATIONS_READ
 from hookspecs.records import Nullable, record
-from svc_host.http.errors import not_found
+from svc_host.kit.rest import not_found
 
-STATES = ("running", "starting", "restarting", "failed", "disabled")
+STATES = ("running", "degraded", "starting", "restarting", "failed", "disabled")
 
 
 SidecarSchema = record(
@@ -30,7 +30,8 @@ class PluginSchema(Schema):
     version = fields.String(required=True)
     state = fields.String(required=True, validate=validate.OneOf(STATES))
     reason = fields.String(required=True, allow_none=True,
-                           metadata={"description": "why failed, disabled, restarting or not healthy"})
+                           metadata={"description": "why failed, degraded (a renderer of it is failing "
+                                                    "on screen), disabled, restarting or not healthy"})
     module = fields.String(metadata={"description": "entry points: the module"})
     hooks = fields.List(fields.String(), metadata={"description": "entry points: the hooks implemented"})
     description = fields.String(metadata={"description": "folder plugins: from the manifest"})

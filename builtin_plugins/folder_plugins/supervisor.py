@@ -5,7 +5,7 @@ One thread per sidecar runs :meth:`Sidecar.run`:
 1. ``starting``: a new key (:mod:`.keys`) and a free loopback port; the command runs in the
    plugin's folder, in a process group of its own (``start_new_session``), with the
    environment of :func:`sidecar_environment`; its output goes to the log as
-   ``plugin <id>: <line>``, rate-limited (:class:`OutputLimit`), the dropped lines counted.
+   ``plugin <id>: <line>``, bounded in bytes a minute (:class:`OutputLimit`), the dropped bytes counted.
 2. ``GET http://127.0.0.1:<port><health_path>`` is polled until it answers 2xx (then
    ``running``) or ``SVC_DISPLAY_PLUGIN_START_TIMEOUT_SECONDS`` pass.
 3. While running, the health path is polled every 5 s; three failures in a row count as
@@ -29,6 +29,7 @@ from __future__ import annotations
 import http.client
 import logging
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -52,13 +53,13 @@ HEALTH_FAILURES = 3
 STOP_GRACE_SECONDS = 10.0
 STARTING_POLL_SECONDS = 0.25
 LINE_MAX = 4000
-# The sidecar's output in the display's log: at most this many lines a second per sidecar
-# (a burst of OUTPUT_BURST), the others counted and reported (docs/folder-plugins.md).
-OUTPUT_LINES_PER_SECOND = 20
-OUTPUT_BURST = 200
+# The sidecar's output in the display's log: at most this many bytes a minute per sidecar
+# (all of them at once at most), the others counted and reported (docs/folder-plugins.md).
+OUTPUT_BYTES_PER_MINUTE = 64 * 1024
+OUTPUT_LINE_COST = 100  # what a log line adds to the output it holds: time, level, logger, plugin id
 OUTPUT_REPORT_SECONDS = 10.0
 OUTPUT_READ_BYTES = 64 * 1024
-OUTPUT_PAUSE_SECONDS = 0.1  # over the rate, at most 640 KiB/s is read (and counted): a few % of a core
+OUTPUT_PAUSE_SECONDS = 0.1  # over the budget, at most 640 KiB/s is read (and counted): a few % of a core
 # The only variables of the display's own environment a sidecar sees (never its secrets).
 INHERITED_ENV = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR")
 
@@ -150,31 +151,43 @@ def exit_text(returncode: int) -> str:
 
 
 class OutputLimit:
-    """A token bucket of log lines (one per sidecar) that counts the lines it refuses.
+    """A token bucket of log bytes (one per sidecar) that counts the bytes it refuses.
 
     Written by hand: the rate limiters at hand (``svc_host/rest/ratelimit.py``, the ``limits``
-    package) answer yes or no for one event, and here a block of thousands of lines is
-    weighed at once (:meth:`take`) without a call per line."""
+    package) answer yes or no for one event of one weight, and here each piece of output is
+    weighed by its length in bytes, and a refused block is counted at once without a call per line."""
 
-    def __init__(self, rate: float = OUTPUT_LINES_PER_SECOND, burst: int = OUTPUT_BURST,
-                 report_seconds: float = OUTPUT_REPORT_SECONDS, clock: Callable[[], float] = time.monotonic):
-        self.rate, self.burst, self.report_seconds, self.clock = rate, burst, report_seconds, clock
-        self.tokens = float(burst)
+    def __init__(self, per_minute: int = OUTPUT_BYTES_PER_MINUTE, report_seconds: float = OUTPUT_REPORT_SECONDS,
+                 clock: Callable[[], float] = time.monotonic):
+        self.rate, self.burst, self.report_seconds, self.clock = per_minute / 60.0, per_minute, report_seconds, clock
+        self.tokens = float(per_minute)
         self.at = self.reported_at = clock()
         self.dropped = 0
+        self.refused = False  # since the last look (the reader pauses when set)
 
-    def take(self, lines: int) -> int:
-        """How many of ``lines`` may be logged now; the others are counted as dropped."""
+    def take(self, size: int) -> bool:
+        """Whether a log line of ``size`` bytes of output may be logged now (then they are spent,
+        with :data:`OUTPUT_LINE_COST`, what the log adds to a line); else they are counted as dropped."""
         now = self.clock()
         self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
         self.at = now
-        kept = min(lines, int(self.tokens))
-        self.tokens -= kept
-        self.dropped += lines - kept
-        return kept
+        if size + OUTPUT_LINE_COST <= self.tokens:
+            self.tokens -= size + OUTPUT_LINE_COST
+            return True
+        self.dropped += size
+        self.refused = True
+        return False
+
+    def drop(self, size: int) -> None:
+        """Count ``size`` bytes not logged (the rest of a block once one piece of it was refused)."""
+        self.dropped += size
+
+    def report_due_in(self) -> float:
+        """Seconds until the next report is due."""
+        return self.reported_at + self.report_seconds - self.clock()
 
     def report(self, final: bool = False) -> int:
-        """The count of lines dropped since the last report, when one is due (else 0)."""
+        """The count of bytes dropped since the last report, when one is due (else 0)."""
         now = self.clock()
         if not self.dropped or not (final or now - self.reported_at >= self.report_seconds):
             return 0
@@ -304,14 +317,16 @@ class Sidecar:
 
     def _pump(self, proc: subprocess.Popen) -> None:
         """The sidecar's output into the log, line by line (long lines cut in pieces of
-        ``LINE_MAX`` bytes), at most :data:`OUTPUT_LINES_PER_SECOND` of them (a burst of
-        :data:`OUTPUT_BURST`); the lines over that are counted, not decoded, and their count
-        logged every :data:`OUTPUT_REPORT_SECONDS` while they come, and when the output ends.
+        ``LINE_MAX`` bytes), at most :data:`OUTPUT_BYTES_PER_MINUTE` bytes of it a minute (a
+        token bucket that holds a minute's worth); the bytes over that are dropped, not decoded,
+        and their count logged every :data:`OUTPUT_REPORT_SECONDS` while there are some
+        (more output or not), and when the output ends. A line costs its bytes, its newline and
+        :data:`OUTPUT_LINE_COST` (what the log adds to it), so the log itself grows by at most about
+        :data:`OUTPUT_BYTES_PER_MINUTE` a minute.
 
-        Read in blocks and counted with ``bytes.count``, and over the rate a block per
-        :data:`OUTPUT_PAUSE_SECONDS` only (the pipe then fills and the sidecar's writes wait),
-        so that a sidecar printing as fast as it can costs the display little CPU and a
-        bounded log."""
+        Read in blocks, and over the budget a block per :data:`OUTPUT_PAUSE_SECONDS` only (the
+        pipe then fills and the sidecar's writes wait), so that a sidecar printing as fast as
+        it can costs the display little CPU and a log bounded in bytes whatever its lines' length."""
         assert proc.stdout is not None
         limit = OutputLimit()
         fd = proc.stdout.fileno()
@@ -320,33 +335,53 @@ class Sidecar:
             line = raw.decode("utf-8", "replace").rstrip("\r")
             log.info("plugin %s: %s", self.plugin.id, _printable(line))
 
+        def log_lines(block: bytes) -> None:
+            """``block``: complete lines, each ending in a newline; logged until one piece does
+            not fit the budget, the rest of the block dropped with it."""
+            at = 0
+            while at < len(block):
+                end = block.index(b"\n", at)
+                for start in range(at, max(end, at + 1), LINE_MAX):
+                    last = start + LINE_MAX >= end  # the line's last piece: its newline is paid with it
+                    piece = block[start:min(start + LINE_MAX, end)]
+                    if not limit.take(len(piece) + last):
+                        limit.drop(len(block) - (end + 1 if last else start + LINE_MAX))
+                        return
+                    emit(piece)
+                at = end + 1
+
         def report(final: bool = False) -> None:
             dropped = limit.report(final)
             if dropped:
-                log.warning("plugin %s: %d lines of sidecar output not logged (more than %d a second)",
-                            self.plugin.id, dropped, OUTPUT_LINES_PER_SECOND)
+                log.warning("plugin %s: dropped %d bytes of sidecar output (more than %d bytes a minute)",
+                            self.plugin.id, dropped, OUTPUT_BYTES_PER_MINUTE)
+
+        def read() -> bytes:
+            """The next block; while a count of dropped bytes waits, its report is not held
+            back by a sidecar that went quiet (it is logged when due, output or not)."""
+            while limit.dropped:
+                if select.select([fd], [], [], max(limit.report_due_in(), 0.0))[0]:
+                    break
+                report()
+            return os.read(fd, OUTPUT_READ_BYTES)
 
         pending = b""
         with proc.stdout:
-            while chunk := os.read(fd, OUTPUT_READ_BYTES):
+            while chunk := read():
                 pending += chunk
-                complete = pending.count(b"\n")
-                kept = limit.take(complete)
-                if kept:
-                    *lines, pending = pending.split(b"\n", kept)
-                    for line in lines:
-                        for start in range(0, max(len(line), 1), LINE_MAX):
-                            emit(line[start:start + LINE_MAX])
-                if complete > kept:  # the rest of the complete lines: counted by take(), dropped here
-                    pending = pending[pending.rfind(b"\n") + 1:]
+                complete = pending.rfind(b"\n") + 1
+                if complete:
+                    log_lines(pending[:complete])
+                    pending = pending[complete:]
                 while len(pending) >= LINE_MAX:  # an unfinished line this long: a piece of its own
-                    if limit.take(1):
+                    if limit.take(LINE_MAX):
                         emit(pending[:LINE_MAX])
                     pending = pending[LINE_MAX:]
                 report()
-                if limit.tokens < 1:  # over the rate: read no faster than a block a pause, so the
-                    time.sleep(OUTPUT_PAUSE_SECONDS)  # pipe fills and a sidecar spamming waits on it
-            if pending and limit.take(1):
+                if limit.refused:  # over the budget: read no faster than a block a pause, so the
+                    limit.refused = False  # pipe fills and a sidecar spamming waits on its writes
+                    time.sleep(OUTPUT_PAUSE_SECONDS)
+            if pending and limit.take(len(pending)):
                 emit(pending)
             report(final=True)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookspecs.collecting import CollectorError, clip, plain_text
+from svc_host.kit.collecting import CollectorError, clip, plain_text
 from hookspecs.services import ALERTS, SETTINGS, service
 
 TYPE_ID = "home_assistant"

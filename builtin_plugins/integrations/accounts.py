@@ -28,7 +28,7 @@ from typing import Any
 from pony import orm
 
 from hookspecs.collect import AccountError, HttpFailure
-from svc_host.secrets import (
+from svc_host.kit.security import (
     keyring_delete,
     keyring_get,
     keyring_set,

@@ -29,11 +29,12 @@ import schedule
 from pony import orm
 
 from hookspecs.collect import Cancelled, CollectorError, HttpFailure
-from svc_host.http_client import HttpClient
-from svc_host.secrets import SecretBox
+from svc_host.kit.network import HttpClient
+from svc_host.kit.security import SecretBox
 from builtin_plugins.integrations.telemetry import IntegrationTelemetry
 from hookspecs import collect
-from hookspecs.services import ACCOUNTS, events_batch, publish
+from hookspecs.services import ACCOUNTS
+from svc_host.kit.services import events_batch, publish
 
 CATALOG_TOPIC = "catalog"  # the change event of a successful collection (content rows changed)
 log = logging.getLogger(__name__)
@@ -193,9 +194,11 @@ class Engine:
         return self.host.registries.integration_types.get(integration_type)
 
     def ensure_rows(self) -> None:
-        """One disabled row per registered type that has none yet."""
-        for type_id, itype in self.types().items():
-            self.ensure_row(type_id, type_id, dict(itype.example_config))
+        """One disabled row per registered type that has none yet (one transaction for all: a
+        host starts with a row per type, ~25)."""
+        with orm.db_session:
+            for type_id, itype in self.types().items():
+                self.ensure_row(type_id, type_id, dict(itype.example_config))
 
     def ensure_row(self, integration_id: str, integration_type: str, config: dict[str, Any],
                    enabled: bool = False) -> bool:

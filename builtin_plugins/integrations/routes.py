@@ -11,10 +11,9 @@ import falcon
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 from pony import orm
 
-from svc_host.rest.query import substring_needle
-from svc_host.rest.schemas import BooleanText, JsonObject, StrictBoolean
+from svc_host.kit.rest import (ApiError, BooleanText, JsonObject, StrictBoolean, not_found, substring_needle,
+                               validation_failed)
 from hookspecs import Operation, Route
-from svc_host.http.errors import ApiError, not_found, validation_failed
 from hookspecs.collect import AccountError
 from hookspecs.permissions import INTEGRATIONS_READ, TELEMETRY_READ
 

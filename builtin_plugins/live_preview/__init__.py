@@ -35,9 +35,9 @@ from urllib.parse import urlparse
 from marshmallow import fields
 
 from hookspecs import Feature, Operation, Route, Setting, WebSocketRoute, hookimpl
-from svc_host.http.errors import ApiError
+from svc_host.kit.rest import ApiError
 from hookspecs.permissions import NAVIGATION_CONTROL, declare
-from svc_host.tls import local_ipv4_addresses
+from svc_host.kit.network import local_ipv4_addresses
 from hookspecs.services import CAPTURE_REQUEST, DISPLAY_CAPTURE, LIVE_PREVIEW_TICKETS, ORIGIN_ALLOWED, CaptureRequest
 from hookspecs.records import record
 

@@ -138,9 +138,10 @@ def cmd_backup_create(host: Any, args: Any) -> int:
 
 
 def cmd_backup_restore(settings: Any, args: Any) -> int:
-    from svc_host.backup_archive import BackupTooNew, InvalidArchive, StagingFailed
+    from svc_host.backup_archive.format import BackupTooNew, InvalidArchive, StagingFailed
     from builtin_plugins.maintenance.restore import stage_and_commit
-    from svc_host.plugins import build_registries, load_plugins
+    from svc_host.plugins import load_plugins
+    from svc_host.registries import build_registries
 
     if settings.uses_external_database:
         return _fail("restore exists only with the default database (SVC_DISPLAY_DATABASE_URL is set)", exit_code=2)

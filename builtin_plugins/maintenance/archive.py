@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
-from svc_host.backup_archive import APP, CHUNK, DB_MEMBER, FORMAT, FORMAT_VERSION, MANIFEST, MEDIA_PREFIX, \
+from svc_host.backup_archive.format import APP, CHUNK, DB_MEMBER, FORMAT, FORMAT_VERSION, MANIFEST, MEDIA_PREFIX, \
     create_private  # noqa: F401  (the format is the shared checker's; re-exported for the plugin's modules)
 
 FORMATS = {"zip": (".zip", "application/zip"), "tgz": (".tar.gz", "application/gzip")}

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from builtin_plugins.maintenance import swap
-from svc_host.backup_archive import InvalidArchive, copy_to_file, disk_writes, live_schema, read_archive
+from svc_host.backup_archive.database import live_schema
+from svc_host.backup_archive.format import InvalidArchive, disk_writes
+from svc_host.backup_archive.reader import copy_to_file, read_archive
 
 MAX_UPLOAD = 2 * 1024 ** 3
 EXIT_RESTART = 75

@@ -11,14 +11,14 @@ from pony import orm
 
 from builtin_plugins.maintenance import swap
 from builtin_plugins.maintenance.archive import FORMATS
-from svc_host.backup_archive import BackupTooNew, InvalidArchive, StagingFailed
+from svc_host.backup_archive.format import BackupTooNew, InvalidArchive, StagingFailed
 from builtin_plugins.maintenance.jobs import jobs_of, valid_job_id
 from builtin_plugins.maintenance.restore import EXIT_RESTART, MAX_UPLOAD, RestoreGate, UploadTooLarge, \
     save_upload, stage_and_commit
 from builtin_plugins.maintenance.upgrade import Upgrades, upgrade_capable
 from hookspecs import Operation, Route
 from hookspecs.records import record
-from svc_host.http.errors import ApiError, not_found, validation_failed
+from svc_host.kit.rest import ApiError, not_found, validation_failed
 
 log = logging.getLogger("builtin_plugins.maintenance")
 TAGS = ("maintenance",)

@@ -8,8 +8,8 @@ import math
 from typing import Any
 
 from hookspecs.render import RenderContext, renderer
-from svc_host.display.kit import blob_images, config_flag, config_number, config_text, newest_shuffled
-from svc_host.display.kit import widgets as _w
+from svc_host.kit.display import blob_images, config_flag, config_number, config_text, newest_shuffled
+from svc_host.kit.display import widgets as _w
 
 
 def _prepare_photo(context: RenderContext) -> Any:

@@ -13,8 +13,7 @@ from marshmallow import Schema, fields, validate
 
 from hookspecs import AUTHENTICATED, Operation, Route
 from hookspecs.permissions import TELEMETRY_READ
-from svc_host.http.errors import not_found
-from svc_host.rest.rows import lookup_id
+from svc_host.kit.rest import lookup_id, not_found
 
 
 class BlobQuery(Schema):

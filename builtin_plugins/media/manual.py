@@ -14,9 +14,7 @@ from marshmallow import Schema, fields, validate
 
 from builtin_plugins.media.media_check import PHOTO_TYPES, VIDEO_EXTENSIONS, MediaError
 from hookspecs.content import MANUAL_ENTRY
-from svc_host.http.errors import ApiError
-from svc_host.rest.rows import IdSchema, require_category
-from svc_host.rest.text import Text
+from svc_host.kit.rest import ApiError, IdSchema, Text, require_category
 
 MiB = 1024 * 1024
 MAX_PHOTO_BYTES = 8 * MiB

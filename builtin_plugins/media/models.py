@@ -8,16 +8,19 @@ from pony import orm
 MS = {"size": 64}
 
 
+def _credited_media() -> tuple:
+    """The columns a photo and a video share, in their table order: the id, the credit (alt text,
+    photographer, source, provider) and the blob."""
+    return (orm.PrimaryKey(str, 200), orm.Optional(str, 2000, default=""), orm.Optional(str, 500, default=""),
+            orm.Optional(str, 2048, default=""), orm.Optional(str, 2048, default=""), orm.Required(str, 100),
+            orm.Required(str, 512))
+
+
 def define_entities(db: Any) -> None:
     class Photo(db.Entity):
         _table_ = "svc_photo"
-        id = orm.PrimaryKey(str, 200)
-        alt_text = orm.Optional(str, 2000, default="")
-        photographer_name = orm.Optional(str, 500, default="")
-        photographer_url = orm.Optional(str, 2048, default="")
-        source_url = orm.Optional(str, 2048, default="")
-        data_provider = orm.Required(str, 100)
-        media_blob_key = orm.Required(str, 512)
+        (id, alt_text, photographer_name, photographer_url, source_url, data_provider,
+         media_blob_key) = _credited_media()
         category_id = orm.Required(str, 64, default="photos", index=True)
         integration_type = orm.Required(str, 100)
         suppressed = orm.Required(bool, default=False, index=True)
@@ -25,13 +28,8 @@ def define_entities(db: Any) -> None:
 
     class Video(db.Entity):
         _table_ = "svc_video"
-        id = orm.PrimaryKey(str, 200)
-        alt_text = orm.Optional(str, 2000, default="")
-        photographer_name = orm.Optional(str, 500, default="")
-        photographer_url = orm.Optional(str, 2048, default="")
-        source_url = orm.Optional(str, 2048, default="")
-        data_provider = orm.Required(str, 100)
-        media_blob_key = orm.Required(str, 512)
+        (id, alt_text, photographer_name, photographer_url, source_url, data_provider,
+         media_blob_key) = _credited_media()
         duration_seconds = orm.Required(float)
         category_id = orm.Required(str, 64, default="videos", index=True)
         integration_type = orm.Required(str, 100)

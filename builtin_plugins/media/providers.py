@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookspecs.collecting import CollectorError
+from svc_host.kit.collecting import CollectorError
 from builtin_plugins.media.store import add_all
 
 PEXELS = "https://api.pexels.com"

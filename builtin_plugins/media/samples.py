@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from svc_host.display.samples import landscape_png, video_mp4
+from svc_host.kit.samples import landscape_png, video_mp4
 
 PHOTOS = [("Morning over the lake", "Ana Lima", (90, 150, 230), (50, 120, 90)),
           ("Autumn fields", "Jon Berg", (240, 170, 110), (170, 120, 50)),

@@ -6,7 +6,7 @@ from typing import Any
 
 from pony import orm
 
-from hookspecs.collecting import (
+from svc_host.kit.collecting import (
     DEFAULT_IMAGE_BYTES,
     DEFAULT_VIDEO_BYTES,
     IMAGE_TYPES,

@@ -23,7 +23,7 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import ParseError, fromstring
 
 from builtin_plugins.media.store import add_all
-from hookspecs.collecting import (
+from svc_host.kit.collecting import (
     DEFAULT_IMAGE_BYTES,
     DEFAULT_VIDEO_BYTES,
     IMAGE_TYPES,

@@ -12,7 +12,7 @@ from marshmallow import fields
 
 from hookspecs import AUTHENTICATED, Operation, Route, hookimpl
 from hookspecs.records import record
-from svc_host.rest.configurable import TypeDescriptorSchema, describe_type
+from svc_host.kit.rest import TypeDescriptorSchema, describe_type
 
 REGISTRIES = (
     ("screen_types", "screen_types", "screen_type"),

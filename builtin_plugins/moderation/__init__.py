@@ -13,11 +13,10 @@ from typing import Any
 from marshmallow import Schema, fields
 
 from hookspecs import ContentList, Feature, Operation, Route, hookimpl
-from hookspecs.content import release_blob
-from svc_host.http.errors import not_found
+from svc_host.kit.services import release_blob
+from svc_host.kit.rest import lookup_id, not_found
 from hookspecs.permissions import CONTENT_MODERATE, declare
 from hookspecs.records import record
-from svc_host.rest.rows import lookup_id
 
 
 class SuppressBody(Schema):

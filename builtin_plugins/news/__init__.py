@@ -26,7 +26,7 @@ from builtin_plugins.news.search_index import (
 from hookspecs import Feature, Migration, hookimpl
 from hookspecs.catalog import load_types
 from hookspecs.permissions import INTERESTS_READ, INTERESTS_WRITE, declare
-from hookspecs.content import add_writers
+from svc_host.kit.services import add_writers
 from hookspecs.services import SEARCH
 
 

@@ -5,7 +5,7 @@ from typing import Any
 
 from builtin_plugins.news.search_index import INDEX
 from hookspecs import ContentList, FeedBlob, FeedKind
-from hookspecs.collecting import IMAGE_TYPES
+from svc_host.kit.collecting import IMAGE_TYPES
 
 
 def rss_article_json(row: Any) -> dict:

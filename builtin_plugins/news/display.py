@@ -9,9 +9,10 @@ import random
 from typing import Any
 
 from hookspecs.render import RenderContext, renderer
-from svc_host.display.kit import (category_label, clip_text, config_flag, config_number, config_strings,
+from svc_host.kit.display import (category_label, clip_text, config_flag, config_number, config_strings,
                                   config_text, slide_title)
-from svc_host.display.kit import widgets as _w
+from svc_host.kit.display import widgets as _w
+from svc_host.kit.formatting import formats
 
 
 def _feed_ids(context: RenderContext) -> list[str] | None:
@@ -62,7 +63,7 @@ def _item(context: RenderContext, row: Any, sources: dict[str, str]) -> dict:
     unless ``showSource`` is false, the age) and its summary, link and picture key."""
     when = row.published_at_ms or row.created_at_ms
     source = sources.get(row.feed_id, "") if config_flag(context, "showSource", True) else ""
-    meta = " \u00b7 ".join(p for p in (source, context.format_age(when)) if p)
+    meta = " \u00b7 ".join(p for p in (source, formats(context).format_age(when)) if p)
     return {"title": row.title, "meta": meta, "summary": row.summary or "", "link": row.link or "",
             "image_key": row.image_blob_key}
 
@@ -112,7 +113,7 @@ def _article_slide(context: RenderContext, data: dict, texture: Any) -> Any:
     w = _w()
     summary = clip_text(data["summary"], 360)
     slide = w.themed_slide(context)
-    tall = context.size[1] > context.size[0]
+    tall = w.stacked(context)  # a portrait screen or a slide higher than wide: picture above text
     left, top = 0.08, 0.06
     if texture is not None and tall:
         slide.add_widget(w.ImageFill(texture, mode="cover", size_hint=(1, 0.36), pos_hint={"x": 0, "top": 1}))
@@ -150,4 +151,5 @@ def news_article(context: RenderContext) -> Any:
                                     pos_hint={"right": 0.985, "y": 0.025}))
         slide.add_widget(w.ImageFill(w.qr_texture(data["link"]), size_hint=(side, high),
                                      pos_hint={"right": 0.98, "y": 0.025 + high * 0.04}))
+        slide.says = "qr"  # one voice per fact: the QR panel yields while the article shows its link's code
     return slide

@@ -11,7 +11,7 @@ from typing import Any
 
 from pony import orm
 
-from hookspecs.collecting import CollectorError, clip, plain_text
+from svc_host.kit.collecting import CollectorError, clip, plain_text
 from builtin_plugins.news.rss import upsert_articles
 
 TYPE_ID = "news_hackernews"

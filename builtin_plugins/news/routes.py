@@ -7,9 +7,7 @@ from marshmallow import Schema, fields, validate
 
 from hookspecs import Route
 from hookspecs.permissions import INTERESTS_READ, INTERESTS_WRITE
-from svc_host.rest.rows import EntityKind, entity_routes, require_category
-from svc_host.rest.schemas import client_id
-from svc_host.rest.text import Text, no_nul
+from svc_host.kit.rest import EntityKind, Text, client_id, entity_routes, no_nul, require_category
 
 MIN_POLL_SECONDS = 60
 MAX_POLL_SECONDS = 7 * 24 * 3600

@@ -20,7 +20,7 @@ from urllib.parse import urljoin
 from pony import orm
 
 from hookspecs.collect import CollectorError, HttpFailure
-from hookspecs.collecting import (
+from svc_host.kit.collecting import (
     bulk_insert,
     clip,
     delete_blobs,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from svc_host.display.samples import landscape_png
+from svc_host.kit.samples import landscape_png
 
 ARTICLES = [
     ("City opens its first solar-powered library on the river front, open until midnight on weekdays",

@@ -20,13 +20,12 @@ from pony import orm
 from hookspecs import Feature, LayerSpec, Migration, Permission, Route, hookimpl
 from hookspecs.records import Nullable
 from hookspecs.permissions import OPERATORS
-from svc_host.rest import typed_rows
-from svc_host.rest.configurable import require_type, time_zone_check, validate_config
-from svc_host.rest.typed_rows import RowKind, row_schema, typed_routes
-from hookspecs.services import OVERLAYS, SETTINGS, display_zone, service
-from svc_host.rest.schemas import JsonObject, StorableSchema, client_id
+from svc_host.kit.rest import (JsonObject, RowKind, StorableSchema, client_id, require_type, row_schema,
+                               serialize as serialize_typed_row, typed_routes, validate_config, validation_failed)
+from svc_host.kit.formatting import time_zone_check
+from hookspecs.services import OVERLAYS, SETTINGS, service
+from svc_host.kit.services import display_zone
 from builtin_plugins.overlays.schedule import WINDOW_FIELDS, is_active_on, window_problems
-from svc_host.http.errors import validation_failed
 
 MS = {"size": 64}
 OVERLAYS_WRITE = "overlays.write"
@@ -109,6 +108,8 @@ def resolve(host: Any, base: dict[str, Any], body: dict[str, Any]) -> dict[str, 
         merged += [m for m in _legacy_messages(messages) if m not in merged]
         config["messages"] = merged
     data["config_json"] = config
+    if "start_month" not in base:  # a POST (create or replace): what a window left out means
+        _default_window(data, body)
     if data.get("overlay_type") is None:
         raise validation_failed({"overlay_type": ["required (or legacy overlay_kind)"]})
     registry = host.registries.overlay_types
@@ -118,6 +119,18 @@ def resolve(host: Any, base: dict[str, Any], body: dict[str, Any]) -> dict[str, 
         raise validation_failed(problems, "the schedule window is invalid")
     validate_config(registry, data["overlay_type"], config, extra_check=time_zone_check)
     return data
+
+
+DATE_FIELDS = ("start_month", "start_day", "end_month", "end_day", "nth_week_of_month", "nth_weekday")
+
+
+def _default_window(data: dict[str, Any], body: dict[str, Any]) -> None:
+    """No date at all: the whole year (every year, or ``year_exact``'s), so the first overlay a
+    newcomer writes shows at once. A start without an end stays the one day the spec reads
+    (birthdays, holidays), said in the schema's descriptions; the end is not filled in, or a
+    later PATCH of the start alone would make the window run into the next year."""
+    if all(body.get(name) is None for name in DATE_FIELDS):
+        data.update(start_month=1, start_day=1, end_month=12, end_day=31)
 
 
 class _OverlayFields(StorableSchema):
@@ -145,8 +158,11 @@ class _OverlayFields(StorableSchema):
 
 class OverlayUpsert(_OverlayFields):
     id = fields.String(validate=client_id, metadata={"description": "omitted: a new id is generated"})
-    start_month = fields.Integer(strict=True, required=True, validate=validate.Range(min=1, max=12))
-    start_day = fields.Integer(strict=True, required=True, validate=validate.Range(min=1, max=31))
+    start_month = fields.Integer(strict=True, validate=validate.Range(min=1, max=12),
+                                 metadata={"description": "with no date field at all: the whole year (Jan 1 - Dec 31)"})
+    end_month = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=1, max=12),
+                               metadata={"description": "with end_day, the window's last day (inclusive); omitted with a start: "
+                                                "the start day only (a one-day window)"})
 
 
 class OverlayPatch(_OverlayFields):
@@ -185,7 +201,7 @@ KIND = RowKind(
 
 
 def serialize(row: Any) -> dict[str, Any]:
-    return typed_rows.serialize(KIND, row)
+    return serialize_typed_row(KIND, row)
 
 
 # ---- the service other plugins call ---------------------------------------------------

@@ -2,14 +2,16 @@
 
 ``load`` (loader thread) asks the overlays service which rows are active now
 (``OverlaysService.active``: enabled, the global switch on, today inside the window) and
-keeps the curator's members (``hookspecs.services.curated``); it is loaded again when the
+keeps the curator's members (``svc_host.kit.services.curated``); it is loaded again when the
 service says the answer changes with the clock (midnight in the display zone) or the
 curator's does. ``apply`` (UI thread) builds each new overlay through its type's renderer
 (``prepare`` on the loader thread) and removes the ones that left; a changed row, or new
-display preferences, rebuild it. An overlay whose renderer fails (prepare, build, tick) is
-dropped until its row changes; the others keep drawing.
+display preferences, rebuild it. Which rows may be drawn is the compositor's rule
+(``stage.showable``: a type no loaded plugin provides, or a renderer held back after repeated
+failures, is left out). An overlay whose renderer fails (prepare, build, tick) is hidden and
+tried again at the next load (until the compositor holds it back); the others keep drawing.
 
-Where each overlay goes is the zone system of :class:`hookspecs.render.Layout`: ``arrange``
+Where each overlay goes is the layout rule of the renderer kit (:mod:`svc_host.kit.display.layout`): ``arrange``
 (every relayout) puts each overlay in the zone its type gives its row (``OverlayType.zone_for``),
 a panel at the size its widget's ``size_hint`` asks, and tells the compositor what the panels
 (and a celebration message's band) occupy, so the slides lay out in the rest. An overlay that
@@ -28,10 +30,16 @@ from functools import cached_property
 from typing import Any
 
 from hookspecs.render import Layout, Rect, Stage
-from hookspecs.services import CURATOR, OVERLAYS, curated, service
-from svc_host.display.kit import layer_box, overlay_bands, place_celebration
+from hookspecs.services import CURATOR, OVERLAYS, PLAYS, service
+from svc_host.kit.services import curated
+from svc_host.kit.display import drop_widget, layer_box
+from svc_host.kit.display.layout import arrange as arrange_zones, overlay_bands, place_celebration
+from svc_host.kit.display.text import MESSAGE_MIN_PX, fit_message
 
 log = logging.getLogger("builtin_plugins.overlays")
+
+RETRY_SECONDS = 5.0  # frame time: a failed overlay is tried again (a load) this long after it failed
+HELD_RETRY_SECONDS = 30.0  # while rows are left out (held back, or a type not loaded), loaded again this often
 
 
 @dataclass
@@ -57,48 +65,6 @@ def _lift_celebration(widget: Any, into: Any) -> Any:
     return front
 
 
-MESSAGE_MIN_PX = 28.0
-"""The smallest a celebration message is drawn, px at 1080 lines (the body text's minimum)."""
-MESSAGE_LINES = 2
-
-
-def fit_message(caption: Any, minimum: float) -> None:
-    """A celebration message is text and is shown whole: wrapped at word boundaries onto at most
-    :data:`MESSAGE_LINES` lines in its band, shrunk (down to ``minimum`` px) until it fits; never cut
-    or ellipsized. Fitted again whenever its text changes (the messages cycle). A message that moves
-    itself (the bouncing one) keeps its own box and only loses the ellipsis."""
-    if not hasattr(caption, "texture_update"):  # a panel (a template's error) lays out its own text
-        return
-    caption.shorten = False
-    if getattr(caption, "moves", False):
-        return
-    if hasattr(caption, "restyle"):  # the kit's TextBox (message_label): the text rule fits it, at words
-        caption.minimum, caption.max_lines_fit = min(caption.nominal, minimum), MESSAGE_LINES
-        caption.fit()
-        return
-    if not hasattr(caption, "nominal_px"):
-        caption.nominal_px = float(caption.font_size)
-        caption.bind(text=lambda *_args: _fit_message(caption, minimum))
-    _fit_message(caption, minimum)
-
-
-def _fit_message(caption: Any, minimum: float) -> None:
-    width, height = caption.size
-    if width <= 1 or height <= 1:
-        return
-    caption.text_size = (width, None)
-    caption.halign, caption.valign = "center", "middle"
-    size = max(minimum, caption.nominal_px)
-    while True:
-        caption.font_size = size
-        caption.texture_update()
-        lines = len(getattr(caption._label, "_cached_lines", None) or [None])
-        if (caption.texture_size[1] <= height and lines <= MESSAGE_LINES) or size <= minimum:
-            break
-        size = max(minimum, size * 0.92)
-    caption.text_size = (width, height)
-
-
 def _earliest(*values: int | None) -> int | None:
     present = [v for v in values if v is not None]
     return min(present) if present else None
@@ -111,6 +77,8 @@ class OverlaysLayer:
         self.overlays: dict[Any, dict] = {}  # id -> {"row", "widget" or None, "failed", "zone", "hint"}
         self.placed: dict[Any, Rect] = {}  # id -> where its widget goes (arrange)
         self._waiting: OverlaysState | None = None  # applied while the content area was empty (a full alert)
+        self._cancel_retry: Any = None
+        self._playing: set = set()  # the overlay plays open (proof of play, :meth:`_played`)
 
     @cached_property
     def decoration(self) -> Any:
@@ -130,14 +98,14 @@ class OverlaysLayer:
                         (self.widget.pos, self.widget.size)
 
     def arrange(self, layout: Layout) -> list[tuple[str, Rect]]:
-        """Place every overlay in its zone of ``layout`` (:meth:`Layout.arrange`); what they occupy."""
+        """Place every overlay in its zone of ``layout`` (``kit.layout.arrange``); what they occupy."""
         if self._waiting is not None and layout.content.area > 0:  # the full-screen alert went
             waiting, self._waiting = self._waiting, None
             self.stage.after(0, lambda: self.apply(waiting, False))
         shown = [(overlay_id, entry) for overlay_id, entry in self.overlays.items() if entry.get("widget") is not None]
-        rects, occupied, messages = layout.arrange([(entry["zone"], entry["hint"],
-                                                     getattr(entry["widget"], "celebration", None) is not None)
-                                                    for _id, entry in shown])
+        rects, occupied, messages = arrange_zones(layout, [(entry["zone"], entry["hint"],
+                                                            getattr(entry["widget"], "celebration", None) is not None)
+                                                           for _id, entry in shown])
         self.placed = {overlay_id: rect for (overlay_id, _entry), rect in zip(shown, rects)}
         self._fit()
         stale = [overlay_id for overlay_id, entry in shown if self._stale(entry, layout)]
@@ -166,18 +134,33 @@ class OverlaysLayer:
 
     # ------------------------------------------------------------------ UI thread
     def apply(self, state: OverlaysState, restyle: bool) -> None:
-        wanted = {row.get("id"): row for row in state.rows
-                  if self.stage.renderer("overlay", row.get("overlay_type", "")) is not None}
+        wanted = {row.get("id"): row for row in self.stage.showable("overlay", state.rows)}
+        if len(wanted) < len(state.rows):
+            self._retry(HELD_RETRY_SECONDS)
         for overlay_id in list(self.overlays):
             row = wanted.get(overlay_id)
-            if row is None or row != self.overlays[overlay_id]["row"] or restyle:
+            if row is None or row != self.overlays[overlay_id]["row"] or restyle or self.overlays[overlay_id]["failed"]:
                 self._remove(overlay_id)
         if self.stage.area.area <= 0:  # a full-screen alert: new overlays wait until it goes
             self._waiting = state
+            self._played()
             return
         for overlay_id, row in wanted.items():
             if overlay_id not in self.overlays:
                 self._add(row)
+        self._played()
+
+    def _played(self, complete: bool = True) -> None:
+        """Proof of play: an overlay plays from when its widget is first built until it leaves (its
+        row's window closed, it was disabled or removed: ``complete``) or fails (not complete); built
+        again (new settings, another layout) it goes on playing."""
+        self._playing = {overlay_id for overlay_id, entry in self.overlays.items()
+                         if entry.get("widget") is not None or (overlay_id in self._playing and not entry["failed"])}
+        plays = service(self.host, PLAYS)
+        if plays is not None:
+            plays.show("overlay", [{"id": overlay_id, "type": self.overlays[overlay_id]["row"].get("overlay_type"),
+                                    "label": self.overlays[overlay_id]["row"].get("label")}
+                                   for overlay_id in self._playing], complete)
 
     @staticmethod
     def _stale(entry: dict, layout: Layout) -> bool:
@@ -204,6 +187,18 @@ class OverlaysLayer:
                 self._remove(overlay_id)
                 self._add(entry["row"])
 
+    def _retry(self, seconds: float) -> None:
+        """Load the overlays again in ``seconds`` of frame time (the compositor decides which rows
+        may be tried: a renderer failing again and again is held back longer)."""
+        if self._cancel_retry is not None:
+            return
+
+        def fire() -> None:
+            self._cancel_retry = None
+            self.stage.reload()
+
+        self._cancel_retry = self.stage.after(seconds, fire)
+
     def _remove(self, overlay_id: Any) -> None:
         entry = self.overlays.pop(overlay_id, None)
         if entry and entry.get("front") is not None:
@@ -212,15 +207,9 @@ class OverlaysLayer:
             self._drop(entry["widget"])
             self.stage.relayout()
 
-    def _drop(self, widget: Any) -> None:
-        if widget.parent is not None:
-            widget.parent.remove_widget(widget)
-        dispose = getattr(widget, "dispose", None)
-        if dispose is not None:
-            try:
-                dispose()
-            except Exception:  # noqa: BLE001
-                log.exception("display: dispose failed")
+    @staticmethod
+    def _drop(widget: Any) -> None:
+        drop_widget(widget, detach=True)
 
     def _add(self, row: dict) -> None:
         overlay_id, type_id = row.get("id"), row.get("overlay_type", "")
@@ -243,17 +232,23 @@ class OverlaysLayer:
             if error is not None:
                 entry["failed"] = True
                 self.stage.report_failure("overlay", type_id, overlay_id, "prepare", error)
+                self._retry(RETRY_SECONDS)
+                self._played(complete=False)
                 return
             if data is None:
                 entry["failed"] = True
                 log.info("display: overlay %r has no content; skipped", overlay_id)
+                self._played(complete=False)
                 return
             try:
                 widget = renderer(context.with_data(data))
             except Exception as exc:  # noqa: BLE001  dropped until its row changes
                 entry["failed"] = True
                 self.stage.report_failure("overlay", type_id, overlay_id, "build", exc)
+                self._retry(RETRY_SECONDS)
+                self._played(complete=False)
                 return
+            self.stage.report_shown("overlay", type_id, overlay_id)
             entry["hint"] = tuple(widget.size_hint)  # a panel's size, fractions of the content area
             widget.size_hint, widget.pos_hint = (None, None), {}
             widget.pos, widget.size = self.widget.pos, self.widget.size
@@ -266,6 +261,7 @@ class OverlaysLayer:
             else:
                 widget.reserve = True  # a panel: decoration never draws in its box (docs/display.md)
                 self.widget.add_widget(widget)
+            self._played()
             self.stage.relayout()  # the slides make room for it
 
         self.stage.submit(lambda: self.stage.prepare(renderer, context), done)
@@ -287,6 +283,8 @@ class OverlaysLayer:
                     self._drop(entry["front"])
                 entry["widget"] = entry["front"] = None
                 entry["failed"] = True
+                self._retry(RETRY_SECONDS)
+                self._played(complete=False)
                 self.stage.relayout()
 
     def dispose(self) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from hookspecs import AUTHENTICATED, PUBLIC, Permission
-from svc_host.permissions import ROLES
+from svc_host.kit.security import ROLES
 from svc_host.plugins import HOST_PLUGIN_NAME
 
 YES, NO = "yes", "-"
@@ -20,7 +20,7 @@ METHOD_ORDER = {"GET": 0, "POST": 1, "PUT": 2, "PATCH": 3, "DELETE": 4}
 def route_owners(host: Any, include_third_party: bool) -> dict[tuple[str, str], tuple[str, Any]]:
     """(path, method) -> (plugin name, Operation), for builtin routes (and third-party ones if asked)."""
     from svc_host.http.app import create_app
-    from svc_host.plugins import collect_routes
+    from svc_host.registries import collect_routes
 
     if not host.routes:  # commands other than ``serve`` build the host without routes
         host.routes = collect_routes(host.plugins, host)

@@ -18,7 +18,8 @@ from pony import orm
 
 from builtin_plugins.power import schedule as sched
 from builtin_plugins.power.backends import Backend, BackendError
-from hookspecs.services import BLANK_TOPIC, EVENTS, SETTINGS, display_zone, publish, require, service
+from hookspecs.services import BLANK_TOPIC, EVENTS, SETTINGS, require, service
+from svc_host.kit.services import display_zone, publish
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from builtin_plugins.power.controller import TOPIC
 from hookspecs import AUTHENTICATED, Operation, Route
 from hookspecs.services import DISPLAY_POWER, SETTINGS, require, service
 from hookspecs.records import Nullable, record
-from svc_host.http.errors import ApiError, validation_failed
+from svc_host.kit.rest import ApiError, validation_failed
 
 DISPLAY_POWER_PERMISSION = "display.power"
 MAX_UNTIL_MS = 2 ** 53

@@ -1,7 +1,7 @@
 """The weekly power schedule (CONTRACT "Display power"): validation and the state it gives.
 
 A schedule is a list of windows ``{days, on, off}``: ``days`` a non-empty list of ``mon`` ...
-``sun``, ``on``/``off`` ``HH:MM`` (24 h) in the display's time zone. A window whose ``off``
+``sun``, each at most once, ``on``/``off`` ``HH:MM`` (24 h) in the display's time zone. A window whose ``off``
 is earlier than its ``on`` runs past midnight into the next day (``{days: [fri], on: 22:00,
 off: 02:00}`` is on from Friday 22:00 to Saturday 02:00). An empty schedule is always on.
 Windows must not overlap (touching is fine: one's ``off`` may be another's ``on``).
@@ -24,7 +24,7 @@ _TIME = re.compile(r"^([01][0-9]|2[0-3]):([0-5][0-9])$")
 JSON_SCHEMA = {
     "type": "array", "maxItems": MAX_WINDOWS, "description": "windows {days, on, off}; empty: always on",
     "items": {"type": "object", "required": ["days", "on", "off"], "additionalProperties": False, "properties": {
-        "days": {"type": "array", "minItems": 1, "items": {"type": "string", "enum": list(DAYS)}},
+        "days": {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"type": "string", "enum": list(DAYS)}},
         "on": {"type": "string", "pattern": _TIME.pattern, "description": "HH:MM (24 h)"},
         "off": {"type": "string", "pattern": _TIME.pattern,
                 "description": "HH:MM (24 h); earlier than on: the window runs past midnight"},
@@ -82,6 +82,8 @@ def validate(schedule: Any) -> list[dict[str, Any]]:
         for position, day in enumerate(days):
             if day not in DAYS:
                 raise ScheduleError(f"{at}/days/{position}", "must be one of " + ", ".join(DAYS))
+            if day in days[:position]:
+                raise ScheduleError(f"{at}/days/{position}", f"{day} is named twice; each day at most once")
         on = _minutes(window.get("on"), f"{at}/on")
         off = _minutes(window.get("off"), f"{at}/off")
         if on == off:

@@ -8,7 +8,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 from hookspecs import AUTHENTICATED, Operation, Route
 from hookspecs.services import RUNTIME_SIGNALS, require
 from hookspecs.records import Nullable, record
-from svc_host.rest.configurable import EmptySchema
+from svc_host.kit.rest import ApiError, EmptySchema, not_found, validation_failed
 from builtin_plugins.runtime_signals.store import (
     MAX_TTL_SECONDS,
     SIGNAL_ID,
@@ -17,7 +17,6 @@ from builtin_plugins.runtime_signals.store import (
     check_value,
     valid_id,
 )
-from svc_host.http.errors import ApiError, not_found, validation_failed
 
 RUNTIME_SIGNALS_WRITE = "runtime.signals_write"
 PUBLISHES = ("runtime_signals",)  # the change-event topic of a signal set or deleted (not of an expiry)

@@ -5,7 +5,8 @@ valid key, writes ``screens.write`` (each write publishes the change event ``scr
 The slide types come from the features that own their data (``register_screen_types``:
 ``clock``, ``weather``, ``news`` ...); a row's ``config_json`` is checked against its type's
 schema. ``host.services[SCREENS]`` lists the enabled slides; the canvas's slides layer
-(:mod:`.display`, Kivy-only) draws the program from it.
+(:mod:`.display`, Kivy-only) draws the program from it; ``sync()`` is the ``sync`` of ``GET
+/v1/display/screen`` (the ``sync_group`` setting, the program's :mod:`.timetable` hash and cycle).
 """
 from __future__ import annotations
 
@@ -14,13 +15,15 @@ from typing import Any
 from marshmallow import fields, validate
 from pony import orm
 
-from hookspecs import Feature, LayerSpec, Permission, Route, hookimpl, weights
+from hookspecs import Feature, LayerSpec, Permission, Route, hookimpl
 from hookspecs.permissions import OPERATORS
 from hookspecs.records import Nullable
-from hookspecs.services import SCREENS
-from svc_host.rest.configurable import time_zone_check
-from svc_host.rest.schemas import JsonObject, StorableSchema, client_id
-from svc_host.rest.typed_rows import RowKind, list_rows, row_schema, typed_routes
+from hookspecs.services import SCREENS, SETTINGS, service
+from svc_host.kit.services import curated
+from builtin_plugins.screens.timetable import timetable
+from svc_host.kit import weights
+from svc_host.kit.rest import JsonObject, RowKind, StorableSchema, client_id, list_rows, row_schema, typed_routes
+from svc_host.kit.formatting import time_zone_check
 
 MS = {"size": 64}
 SCREENS_WRITE = "screens.write"
@@ -72,6 +75,24 @@ class ScreenService:
             rows = list_rows(self.host.db.Screen, KIND.fields, ("sort_order", "id"))
         return [row for row in rows if row["enabled"]]
 
+    def program(self) -> list[dict[str, Any]]:
+        """The slides of the program: the enabled ones the curator keeps (none while it turns the
+        slides off), with a weight of at least one appearance (what the slides layer cycles)."""
+        rows, controls = curated(self.host, "screens", self.enabled())
+        return [dict(row) for row in rows if weights.appearances(row.get("frequency_weight", 1)) > 0] \
+            if controls["screens_enabled"] else []
+
+    def sync_group(self) -> str:
+        """The ``sync_group`` display setting ("" : not in a group)."""
+        settings = service(self.host, SETTINGS)
+        value = settings.get("sync_group") if settings is not None else ""
+        return value if isinstance(value, str) else ""
+
+    def sync(self) -> dict[str, Any]:
+        """``{group, program_hash, cycle_ms}`` (docs/display.md, "Displays in step")."""
+        table = timetable(self.program())
+        return {"group": self.sync_group(), "program_hash": table.program_hash, "cycle_ms": table.cycle_ms}
+
 
 @hookimpl
 def startup(host: Any) -> None:
@@ -83,9 +104,12 @@ class _ScreenFields(StorableSchema):
     name = fields.String(allow_none=True, validate=validate.Length(max=200))
     description = fields.String(allow_none=True, validate=validate.Length(max=2000))
     enabled = fields.Boolean()
-    dwell_seconds = fields.Float(allow_nan=False, validate=DWELL)
+    # the defaults a create takes (KIND.defaults), said in the OpenAPI document so a client's
+    # form starts from them
+    dwell_seconds = fields.Float(allow_nan=False, validate=DWELL, metadata={"default": KIND.defaults["dwell_seconds"]})
     frequency_weight = fields.Float(allow_nan=False, validate=WEIGHT,
-                                    metadata={"description": weights.DESCRIPTION})
+                                    metadata={"description": weights.DESCRIPTION,
+                                              "default": KIND.defaults["frequency_weight"]})
     data_key = fields.String(allow_none=True, validate=validate.Length(max=200))
     require_news_photo = fields.Boolean(allow_none=True)
     sort_order = fields.Integer(strict=True, validate=SORT)
@@ -118,6 +142,6 @@ def register_routes(host: Any) -> list[Route]:
 FEATURE = Feature(
     permissions=[Permission(SCREENS_WRITE, "create, change and delete screens", OPERATORS)],
     display_layers=[LayerSpec("slides", 100, "builtin_plugins.screens.display:SlidesLayer", area="free",
-                              topics=("screens", "curator", "catalog"), surface="screen",
-                              description="the slide program: dwell, weighted round-robin spread around each cycle, crossfade, navigation")],
+                              topics=("screens", "curator", "catalog", "settings"), surface="screen",
+                              description="the slide program: dwell, weighted round-robin spread around each cycle, transitions (never text on text), navigation, displays in step (sync_group)")],
 )

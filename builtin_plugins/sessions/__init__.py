@@ -14,7 +14,7 @@ from pony import orm
 
 from hookspecs import Feature, Permission, hookimpl
 from hookspecs.permissions import ADMIN_ONLY
-from svc_host.passwords import PasswordError, check_password_policy, read_password
+from svc_host.kit.security import ROLES, PasswordError, check_password_policy, read_password
 from builtin_plugins.sessions.routes import USERS_ADMIN, routes
 from builtin_plugins.sessions.store import (
     UserError,
@@ -25,7 +25,6 @@ from builtin_plugins.sessions.store import (
     set_password,
     user_json,
 )
-from svc_host.permissions import ROLES
 
 
 @hookimpl

@@ -7,9 +7,9 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from hookspecs import AUTHENTICATED, PUBLIC, Operation, Route
 from hookspecs.records import record
-from svc_host.rest.ratelimit import SlidingWindowLimiter, client_address, rate_limited
-from svc_host.rest.transactions import committed_or_conflict
-from svc_host.passwords import PASSWORD_MAX, PasswordError, check_password_policy, verify_password
+from svc_host.kit.rest import (ApiError, SlidingWindowLimiter, client_address, committed_or_conflict, not_found,
+                               rate_limited)
+from svc_host.kit.security import PASSWORD_MAX, PasswordError, check_password_policy, sha256_hex, verify_password
 from builtin_plugins.sessions.store import (
     USERNAME_MAX,
     close_session,
@@ -18,8 +18,6 @@ from builtin_plugins.sessions.store import (
     open_session,
     set_password,
 )
-from svc_host.auth import sha256_hex
-from svc_host.http.errors import ApiError, not_found
 
 FAILURE_WINDOW_MS = 5 * 60 * 1000
 FAILURES_PER_USERNAME = 5

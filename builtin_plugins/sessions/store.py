@@ -13,10 +13,9 @@ from typing import Any
 
 from pony import orm
 
-from svc_host.rest.transactions import commit_quietly
-from svc_host.passwords import hash_password
-from svc_host.auth import Principal, same_digest, sha256_hex
-from svc_host.permissions import ROLES
+from svc_host.kit.rest import commit_quietly
+from svc_host.kit.security import ROLES, hash_password, same_digest, sha256_hex
+from hookspecs.permissions import Principal
 
 TOKEN_PREFIX = "svcs_"
 SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000

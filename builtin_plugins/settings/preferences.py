@@ -19,7 +19,7 @@ from typing import Any
 from pony import orm
 
 from builtin_plugins.settings.themes import THEME_KEY_VALUE
-from hookspecs.formatting import temperature_unit
+from svc_host.kit.formatting import temperature_unit
 from hookspecs.render import DEFAULT_THEME_ID, Preferences, default_theme, theme_from_preview
 
 TEMPERATURE_KEY_VALUE = "display.weather.temperature_unit"
@@ -31,6 +31,12 @@ def _scale(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return 1.0
     return min(4.0, max(0.25, float(value)))
+
+
+def _overscan(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0.0
+    return min(10.0, max(0.0, float(value)))
 
 
 def _choice(value: Any, allowed: tuple[str, ...], default: str) -> str:
@@ -53,6 +59,7 @@ class DisplayPreferencesService:
                 theme=theme_from_preview(theme_id, preview) if preview else default_theme(),
                 text_scale_screen=_scale(settings.get("display_text_scale_screen")),
                 text_scale_ticker=_scale(settings.get("display_text_scale_ticker")),
+                overscan_percent=_overscan(settings.get("display_overscan_percent")),
                 time_format=_choice(settings.get("controller_time_format"), TIME_FORMATS, "24h"),
                 date_order=_choice(settings.get("controller_date_order"), DATE_ORDERS, "ymd"),
                 timezone=settings.display_zone().key,

@@ -13,9 +13,8 @@ import falcon
 from marshmallow import EXCLUDE, Schema, fields, validate
 
 from hookspecs import AUTHENTICATED, Operation, Route
-from hookspecs.formatting import is_iana_zone
-from svc_host.rest.configurable import EmptySchema
-from svc_host.rest.schemas import StorableSchema
+from svc_host.kit.formatting import is_iana_zone
+from svc_host.kit.rest import ApiError, EmptySchema, StorableSchema, validation_failed
 from builtin_plugins.settings.store import ALL_ROLES, KEY_MAX, VALUE_MAX
 from builtin_plugins.settings.themes import (
     BUILTIN_THEMES,
@@ -32,7 +31,6 @@ from builtin_plugins.settings.themes import (
     preview_problems,
     theme_exists,
 )
-from svc_host.http.errors import ApiError, validation_failed
 from builtin_plugins.settings.store import SETTINGS_WRITE
 from hookspecs.permissions import ADOPTION_ADMIN
 from hookspecs.services import SETTINGS
@@ -40,6 +38,14 @@ from hookspecs.records import record
 
 PUBLISHES = ("settings",)  # the change event of every write
 TEXT_SCALE = validate.Range(min=0.5, max=3.0)
+OVERSCAN = validate.Range(min=0, max=10)
+SYNC_GROUP = validate.Regexp(r"\A(?:[A-Za-z0-9](?:[A-Za-z0-9 ._-]{0,62}[A-Za-z0-9._-])?)?\Z",
+                             error="empty, or 1-64 letters, digits, spaces, '.', '_' or '-', starting with a letter "
+                                   "or digit and not ending with a space")
+SYNC_GROUP_WORDS = {"title": "Sync group",
+                    "description": "displays with the same sync group and program change slides at the same "
+                                   "wall-clock instants (clocks NTP-synchronised); empty: this display's cycle "
+                                   "runs on its own"}
 ADOPTION_KEYS = ("adoption_allowed_roles", "adoption_allow_new_requests")
 
 
@@ -57,11 +63,13 @@ SettingsSchema = record(
     display_custom_themes=fields.List(fields.Nested(ThemeSchema),
                                       metadata={"description": "read-only here; use /v1/display/themes"}),
     display_text_scale_screen=fields.Float, display_text_scale_ticker=fields.Float, display_timezone=fields.String,
+    display_overscan_percent=fields.Float(metadata={"title": "Overscan (%)"}),
     controller_time_format=fields.String(validate=validate.OneOf(("12h", "24h"))),
     controller_date_order=fields.String(validate=validate.OneOf(("mdy", "dmy", "ymd"))),
     display_weather_temperature_unit=fields.String(validate=validate.OneOf(("c", "f"))),
     adoption_allowed_roles=fields.List(fields.String()),
-    adoption_allow_new_requests=fields.Boolean(metadata={"description": "legacy view"}))
+    adoption_allow_new_requests=fields.Boolean(metadata={"description": "legacy view"}),
+    sync_group=fields.String(metadata=SYNC_GROUP_WORDS))
 
 
 class SettingsUpdate(StorableSchema):
@@ -73,6 +81,11 @@ class SettingsUpdate(StorableSchema):
     display_theme_id = fields.String(validate=validate.Length(min=1, max=128))
     display_text_scale_screen = fields.Float(allow_nan=False, validate=TEXT_SCALE)
     display_text_scale_ticker = fields.Float(allow_nan=False, validate=TEXT_SCALE)
+    display_overscan_percent = fields.Float(
+        allow_nan=False, validate=OVERSCAN,
+        metadata={"title": "Overscan (%)",
+                  "description": "how much of the picture a TV that overscans HDMI crops, 0 to 10 % of each "
+                                 "dimension: the whole composition is drawn that much smaller, centred"})
     display_timezone = fields.String(validate=validate.Length(max=64),
                                      metadata={"description": "IANA zone; empty string removes the setting"})
     controller_time_format = fields.String(validate=validate.OneOf(("12h", "24h")))
@@ -81,6 +94,7 @@ class SettingsUpdate(StorableSchema):
     adoption_allowed_roles = fields.List(fields.String(validate=validate.OneOf(ALL_ROLES)),
                                          validate=validate.Length(max=len(ALL_ROLES) * 2))
     adoption_allow_new_requests = fields.Boolean()
+    sync_group = fields.String(validate=SYNC_GROUP, metadata=SYNC_GROUP_WORDS)
 
 
 def current_settings(service: Any) -> dict[str, Any]:
@@ -90,12 +104,14 @@ def current_settings(service: Any) -> dict[str, Any]:
         "display_custom_themes": custom_themes(service),
         "display_text_scale_screen": float(service.get("display_text_scale_screen")),
         "display_text_scale_ticker": float(service.get("display_text_scale_ticker")),
+        "display_overscan_percent": float(service.get("display_overscan_percent")),
         "display_timezone": service.get("display_timezone"),
         "controller_time_format": service.get("controller_time_format"),
         "controller_date_order": service.get("controller_date_order"),
         "display_weather_temperature_unit": service.get("display_weather_temperature_unit"),
         "adoption_allowed_roles": roles,
         "adoption_allow_new_requests": bool(roles),
+        "sync_group": str(service.get("sync_group") or ""),
     }
 
 
@@ -131,6 +147,9 @@ class SettingsResource:
                 raise validation_failed({"display_timezone": ["must be an IANA time zone such as Europe/Berlin"]})
             else:
                 service.set("display_timezone", zone)
+        if body.get("sync_group") == "":  # out of the group: the row goes (the default is empty)
+            del body["sync_group"]
+            service.delete("sync_group")
         if "adoption_allow_new_requests" in body:
             allow = body.pop("adoption_allow_new_requests")
             if "adoption_allowed_roles" not in body:
@@ -166,7 +185,11 @@ def _check_preview(preview: Any) -> dict[str, list]:
         raise ApiError(400, "invalid_display_theme_preview", "the theme preview is malformed",
                        {"preview": {pointer: [message] for pointer, message in problems.items()}})
     _check_contrast(preview, lambda first: f"the theme's text would not read: {first}")
-    return {key: list(preview[key]) for key in ("display", "primaryContainer", "secondaryContainer", "accents")}
+    kept: dict[str, Any] = {key: list(preview[key]) for key in ("display", "primaryContainer", "secondaryContainer",
+                                                                 "accents")}
+    if "transition" in preview:
+        kept["transition"] = preview["transition"]
+    return kept
 
 
 def _check_stored_theme(service: Any, theme_id: str) -> None:

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 from pony import orm
 
-from hookspecs.formatting import zone_or_utc
+from svc_host.kit.formatting import zone_or_utc
 
 ALL_ROLES = ["admin", "operator", "power_viewer", "viewer"]
 SETTINGS_WRITE = "settings.write"
@@ -24,11 +24,13 @@ DEFAULTS: dict[str, Any] = {
     "display_theme_id": "navy_coral",
     "display_text_scale_screen": 1.0,
     "display_text_scale_ticker": 1.0,
+    "display_overscan_percent": 0.0,
     "display_timezone": "UTC",
     "controller_time_format": "24h",
     "controller_date_order": "ymd",
     "display_weather_temperature_unit": "c",
     "adoption_allowed_roles": list(ALL_ROLES),
+    "sync_group": "",
 }
 
 
@@ -63,7 +65,7 @@ class SettingsService:
     def display_zone(self) -> ZoneInfo:
         """The ``display_timezone`` setting as a zone; UTC when unset or not an IANA zone.
 
-        The one reader of that setting: everyone else calls ``hookspecs.services.display_zone``.
+        The one reader of that setting: everyone else calls ``svc_host.kit.services.display_zone``.
         """
         return zone_or_utc(self.get("display_timezone"))
 

@@ -2,12 +2,13 @@
 
 A preview is ``{display, primaryContainer, secondaryContainer, accents}``: the first three
 are gradients of 2-4 hex colour stops (container groups list the foreground first),
-``accents`` is exactly 4 hex colours. Hex colours are ``#RGB``, ``#RRGGBB`` or
+``accents`` is exactly 4 hex colours; an optional ``transition`` (``fade``, the default, or
+``push``) says how a slide gives way to the next (Slate & citrus pushes). Hex colours are ``#RGB``, ``#RRGGBB`` or
 ``#RRGGBBAA``. Custom themes live in the setting ``display_custom_themes`` (at most
 :data:`MAX_CUSTOM_THEMES`); their ids are ``custom_<12 hex>``.
 
 The colour rules (docs/display.md, "Colour"): every colour a renderer may draw text in must read
-on the background it is drawn on, at least :data:`hookspecs.contrast.MIN_TEXT` (4.5:1, WCAG 2.x):
+on the background it is drawn on, at least :data:`svc_host.kit.contrast.MIN_TEXT` (4.5:1, WCAG 2.x):
 :data:`TEXT_PAIRS` lists those pairs and :func:`contrast_problems` checks them; a preview that
 fails one is refused like a malformed one. The builtin themes pass (a test checks).
 """
@@ -17,7 +18,7 @@ import re
 import uuid
 from typing import Any
 
-from hookspecs.contrast import BLACK, MIN_TEXT, PANEL_ALPHA, WHITE, composite, contrast_ratio
+from svc_host.kit.contrast import BLACK, MIN_TEXT, PANEL_ALPHA, WHITE, composite, contrast_ratio
 from hookspecs.render import DEFAULT_THEME_ID, DEFAULT_THEME_PREVIEW, parse_color
 
 CUSTOM_THEMES_KEY = "display_custom_themes"
@@ -25,6 +26,7 @@ THEME_KEY_VALUE = "display.theme.id"
 MAX_CUSTOM_THEMES = 20
 LABEL_MAX = 80
 GROUPS = ("display", "primaryContainer", "secondaryContainer")
+TRANSITIONS = ("fade", "push")  # a preview's optional "transition" (hookspecs.render.Theme.transition)
 HEX = re.compile(r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
 _STOPS = {"type": "array", "minItems": 2, "maxItems": 4, "items": {"type": "string", "pattern": HEX.pattern}}
 # A preview's shape for /v1/openapi.json: what preview_problems() checks (the contrast rule aside).
@@ -33,14 +35,16 @@ PREVIEW_JSON_SCHEMA = {
     "description": "gradients of 2-4 hex stops (container groups list the foreground first) and 4 accents; "
                    "the text colours must read on their backgrounds (docs/display.md, Colour)",
     "properties": {**{group: _STOPS for group in GROUPS},
-                   "accents": {**_STOPS, "minItems": 4, "maxItems": 4}},
+                   "accents": {**_STOPS, "minItems": 4, "maxItems": 4},
+                   "transition": {"type": "string", "enum": list(TRANSITIONS),
+                                  "description": "how a slide gives way to the next: fade (default) or push"}},
 }
 
 
 def _theme(label: str, display: list[str], primary: list[str], secondary: list[str],
-           accents: list[str]) -> dict[str, Any]:
-    return {"label": label, "preview": {"display": display, "primaryContainer": primary,
-                                        "secondaryContainer": secondary, "accents": accents}}
+           accents: list[str], transition: str | None = None) -> dict[str, Any]:
+    preview = {"display": display, "primaryContainer": primary, "secondaryContainer": secondary, "accents": accents}
+    return {"label": label, "preview": {**preview, "transition": transition} if transition else preview}
 
 
 BUILTIN_THEMES: dict[str, dict[str, Any]] = {
@@ -50,7 +54,7 @@ BUILTIN_THEMES: dict[str, dict[str, Any]] = {
     "forest_amber": _theme("Forest & amber", ["#10261a", "#1a4026", "#1f5128"], ["#fff8e1", "#7a4300"],
                            ["#1b5e20", "#c8e6c9"], ["#ffc233", "#a5d66b", "#6fd3c8", "#e57373"]),
     "slate_citrus": _theme("Slate & citrus", ["#1e272e", "#3d4852"], ["#f5f6fa", "#2b353e"],
-                           ["#1e272e", "#d2f55c"], ["#d2f55c", "#ffb833", "#4fd0ff", "#ff5e57"]),
+                           ["#1e272e", "#d2f55c"], ["#d2f55c", "#ffb833", "#4fd0ff", "#ff5e57"], "push"),
     "plum_gold": _theme("Plum & gold", ["#2a0f2f", "#4a1a52", "#5e2267"], ["#fff8e7", "#3b1442"],
                         ["#fce4ec", "#8e3a9d"], ["#f5c542", "#f8a5c2", "#e1b3ea", "#80deea"]),
     "high_contrast": _theme("High contrast", ["#000000", "#000000"], ["#ffffff", "#1a1a1a"],
@@ -64,8 +68,10 @@ def preview_problems(preview: Any) -> dict[str, str]:
         return {"/": "must be an object with display, primaryContainer, secondaryContainer and accents"}
     problems: dict[str, str] = {}
     for key in preview:
-        if key not in (*GROUPS, "accents"):
+        if key not in (*GROUPS, "accents", "transition"):
             problems[f"/{str(key)[:40]}"] = "unknown key"
+    if "transition" in preview and preview["transition"] not in TRANSITIONS:
+        problems["/transition"] = "must be one of " + ", ".join(TRANSITIONS)
     for key in (*GROUPS, "accents"):
         stops = preview.get(key)
         low, high = (4, 4) if key == "accents" else (2, 4)
@@ -90,7 +96,7 @@ TEXT_PAIRS: tuple[tuple[str, str, str], ...] = (
 )
 """(text colour, background, what draws it): every pair must reach :data:`MIN_TEXT`. ``/display``
 is the slide background gradient (each stop and the colours between); ``panel`` is the primary
-container fill at :data:`hookspecs.contrast.PANEL_ALPHA` over black and over white. The fourth
+container fill at :data:`svc_host.kit.contrast.PANEL_ALPHA` over black and over white. The fourth
 accent is decoration only (confetti, markers): never text."""
 
 

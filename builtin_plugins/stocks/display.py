@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from hookspecs.render import RenderContext, renderer
-from svc_host.display.kit import category_label, config_flag, config_strings, config_text, slide_title
-from svc_host.display.kit import widgets as _w
+from svc_host.kit.display import category_label, config_flag, config_strings, config_text, slide_title
+from svc_host.kit.display import widgets as _w
 
 
 def _prepare_quotes(context: RenderContext) -> Any:
@@ -56,7 +56,7 @@ def stock_quotes(context: RenderContext) -> Any:
         items.append({"name": f"{q['symbol']} {q['name']}", "price": f"{q['price']:.2f} {q['currency']}",
                       "change": f"{change:+.2f}{pct}", "color": color,
                       "trend": "trending_up" if change >= 0 else "trending_down"})
-    if width < 1.5 * height:
+    if w.stacked(context) or width < 1.5 * height:
         entries = [w.entry(context, item["name"], fg, bold=True,
                            meta=item["price"] + (f"\n{item['change']}" if show_change else ""),  # a line each
                            meta_color=item["color"] if show_change else fg,

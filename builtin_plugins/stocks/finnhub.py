@@ -12,7 +12,7 @@ from typing import Any
 from pony import orm
 
 from hookspecs.collect import CollectorError
-from hookspecs.collecting import each_unit
+from svc_host.kit.collecting import each_unit
 
 TYPE_ID = "stock_finnhub"
 DEFAULT_BASE = "https://finnhub.io"

@@ -7,9 +7,7 @@ from marshmallow import Schema, fields, validate
 
 from hookspecs import Route
 from hookspecs.permissions import INTERESTS_READ, INTERESTS_WRITE
-from svc_host.rest.rows import EntityKind, entity_routes, require_category
-from svc_host.rest.schemas import client_id
-from svc_host.rest.text import Text
+from svc_host.kit.rest import EntityKind, Text, client_id, entity_routes, require_category
 
 SYMBOL = validate.Regexp(r"^[A-Za-z0-9.^=\-]{1,32}$",
                          error="must be 1-32 characters of letters, digits, '.', '^', '=' or '-'")

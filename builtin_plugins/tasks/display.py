@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from hookspecs.render import RenderContext, renderer
-from svc_host.display.kit import config_flag, config_number, config_text, slide_title
-from svc_host.display.kit import widgets as _w
+from svc_host.kit.display import config_flag, config_number, config_text, slide_title
+from svc_host.kit.display import widgets as _w
 
 
 def _prepare_tasks(context: RenderContext) -> Any:

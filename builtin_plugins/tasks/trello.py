@@ -18,7 +18,7 @@ from urllib.parse import quote
 from pony import orm
 
 from hookspecs.collect import CollectorError
-from hookspecs.collecting import clip, each_unit, plain_text
+from svc_host.kit.collecting import clip, each_unit, plain_text
 from hookspecs.services import ACCOUNTS
 
 TYPE_ID = "tasks_trello"

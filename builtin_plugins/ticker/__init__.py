@@ -14,14 +14,13 @@ import falcon
 from marshmallow import fields, validate
 from pony import orm
 
-from hookspecs import AUTHENTICATED, Feature, LayerSpec, Operation, Permission, Route, hookimpl, weights
+from hookspecs import AUTHENTICATED, Feature, LayerSpec, Operation, Permission, Route, hookimpl
 from hookspecs.records import Nullable, record
 from hookspecs.services import TICKER
 from hookspecs.permissions import OPERATORS
-from svc_host.rest.configurable import time_zone_check
-from svc_host.rest.listcache import cached_list
-from svc_host.rest.schemas import JsonObject, StorableSchema, client_id
-from svc_host.rest.typed_rows import RowKind, row_schema, typed_routes
+from svc_host.kit import weights
+from svc_host.kit.rest import JsonObject, RowKind, StorableSchema, cached_list, client_id, row_schema, typed_routes
+from svc_host.kit.formatting import time_zone_check
 from builtin_plugins.ticker.items import TAPE_FIELDS, TickerService, build_ticker
 
 MS = {"size": 64}

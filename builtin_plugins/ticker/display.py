@@ -6,7 +6,7 @@ claimed (7.5 % of the screen height times the ticker text scale, clamped 0.5-2) 
 marquee cycle has tapes; the compositor gives the rest to the slides.
 
 **The row.** A cycle takes the tapes in the order ``TickerService.cycle`` gives (the one
-meaning of ``frequency_weight``, :mod:`hookspecs.weights`), prepares them on the loader
+meaning of ``frequency_weight``, :mod:`svc_host.kit.weights`), prepares them on the loader
 thread and lays their items in a row, each item followed by the one separator (a dot in the
 theme's first accent colour, the same between the items of a tape, between tapes and
 between one row and the next). Each item is drawn **once** into a texture; a *run* (one
@@ -33,6 +33,10 @@ texts ``GET /v1/ticker/items`` lists: the one way a ticker type makes items).
 **In place.** A segment of a type with ``refresh_seconds`` (the time tape: every second) is
 built again on the loader thread on that period of frame time, and only its item textures
 are replaced (a text wider than its slot lays that row out again).
+
+**Off the frame.** The texts' glyphs are drawn into pixels on the loader thread, with the cycle's or
+the refresh's texts (:mod:`builtin_plugins.ticker.texts`); the frame that shows them only uploads
+those pixels to a texture.
 Navigation brings the next (or previous) item to the left edge.
 """
 from __future__ import annotations
@@ -46,12 +50,18 @@ from typing import Any, Callable, Mapping
 from pony import orm
 
 from hookspecs.render import Rect, RenderContext, Stage, TickerContent
-from hookspecs.services import CURATOR, PROGRAM_TELEMETRY, TICKER, curated, service
+from hookspecs.services import CURATOR, PROGRAM_TELEMETRY, TICKER, service
+from svc_host.kit.services import curated
+from builtin_plugins.ticker.rows import Item, Row, Run, Segment
+from builtin_plugins.ticker.texts import TextTextures
 
 log = logging.getLogger("builtin_plugins.ticker")
 
-BAR_FRACTION = 0.075
-SPEED_AT_1080 = 150.0  # pixels per second at 1080 px canvas height
+FONT_SHARE = 0.55
+"""The tape's text is this share of the band's height: the band is the theme's ``ticker`` type step
+(``Theme.type_scale``, at 1080 px of the screen's short side) over it, so a portrait screen's band is
+a landscape one's (sized for its short side), not a third taller."""
+SPEED_AT_1080 = 150.0  # pixels per second at 1080 px of the screen's short side
 EMPTY_RETRY_SECONDS = 10.0
 MAX_STEP_SECONDS = 5.0  # a frame gap longer than this (suspend, SIGSTOP) moves the text only this far  # a cycle without any text is prepared again after this much frame time
 
@@ -60,52 +70,6 @@ MAX_STEP_SECONDS = 5.0  # a frame gap longer than this (suspend, SIGSTOP) moves 
 class MarqueeState:
     tapes: list[dict] = field(default_factory=list)
     due_ms: int | None = None
-
-
-@dataclass
-class Item:
-    """One text of a segment: its texture (white; tinted by the run) and its slot width."""
-
-    text: str
-    texture: Any = None
-    slot: float = 0.0
-    x: float = 0.0  # start within its row
-
-
-@dataclass
-class Segment:
-    """One tape's appearance in a row."""
-
-    tape: dict
-    context: RenderContext
-    kind: str
-    items: list[Item]
-    refresh: float | None = None
-    next_refresh: float = 0.0
-    building: bool = False  # a refresh of its texts is on the loader thread
-
-
-@dataclass
-class Row:
-    """One prepared cycle: its segments, laid out (item positions, separators, width)."""
-
-    segments: list[Segment]
-    width: float = 0.0
-    dots: list[float] = field(default_factory=list)  # separator centres within the row
-
-    @property
-    def items(self) -> list[Item]:
-        return [item for segment in self.segments for item in segment.items]
-
-
-@dataclass
-class Run:
-    """One placement of a row in the band: its instruction group behind one Translate."""
-
-    row: Row
-    group: Any
-    translate: Any
-    rects: list[Any]
 
 
 class MarqueeLayer:
@@ -122,7 +86,7 @@ class MarqueeLayer:
         self._stale = False
         self._retry_at: float | None = None
         self._font_px = 0.0
-        self._textures: dict[str, Any] = {}
+        self._textures = TextTextures()  # drawn on the loader thread, uploaded on the UI thread
 
     @cached_property
     def widget(self) -> Any:
@@ -174,8 +138,10 @@ class MarqueeLayer:
     def claims(self, screen: Rect) -> dict[str, float]:
         if not self.visible:
             return {}
-        scale = min(2.0, max(0.5, self.stage.preferences.text_scale_ticker or 1.0))
-        return {"ticker": round(screen.height * BAR_FRACTION * scale)}
+        prefs = self.stage.preferences
+        scale = min(2.0, max(0.5, prefs.text_scale_ticker or 1.0))
+        text = prefs.theme.type_scale("ticker") * min(screen.width, screen.height) / 1080.0 * scale
+        return {"ticker": round(text / FONT_SHARE)}
 
     def apply(self, state: MarqueeState, restyle: bool) -> None:
         self._restyle_colours()
@@ -211,7 +177,7 @@ class MarqueeLayer:
         self._place()
 
     def _font_size(self) -> float:
-        return max(8.0, self.widget.height * 0.55)
+        return max(8.0, self.widget.height * FONT_SHARE)
 
     def _gap(self) -> float:
         """Space on each side of a separator dot."""
@@ -221,26 +187,12 @@ class MarqueeLayer:
         return max(4.0, self.widget.height * 0.16)
 
     # -- textures and layout -------------------------------------------------------------
-    def _texture(self, text: str) -> Any:
-        """The texture of ``text`` (white), drawn once while a row on screen or next shows it."""
-        texture = self._textures.get(text)
-        if texture is None:
-            texture = self._textures[text] = self._render(text)
-        return texture
-
-    def _render(self, text: str) -> Any:
-        from kivy.core.text import Label as CoreLabel
-
-        label = CoreLabel(text=text, font_size=self._font_size(), bold=True)
-        label.refresh()
-        return label.texture
-
     def _forget_textures(self) -> None:
-        alive = {item.text for row in self._rows() for item in row.items}
-        self._textures = {text: texture for text, texture in self._textures.items() if text in alive}
+        self._textures.keep({item.text for row in self._rows() for item in row.items})
 
     def _draw_item(self, item: Item) -> None:
-        item.texture = self._texture(item.text)
+        """``item``'s texture (white), made once while a row on screen or next shows it."""
+        item.texture = self._textures.texture(item.text, self._font_size())
         item.slot = max(item.slot, float(item.texture.width))
 
     def _lay_out(self, row: Row) -> None:
@@ -263,7 +215,7 @@ class MarqueeLayer:
     def _redraw_all(self) -> None:
         """New font size or theme: every row's textures drawn again, the runs rebuilt in place."""
         self._font_px = self._font_size()
-        self._textures = {}
+        self._textures.reset()
         for row in self._rows():
             for item in row.items:
                 item.slot = 0.0
@@ -364,14 +316,17 @@ class MarqueeLayer:
         if not self.tapes:
             return
         ticker = service(self.host, TICKER)
-        tapes = list(ticker.cycle(self.tapes)) if ticker is not None else list(self.tapes)
+        showable = self.stage.showable("ticker", self.tapes)  # the compositor's rule: held-back tapes wait
+        tapes = list(ticker.cycle(showable)) if ticker is not None else showable
         self._pending = True
         self.stage.submit(self._content_job(tapes), self._cycle_ready)
 
     def _content_job(self, tapes: list[dict]) -> Callable[[], list[tuple[dict, RenderContext, Any]]]:
-        """Loader-thread step: each tape's texts from its type's ``build_items`` (or its error)."""
+        """Loader-thread step: each tape's texts from its type's ``build_items`` (or its error),
+        each text drawn ahead at the band's font size (the frame only uploads it: ``texts``)."""
         contexts = [(tape, self.stage.context("ticker", tape)) for tape in tapes]
         registry = self.host.registries.ticker_types
+        draw = self._textures.drawer(self._font_size())
 
         def job() -> list[tuple[dict, RenderContext, Any]]:
             results = []
@@ -383,6 +338,7 @@ class MarqueeLayer:
                         items = definition.build_items(self.host, row, context.now_ms())
                     data = TickerContent(items=[str(i) for i in items or [] if str(i).strip()],
                                          refresh_seconds=definition.refresh_seconds)
+                    draw(data.items)
                     results.append((tape, context.with_data(data), None))
                 except Exception as exc:  # noqa: BLE001  reported on the UI thread
                     results.append((tape, context, exc))
@@ -411,6 +367,7 @@ class MarqueeLayer:
                 self.stage.report_failure("ticker", type_id, tape.get("id"), "prepare", exc)
                 continue
             content = self._segment(tape, context)
+            self.stage.report_shown("ticker", tape.get("ticker_type", ""), tape.get("id"), whole=True)
             texts = [str(t) for t in (content.items if content is not None else []) if str(t).strip()]
             if not texts:
                 continue
@@ -450,7 +407,8 @@ class MarqueeLayer:
         (Kivy's ``dt`` is the time since the last frame), so a late frame moves it further instead
         of slowing it; only a gap over :data:`MAX_STEP_SECONDS` (a suspended machine, a stopped
         process) is cut short, so the text does not leap across the band after it."""
-        speed = SPEED_AT_1080 * max(1.0, self.stage.layout.screen.height) / 1080.0
+        screen = self.stage.layout.screen
+        speed = SPEED_AT_1080 * max(1.0, min(screen.width, screen.height)) / 1080.0
         return speed * min(max(0.0, dt), MAX_STEP_SECONDS)
 
     def _refresh_in_place(self) -> None:

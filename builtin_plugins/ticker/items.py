@@ -13,9 +13,10 @@ from typing import Any, Callable, Mapping, Sequence
 
 from pony.orm import db_session
 
-from hookspecs.services import MARQUEE_PREFIX, SETTINGS, marquee_lines, service
-from hookspecs.weights import smooth_cycle
-from svc_host.rest.typed_rows import list_rows
+from hookspecs.services import MARQUEE_PREFIX, SETTINGS, service
+from svc_host.kit.services import marquee_lines
+from svc_host.kit.weights import smooth_cycle
+from svc_host.kit.rest import list_rows
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +50,8 @@ def build_ticker(host: Any, now_ms: int) -> list[dict[str, Any]]:
     """``[{ordinal, kind, body}]`` from every enabled tape plus stand-alone plugin marquees.
 
     Tapes are taken in ``sort_order`` (then id). ``frequency_weight`` says how many times a
-    tape appears per cycle (:mod:`hookspecs.weights`: rounded, at most 10, 0 leaves it out);
-    :func:`hookspecs.weights.spread_cycle` spreads a heavy tape around the cycle.
+    tape appears per cycle (:mod:`svc_host.kit.weights`: rounded, at most 10, 0 leaves it out);
+    :func:`svc_host.kit.weights.spread_cycle` spreads a heavy tape around the cycle.
     Key-values ``ticker.marquee.<plugin_id>`` not claimed by a ``plugin`` tape follow.
     """
     entity = getattr(host.db, "TickerTape", None)

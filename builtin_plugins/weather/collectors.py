@@ -17,7 +17,7 @@ from datetime import datetime, timedelta, timezone
 from pony import orm
 
 from hookspecs.collect import CollectorError, HttpFailure
-from hookspecs.collecting import clip, each_unit, plain_text
+from svc_host.kit.collecting import clip, each_unit, plain_text
 
 OPEN_METEO = "https://api.open-meteo.com"
 OPEN_METEO_AQ = "https://air-quality-api.open-meteo.com"
@@ -93,25 +93,27 @@ def _number(value: Any) -> float | None:
 # ---- weather_openmeteo ----------------------------------------------------------------------
 
 
+def _current(ctx: Any, url: str, location: dict, params: dict[str, Any]) -> tuple[dict, dict]:
+    """One Open-Meteo answer for ``location`` and its ``current`` object (the forecast's and the
+    air quality's alike); an answer without one is the collector's error."""
+    data = ctx.http.get_json(url, params={"latitude": location["latitude"], "longitude": location["longitude"],
+                                          **params})
+    if not isinstance(data, dict) or not isinstance(data.get("current"), dict):
+        raise CollectorError("answer has no 'current' object")
+    return data, data["current"]
+
+
 def collect_weather(ctx: Any) -> str:
     base = ctx.base_url(OPEN_METEO)
     days = int(ctx.config.get("forecastDays", 3))
 
     def work(location: dict) -> None:
-        data = ctx.http.get_json(
-            f"{base}/v1/forecast",
-            params={
-                "latitude": location["latitude"],
-                "longitude": location["longitude"],
-                "current": "temperature_2m,weather_code,is_day",
-                "daily": "weather_code,temperature_2m_max,temperature_2m_min",
-                "timezone": "auto",
-                "forecast_days": days,
-            },
-        )
-        if not isinstance(data, dict) or not isinstance(data.get("current"), dict):
-            raise CollectorError("answer has no 'current' object")
-        current = data["current"]
+        data, current = _current(ctx, f"{base}/v1/forecast", location, {
+            "current": "temperature_2m,weather_code,is_day",
+            "daily": "weather_code,temperature_2m_max,temperature_2m_min",
+            "timezone": "auto",
+            "forecast_days": days,
+        })
         temp = _number(current.get("temperature_2m"))
         if temp is None:
             raise CollectorError("answer has no current temperature_2m")
@@ -160,18 +162,8 @@ def collect_air_quality(ctx: Any) -> str:
     base = ctx.base_url(OPEN_METEO_AQ)
 
     def work(location: dict) -> None:
-        data = ctx.http.get_json(
-            f"{base}/v1/air-quality",
-            params={
-                "latitude": location["latitude"],
-                "longitude": location["longitude"],
-                "current": ",".join(AQ_FIELDS),
-                "timezone": "auto",
-            },
-        )
-        if not isinstance(data, dict) or not isinstance(data.get("current"), dict):
-            raise CollectorError("answer has no 'current' object")
-        current = data["current"]
+        data, current = _current(ctx, f"{base}/v1/air-quality", location,
+                                 {"current": ",".join(AQ_FIELDS), "timezone": "auto"})
         quality = {name: _number(current.get(name)) for name in AQ_FIELDS}
         if all(value is None for value in quality.values()):
             raise CollectorError("answer has no air-quality values")

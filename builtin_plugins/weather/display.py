@@ -8,9 +8,10 @@ import datetime as dt
 from typing import Any
 
 from hookspecs.render import RenderContext, renderer
-from svc_host.display.kit import config_flag, config_number, config_text, data_key
-from svc_host.display.kit import widgets as _w
+from svc_host.kit.display import config_flag, config_number, config_text, data_key
+from svc_host.kit.display import widgets as _w
 from builtin_plugins.weather.icons import air_quality, icon_name
+from svc_host.kit.formatting import formats
 
 
 def _weather_rows(context: RenderContext) -> list:
@@ -57,20 +58,20 @@ def _prepare_current(context: RenderContext) -> Any:
 
 def _temperatures(context: RenderContext, high: Any, low: Any, sep: str) -> str:
     unit = _unit(context)
-    return f"High {context.format_temperature(high, unit)}{sep}Low {context.format_temperature(low, unit)}"
+    return f"High {formats(context).format_temperature(high, unit)}{sep}Low {formats(context).format_temperature(low, unit)}"
 
 
 @renderer(prepare=_prepare_current)
 def weather_current(context: RenderContext) -> Any:
     """The location as the title; the temperature, the conditions, today's labelled high and low, the
     air quality (``showAirQuality``) and warnings (``showAlerts``) down the left; the condition's
-    icon (Material Symbols) on the right."""
+    icon (Material Symbols) on the right, or above the text on a slide taller than wide (portrait)."""
     w = _w()
     data = context.data
     theme = context.theme
     slide = w.themed_slide(context)
     w.add_title(context, slide, data["name"])
-    entries = [w.entry(context, context.format_temperature(data["temp_c"], _unit(context)),
+    entries = [w.entry(context, formats(context).format_temperature(data["temp_c"], _unit(context)),
                        theme.accents[0], step="display", bold=True)]
     if data["description"]:
         entries.append(w.entry(context, data["description"]))
@@ -80,8 +81,18 @@ def weather_current(context: RenderContext) -> Any:
         entries.append(w.entry(context, f"Air quality: {data['air']}", marker="air"))
     for warning in data["warnings"]:
         entries.append(w.entry(context, warning, w.on_background(context, theme.accents[1]), marker="warning"))
-    w.body_column(context, slide, entries, (0.08, 0.27, 0.56, 0.67))
     width, height = context.size  # the icon as large as its box holds (a narrow free area, a portrait screen)
+    if w.stacked(context):  # a portrait screen or a slide higher than wide: the picture above the text
+        # a squat free area (between a portrait screen's corner panels): a smaller icon, the column its room
+        share = 0.22 if height > width * 1.3 else 0.13
+        size = min(context.font(380), width * 0.84 * 0.8, height * share * 0.8)
+        slide.add_widget(w.icon(data["icon"], size, theme.accents[1], size_hint=(0.84, share),
+                                pos_hint={"x": 0.08, "top": 0.74}))
+        # the hero temperature shrinks with the conditions and the high/low rather than crowd them out
+        w.body_column(context, slide, entries, (0.08, 0.27 + share, 0.84, 0.67 - share),
+                      keep=min(3, len(entries)))
+        return slide
+    w.body_column(context, slide, entries, (0.08, 0.27, 0.56, 0.67))
     size = min(context.font(380), width * 0.3 * 0.8, height * 0.6 * 0.8)
     slide.add_widget(w.icon(data["icon"], size, theme.accents[1], size_hint=(0.3, 0.6),
                             pos_hint={"right": 0.94, "center_y": 0.45}))
@@ -100,7 +111,7 @@ def _prepare_forecast(context: RenderContext) -> Any:
 def _day_name(context: RenderContext, day: dict, i: int) -> str:
     """``Today``, ``Tomorrow``, a weekday name: from the day's ISO ``date``, else its ``label``."""
     try:
-        return context.friendly_day(dt.date.fromisoformat(str(day.get("date"))[:10]))
+        return formats(context).friendly_day(dt.date.fromisoformat(str(day.get("date"))[:10]))
     except ValueError:
         return str(day.get("label") or day.get("day") or f"+{i}")
 
@@ -136,7 +147,7 @@ def weather_forecast(context: RenderContext) -> Any:
     longest = max(w.text_extent({"bold": True}, word, smallest)[0]
                   for i, day in enumerate(days) for word in _day_name(context, day, i).split())
     fit = max(1, int(0.88 * width_px // (longest / (0.94 * 0.94) + 2)))
-    rows = height_px > width_px or fit < min(3, len(days))
+    rows = w.stacked(context) or fit < min(3, len(days))
     shown = days if rows else days[:fit]
     w.add_title(context, slide, f"{data['name']} \u00b7 forecast" if rows else f"{data['name']} \u00b7 {len(shown)}-day forecast"
                 if len(shown) > 1 else data["name"])

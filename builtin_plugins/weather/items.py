@@ -5,8 +5,8 @@ from typing import Any
 
 from pony.orm import select as orm_select
 
-from hookspecs.formatting import format_temperature, temperature_unit
-from hookspecs.services import preferences
+from svc_host.kit.formatting import format_temperature, temperature_unit
+from svc_host.kit.services import preferences
 
 
 def weather_items(host: Any, tape: Any, now_ms: int) -> list[str]:

@@ -8,10 +8,7 @@ from marshmallow import Schema, fields, validate
 
 from hookspecs import Operation, Route
 from hookspecs.permissions import INTERESTS_READ, INTERESTS_WRITE, TELEMETRY_READ
-from svc_host.http.errors import not_found
-from svc_host.rest.rows import EntityKind, entity_routes, lookup_id
-from svc_host.rest.schemas import client_id
-from svc_host.rest.text import Text
+from svc_host.kit.rest import EntityKind, Text, client_id, entity_routes, lookup_id, not_found
 
 NAME = validate.Length(min=1, max=200)
 

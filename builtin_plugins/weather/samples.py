@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from svc_host.display.samples import icon_png
+from svc_host.kit.samples import icon_png
 
 FORECAST = [("sun", "Sunny", 24, 14, 0), ("cloud", "Cloudy", 21, 13, 3), ("rain", "Showers", 17, 11, 80),
             ("cloud", "Bright spells", 19, 10, 2), ("sun", "Sunny", 23, 12, 1)]

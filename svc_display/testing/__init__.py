@@ -18,7 +18,9 @@ Fixtures (``docs/plugins.md`` walks through each):
   ``SVC_TEST_PG_URL``, dropped afterwards). A test marked ``@pytest.mark.svc_display_storage``
   runs on both; any other on SQLite. ``SVC_TEST_BACKENDS=all`` runs every test on both,
   ``SVC_TEST_BACKENDS=sqlite`` none on PostgreSQL. A test that parametrizes
-  ``svc_display_backend`` itself (``indirect=True``) chooses its own.
+  ``svc_display_backend`` itself (``indirect=True``) chooses its own. PostgreSQL is optional:
+  when no server answers, its runs are skipped (one line in the run's summary says so and how
+  many), or fail with ``SVC_REQUIRE_PG=1``.
 - ``svc_display_database_url``: None on SQLite, else the throwaway PostgreSQL database's URL.
 - ``svc_display_env``: the environment of a throwaway host (data dir under ``tmp_path``,
   headless, a test clock file, the backend's database); add ``SVC_DISPLAY_*`` keys to it
@@ -41,7 +43,8 @@ Fixtures (``docs/plugins.md`` walks through each):
   ``role`` (``viewer``, ``power_viewer``, ``operator`` or ``admin``); ``key=""`` on a call
   sends none.
 - ``svc_display_server``: ``factory(env=None, pythonpath=())`` starts a real
-  ``svc-display serve`` process over HTTPS on a free loopback port, with the data dir of
+  ``svc-display serve`` process over HTTPS on a loopback port it binds itself (port 0, read
+  back from ``<data dir>/http-port``), with the data dir of
   ``svc_display_env`` (so data a test host wrote is served) unless ``env`` names another;
   ``server.key(role)`` issues a key, ``server.get(path, key=...)`` calls it. Stopped after
   the test.
@@ -52,16 +55,23 @@ Fixtures (``docs/plugins.md`` walks through each):
   (``{path: JSON payload}``) on a loopback upstream, points the integration's ``base_url`` at
   it and runs it once; returns the run's result (``status``, ``summary`` ...).
 - ``svc_display_migrated``: ``migrated(plugin, old_schema, table)`` writes ``old_schema`` (SQL,
-  the tables as the plugin's previous version left them) into a fresh SQLite file and a fresh
-  PostgreSQL database (on ``SVC_TEST_PG_URL``, default the local server), builds a host with
-  ``plugin`` on each (so its migrations run) and returns ``table``'s rows per backend:
-  ``{"sqlite": [{column: value}], "postgres": [...]}``.
+  the tables as the plugin's previous version left them) into a fresh database of the test's
+  backend (``svc_display_backend``: a SQLite file; a PostgreSQL database on ``SVC_TEST_PG_URL``
+  in a test marked ``svc_display_storage``), builds a host with ``plugin`` on it (so its
+  migrations run) and returns ``table``'s rows by backend: ``{"sqlite": [{column: value}]}``
+  (``{"postgres": [...]}`` in the PostgreSQL run).
 - ``svc_display_frame``: ``frame(host, kind, type_id, config=None, **options)`` draws one
   screen or overlay renderer with the real Kivy canvas offscreen in a subprocess and
   returns a :class:`svc_display.testing.canvas.Frame` (``png``, ``image``, ``pixels``,
   ``fraction(rgb)``); for a ticker type, ``items`` (what its ``build_items`` makes, as the
   marquee shows them) and ``refresh_seconds``. ``host`` is one built by ``svc_display_host``
   (same data dir, same plugins) or None for the installed plugins.
+- ``svc_display_canvas_check``: ``check(host, kind, type_id, config=None, seconds=3, dt=0.1,
+  row=None, size=(640, 360))`` shows one row of the type on the display's own canvas (the real
+  compositor, frame time driven, offscreen, in a subprocess) and returns a
+  :class:`svc_display.testing.canvas.CanvasCheck`: ``raised`` (its renderer raised, at build,
+  at a later frame or in ``build_items``), ``failures`` (as ``GET /v1/display/screen`` lists
+  them), ``shown``, ``report``, ``log``. An author's test fails before the screen does.
 
 Imports are deferred to the fixtures, so loading the plugin costs nothing in test runs
 that do not use it.
@@ -77,10 +87,10 @@ import pytest
 
 from svc_display.testing.clients import ApiClient, issue_key
 from svc_display.testing.clock import FixedClock, advance_clock
-from svc_display.testing.server import ServerProcess, free_port
+from svc_display.testing.server import ServerProcess, closed_port, free_port
 from svc_display.testing.waiting import wait_for
 
-__all__ = ["ApiClient", "issue_key", "ServerProcess", "free_port", "PluginNotLoaded", "FixedClock",
+__all__ = ["ApiClient", "issue_key", "ServerProcess", "closed_port", "free_port", "PluginNotLoaded", "FixedClock",
            "advance_clock", "BACKENDS", "backends", "wait_for"]
 
 STORAGE_MARKER = "svc_display_storage"
@@ -98,6 +108,27 @@ def backends(storage: bool = True) -> list[str]:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{STORAGE_MARKER}: storage-dependent (rows, queries, migrations); "
                                        "runs on SQLite and again on PostgreSQL (svc_display_backend)")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Drop the PostgreSQL schema templates this process made (each xdist worker its own)."""
+    import sys
+
+    databases = sys.modules.get("svc_display.testing.databases")
+    if databases is not None:
+        databases.drop_templates()
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Say once how many tests were skipped for want of PostgreSQL, and why."""
+    from svc_display.testing.databases import PG_SKIP_REASON
+
+    skips = [getattr(report, "longrepr", None) for report in terminalreporter.stats.get("skipped", [])]
+    reasons = [skip[2] for skip in skips if isinstance(skip, tuple) and PG_SKIP_REASON in skip[2]]
+    if reasons:
+        reason = reasons[0].removeprefix("Skipped: ")
+        terminalreporter.write_sep("-", "PostgreSQL", yellow=True)
+        terminalreporter.write_line(f"{len(reasons)} tests skipped: {reason}", yellow=True)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -127,7 +158,7 @@ def svc_display_database_url(svc_display_backend: str):
         return
     from svc_display.testing.databases import throwaway_pg_database
 
-    with throwaway_pg_database() as url:
+    with throwaway_pg_database(template=True) as url:  # the builtin tables made once per process
         yield url
 
 
@@ -287,40 +318,66 @@ def svc_display_collect(svc_display_upstream: Any) -> Callable[..., dict[str, An
 
 
 @pytest.fixture
-def svc_display_migrated(svc_display_host: Any, svc_display_env: dict[str, str]) -> Callable[..., dict]:
+def svc_display_migrated(svc_display_host: Any, svc_display_env: dict[str, str],
+                         svc_display_backend: str) -> Callable[..., dict]:
     """``migrated(plugin, old_schema, table)``: ``table``'s rows after ``plugin``'s migrations ran on
-    ``old_schema``, per backend (``sqlite``, ``postgres``)."""
+    ``old_schema`` in a fresh database of the test's backend: ``{backend: rows}``."""
     from svc_display.testing.databases import migrated
 
-    return lambda plugin, old_schema, table: migrated(svc_display_host, svc_display_env, plugin, old_schema, table)
+    def run(plugin: Any, old_schema: str, table: str) -> dict:
+        return migrated(svc_display_host, svc_display_env, plugin, old_schema, table,
+                        backends=(svc_display_backend,))
+
+    return run
+
+
+def _child_plugins(host: Any, env: dict[str, str], kind: str, type_id: str, fixture: str) -> tuple[dict, list]:
+    """The environment and ``(name, reference)`` plugins of ``host`` (built by ``svc_display_host``;
+    None: the installed plugins only) for a renderer process drawing ``type_id``."""
+    from svc_display.testing.canvas import KINDS, RenderError, plugin_reference
+
+    made = getattr(host, "svc_display_testing", None) if host is not None else {"env": env, "plugins": []}
+    if made is None:
+        raise ValueError(f"{fixture} draws for a host built by svc_display_host (or None)")
+    owner = None
+    if host is not None and kind in KINDS:
+        registry = getattr(host.registries, f"{kind}_types")
+        if type_id not in registry:  # the common mistake, said before a process starts
+            raise RenderError(f"no {kind} type {type_id!r}; the plugins provide: "
+                              f"{', '.join(sorted(registry.types)) or 'none'}")
+        owner = registry.owner.get(type_id)
+    plugins = []
+    for name, plugin in made["plugins"]:
+        reference = plugin_reference(plugin)
+        if reference is not None:
+            plugins.append((name, reference))
+        elif name == owner:
+            raise ValueError(f"plugin {name!r} provides {kind} type {type_id!r} but the renderer process "
+                             "cannot import it: define it at module level (frames draw in a subprocess)")
+    return made["env"], plugins
 
 
 @pytest.fixture
 def svc_display_frame(svc_display_env: dict[str, str], tmp_path: Path):
     """``frame(host, kind, type_id, config=None, **options)``: one renderer drawn offscreen (a ``Frame``)."""
-    from svc_display.testing.canvas import KINDS, RenderError, plugin_reference, render_frame
+    from svc_display.testing.canvas import render_frame
 
     def frame(host: Any, kind: str, type_id: str, config: dict | None = None, **options: Any) -> Any:
-        installed_only = {"env": svc_display_env, "plugins": []}
-        made = getattr(host, "svc_display_testing", None) if host is not None else installed_only
-        if made is None:
-            raise ValueError("svc_display_frame draws for a host built by svc_display_host (or None)")
-        owner = None
-        if host is not None and kind in KINDS:
-            registry = getattr(host.registries, f"{kind}_types")
-            if type_id not in registry:  # the common mistake, said before a process starts
-                raise RenderError(f"no {kind} type {type_id!r}; the plugins provide: "
-                                  f"{', '.join(sorted(registry.types)) or 'none'}")
-            owner = registry.owner.get(type_id)
-        plugins = []
-        for name, plugin in made["plugins"]:
-            reference = plugin_reference(plugin)
-            if reference is not None:
-                plugins.append((name, reference))
-            elif name == owner:
-                raise ValueError(f"plugin {name!r} provides {kind} type {type_id!r} but the renderer process "
-                                 "cannot import it: define it at module level (frames draw in a subprocess)")
-        return render_frame(made["env"], kind, type_id, config, plugins=plugins, out=tmp_path / "frames",
-                            **options)
+        env, plugins = _child_plugins(host, svc_display_env, kind, type_id, "svc_display_frame")
+        return render_frame(env, kind, type_id, config, plugins=plugins, out=tmp_path / "frames", **options)
 
     return frame
+
+
+@pytest.fixture
+def svc_display_canvas_check(svc_display_env: dict[str, str], tmp_path: Path):
+    """``check(host, kind, type_id, config=None, **options)``: one row of the type on the display's
+    own canvas (offscreen, frame time driven) for ``seconds`` (3) of frames; a ``CanvasCheck``
+    whose ``raised`` says whether its renderer raised, at build or at a later frame."""
+    from svc_display.testing.canvas import check_on_canvas
+
+    def check(host: Any, kind: str, type_id: str, config: dict | None = None, **options: Any) -> Any:
+        env, plugins = _child_plugins(host, svc_display_env, kind, type_id, "svc_display_canvas_check")
+        return check_on_canvas(env, kind, type_id, config, plugins=plugins, out=tmp_path / "checks", **options)
+
+    return check

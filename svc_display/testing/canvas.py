@@ -13,6 +13,11 @@ of it; and the test process stays free of Kivy.
 
 A ticker type draws nothing: its frame carries the ``items`` its ``build_items`` makes (what
 the marquee shows) and its ``refresh_seconds``, and no image.
+
+:func:`check_on_canvas` goes further: one row of the type on the display's own canvas (the real
+compositor and its layers, frame time driven: :class:`svc_host.display.driven.Canvas`) for some
+seconds of frames, and a :class:`CanvasCheck` saying whether its renderer raised (at build or at
+a later frame), as the screen's report (``GET /v1/display/screen``) would tell the operator.
 """
 from __future__ import annotations
 
@@ -84,6 +89,75 @@ class Frame:
         return hits / (len(data) // 3)
 
 
+@dataclass
+class CanvasCheck:
+    """What the display's canvas made of one row (:func:`check_on_canvas`).
+
+    ``raised``: its renderer raised (prepare, build, a later frame's ``tick``, a ticker type's
+    ``build_items``); ``failures``: the screen report's ``failing`` items of the type (``kind``,
+    ``type``, ``plugin``, ``message``, ``count``, ``since_ms``); ``shown``: it came on screen (a
+    slide: it was the slide on screen); ``report``: ``GET /v1/display/screen``'s ``{state,
+    current, skipped, failing}`` at the end (the canvas's report; the route adds ``sync``); ``log``: what the canvas logged (the traceback of the first failure among it)."""
+
+    kind: str
+    type_id: str
+    raised: bool
+    failures: list[dict]
+    shown: bool
+    report: dict
+    log: str = ""
+
+    def __str__(self) -> str:
+        said = "; ".join(f"{f['message']} ({f['count']}x)" for f in self.failures) or "nothing raised"
+        return f"{self.kind} {self.type_id!r} on the canvas: {said}"
+
+
+def check_on_canvas(env: Mapping[str, str], kind: str, type_id: str, config: Mapping[str, Any] | None = None, *,
+                    plugins: Iterable[tuple[str, str]] = (), row: Mapping[str, Any] | None = None,
+                    seconds: float = 3.0, dt: float = 0.1, size: tuple[int, int] = DEFAULT_SIZE,
+                    out: Path, timeout: float = 120) -> CanvasCheck:
+    """Show one row of ``type_id`` on the display's real canvas (offscreen, frame time driven) for
+    ``seconds`` of frames of ``dt`` in a subprocess, for a host of ``env`` plus ``plugins`` (as
+    :func:`render_frame`), and say whether its renderer raised (:class:`CanvasCheck`)."""
+    job, stem = _new_job(out, "check-", env, kind, type_id, config, plugins, row, size)
+    job["check"] = {"seconds": float(seconds), "dt": float(dt)}
+    answer, stderr = _child(job, stem, size, out, timeout)
+    return CanvasCheck(kind, type_id, bool(answer["failures"]), answer["failures"], answer["shown"],
+                       answer["report"], stderr)
+
+
+def _new_job(out: Path, prefix: str, env: Mapping[str, str], kind: str, type_id: str,
+             config: Mapping[str, Any] | None, plugins: Iterable[tuple[str, str]], row: Mapping[str, Any] | None,
+             size: tuple[int, int]) -> tuple[dict[str, Any], Path]:
+    """A child job's common part and the stem of its files in ``out``."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    out.mkdir(parents=True, exist_ok=True)
+    stem = out / f"{prefix}{kind}-{type_id}-{len(list(out.glob('*.json')))}"
+    return {"env": dict(env), "plugins": [list(p) for p in plugins], "kind": kind, "type_id": type_id,
+            "config": None if config is None else dict(config), "row": dict(row or {}), "size": list(size)}, stem
+
+
+def _child(job: dict[str, Any], stem: Path, size: tuple[int, int], out: Path, timeout: float) -> tuple[dict, str]:
+    """Write the job to ``stem.json``, run the child process on it: its answer (an error raised as
+    RenderError) and what it logged."""
+    Path(str(stem) + ".json").write_text(json.dumps(job))
+    child_env = {**os.environ, **job["env"], "SDL_VIDEODRIVER": "offscreen", "SVC_DISPLAY_HEADLESS": "",
+                 # the child imports what this process imports (test modules named by reference too)
+                 "PYTHONPATH": os.pathsep.join([*filter(None, sys.path), os.environ.get("PYTHONPATH", "")])}
+    try:
+        done = subprocess.run([sys.executable, "-m", "svc_display.testing.canvas", str(stem) + ".json"],
+                              env=child_env, capture_output=True, text=True, timeout=timeout, cwd=str(out))
+    except subprocess.TimeoutExpired as exc:
+        raise RenderError(f"the {job['kind']} renderer {job['type_id']!r} did not finish within {timeout:.0f}s") from exc
+    lines = done.stdout.strip().splitlines()
+    answer = json.loads(lines[-1]) if lines and lines[-1].startswith("{") else {}
+    if done.returncode != 0 or "error" in answer or not answer:
+        reason = answer.get("error") or f"the renderer process exited with {done.returncode}"
+        raise RenderError(f"{reason}\n--- renderer process output ---\n{done.stderr[-4000:]}")
+    return answer, done.stderr
+
+
 def plugin_reference(plugin: Any) -> str | None:
     """``"module"`` or ``"module:name"`` naming ``plugin`` for another process; None when it
     cannot be named (a class or object made inside a function)."""
@@ -112,34 +186,27 @@ def render_frame(env: Mapping[str, str], kind: str, type_id: str, config: Mappin
     drawn (and ``tick`` calls made, 1/30 s each) before the picture is taken. The PNG and
     the job go to the folder ``out``.
     """
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
-    out.mkdir(parents=True, exist_ok=True)
-    stem = out / f"{kind}-{type_id}-{len(list(out.glob('*.json')))}"
-    job = {"env": dict(env), "plugins": [list(p) for p in plugins], "kind": kind, "type_id": type_id,
-           "config": None if config is None else dict(config), "row": dict(row or {}), "size": list(size),
-           "frames": max(1, int(frames)), "context": dict(context or {}), "png": str(stem) + ".png"}
-    Path(str(stem) + ".json").write_text(json.dumps(job))
-    child_env = {**os.environ, **env, "SDL_VIDEODRIVER": "offscreen", "SVC_DISPLAY_HEADLESS": "",
-                 "SVC_DISPLAY_WINDOW_SIZE": f"{size[0]}x{size[1]}",
-                 # the child imports what this process imports (test modules named by reference too)
-                 "PYTHONPATH": os.pathsep.join([*filter(None, sys.path), os.environ.get("PYTHONPATH", "")])}
-    try:
-        done = subprocess.run([sys.executable, "-m", "svc_display.testing.canvas", str(stem) + ".json"],
-                              env=child_env, capture_output=True, text=True, timeout=timeout, cwd=str(out))
-    except subprocess.TimeoutExpired as exc:
-        raise RenderError(f"the {kind} renderer {type_id!r} did not finish within {timeout:.0f}s") from exc
-    lines = done.stdout.strip().splitlines()
-    answer = json.loads(lines[-1]) if lines and lines[-1].startswith("{") else {}
-    if done.returncode != 0 or "error" in answer or not answer:
-        reason = answer.get("error") or f"the renderer process exited with {done.returncode}"
-        raise RenderError(f"{reason}\n--- renderer process output ---\n{done.stderr[-4000:]}")
+    job, stem = _new_job(out, "", env, kind, type_id, config, plugins, row, size)
+    job.update(frames=max(1, int(frames)), context=dict(context or {}), png=str(stem) + ".png")
+    answer, _stderr = _child(job, stem, size, out, timeout)
     return Frame(kind, type_id, tuple(size), Path(answer["png"]) if answer.get("png") else None,
                  list(answer.get("items") or []), answer.get("refresh_seconds"),
                  tuple(answer["panel"]) if answer.get("panel") else None, answer.get("zone", "fullscreen"))
 
 
 # -- the child process ---------------------------------------------------------------------------
+
+def _job_type(host: Any, job: dict[str, Any]) -> tuple[Any, Any, dict]:
+    """The job's type: its registry, its definition and the row's config (the type's example
+    when the job gives none); RenderError naming the types the plugins provide when unknown."""
+    kind, type_id = job["kind"], job["type_id"]
+    registry = getattr(host.registries, f"{kind}_types")
+    definition = registry.get(type_id)
+    if definition is None:
+        known = ", ".join(sorted(registry.types)) or "none"
+        raise RenderError(f"no {kind} type {type_id!r}; the plugins provide: {known}")
+    return registry, definition, job["config"] if job["config"] is not None else dict(definition.example_config)
+
 
 def _draw(host: Any, job: dict[str, Any]) -> dict[str, Any]:
     from pony import orm
@@ -149,13 +216,8 @@ def _draw(host: Any, job: dict[str, Any]) -> dict[str, Any]:
     from svc_host.display import MODE_OFFSCREEN, start_kivy
 
     kind, type_id = job["kind"], job["type_id"]
-    registry = getattr(host.registries, f"{kind}_types")
-    definition = registry.get(type_id)
-    if definition is None:
-        known = ", ".join(sorted(registry.types)) or "none"
-        raise RenderError(f"no {kind} type {type_id!r}; the plugins provide: {known}")
+    registry, definition, config = _job_type(host, job)
     owner = registry.owner.get(type_id, "?")
-    config = job["config"] if job["config"] is not None else dict(definition.example_config)
     row = {"id": f"frame-{type_id}", f"{kind}_type": type_id, **job["row"], "config_json": config}
     if kind == "ticker":  # a ticker type draws nothing: its frame is the texts the marquee shows
         with orm.db_session:
@@ -186,16 +248,56 @@ def _draw(host: Any, job: dict[str, Any]) -> dict[str, Any]:
     zone = definition.zone_for(config) if kind == "overlay" else "fullscreen"
     rect = None
     if zone != "fullscreen":  # a panel: in its zone, as the overlays layer places it
-        from hookspecs.render import Layout
+        from svc_host.kit.display.layout import arrange, layout_of
 
         width, height = job["size"]
-        rects, _occupied, _messages = Layout.of(width, height).arrange([(zone, tuple(widget.size_hint), False)])
+        rects, _occupied, _messages = arrange(layout_of(width, height), [(zone, tuple(widget.size_hint), False)])
         rect = rects[0]
     answer = {"png": _snapshot(widget, job, rect)}
     if rect is not None:  # from the top left, like Frame.pixel
         answer["panel"] = [round(rect.x), round(job["size"][1] - rect.top), round(rect.width), round(rect.height)]
         answer["zone"] = zone
     return answer
+
+
+ROW_ENTITIES = {"screen": "Screen", "overlay": "OverlaySchedule", "ticker": "TickerTape"}
+
+
+def _check(host: Any, job: dict[str, Any]) -> dict[str, Any]:
+    """One row of the type stored, the display's canvas driven for the job's seconds, the report."""
+    from pony import orm
+
+    from svc_host.display import MODE_OFFSCREEN, start_kivy
+    from svc_host.display.driven import Canvas
+
+    kind, type_id = job["kind"], job["type_id"]
+    _registry, _definition, config = _job_type(host, job)
+    now = host.clock.now_ms()
+    values = {"id": f"check-{type_id}", f"{kind}_type": type_id, "enabled": True, "config_json": config,
+              "created_at_ms": now, "updated_at_ms": now}
+    if kind == "overlay":  # all year
+        values.update(start_month=1, start_day=1, end_month=12, end_day=31, repeat_annually=True)
+    entity = getattr(host.db, ROW_ENTITIES[kind])
+    values.update(job["row"])
+    with orm.db_session:
+        entity.select().delete(bulk=True)  # only this row on screen
+        entity(**{key: value for key, value in values.items() if key in entity._adict_})
+    start_kivy(host, MODE_OFFSCREEN)
+    canvas = Canvas(host)
+    shown, failures = False, {}
+    try:
+        for _ in range(max(1, round(job["check"]["seconds"] / job["check"]["dt"]))):
+            canvas.frame(job["check"]["dt"])
+            current = canvas.compositor.truth.current
+            shown = shown or (current is not None and current["screen_id"] == values["id"])
+            report = canvas.compositor.truth.snapshot()
+            for item in report["failing"]:  # every failure seen, also one that later worked again
+                if item["kind"] == kind and item["type"] == type_id:
+                    failures[item["message"]] = item
+    finally:
+        canvas.compositor.detach()
+    return {"failures": list(failures.values()), "shown": shown if kind == "screen" else not failures,
+            "report": report}
 
 
 def _snapshot(widget: Any, job: dict[str, Any], rect: Any = None) -> str:
@@ -241,9 +343,11 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     try:
         plugins = [(name, pkgutil.resolve_name(reference)) for name, reference in job["plugins"]]
-        host = build_host(load_settings(job["env"]), extra_plugins=plugins, with_routes=False)
+        size = "x".join(str(side) for side in job["size"])  # the canvas's size is the host's setting
+        host = build_host(load_settings({**job["env"], "SVC_DISPLAY_WINDOW_SIZE": size}), extra_plugins=plugins,
+                          with_routes=False)
         try:
-            answer = _draw(host, job)
+            answer = _check(host, job) if "check" in job else _draw(host, job)
         finally:
             host.close()
     except Exception as exc:  # noqa: BLE001  reported to the test process as one line

@@ -1,35 +1,166 @@
 """Throwaway databases for tests: a PostgreSQL database made on the local server and dropped
-afterwards, and a plugin's migrations run against an old schema on SQLite and PostgreSQL."""
+afterwards, and a plugin's migrations run against an old schema on SQLite or PostgreSQL.
+
+PostgreSQL is optional: when no server answers on ``SVC_TEST_PG_URL`` a test that needs one is
+skipped with one reason (:data:`PG_SKIP_REASON`, counted once in the run's summary), or fails
+when ``SVC_REQUIRE_PG=1`` (CI sets it). SQLite needs nothing.
+"""
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import uuid
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 from urllib.parse import urlparse, urlunparse
 
 PG_ADMIN_URL = os.environ.get("SVC_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 """The local PostgreSQL server the throwaway databases are made on (``SVC_TEST_PG_URL``)."""
 
 
-@contextlib.contextmanager
-def throwaway_pg_database(prefix: str = "svc_t_", admin_url: str = PG_ADMIN_URL) -> Iterator[str]:
-    """The URL of a PostgreSQL database made on the server of ``admin_url``, dropped afterwards."""
+PG_SKIP_REASON = "PostgreSQL not reachable"
+"""How a skip for want of PostgreSQL starts (the kit's run summary counts these)."""
+
+
+@functools.lru_cache(maxsize=None)
+def postgres_unreachable(admin_url: str = PG_ADMIN_URL) -> str | None:
+    """None when the server of ``admin_url`` accepts a connection, else why not (asked once per
+    process and URL; a refused or silent server answers within a few seconds)."""
     import psycopg2
 
-    name = prefix + uuid.uuid4().hex[:16]
+    try:
+        psycopg2.connect(admin_url, connect_timeout=5).close()
+    except psycopg2.OperationalError as exc:
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+        # 'connection to server at "127.0.0.1", port 5432 failed: Connection refused' -> the cause
+        return lines[0].split(" failed: ", 1)[-1] if lines else type(exc).__name__
+    return None
+
+
+def require_postgres(admin_url: str = PG_ADMIN_URL) -> None:
+    """Return when PostgreSQL answers on ``admin_url``; else skip the test asking for it with
+    one clear reason, or fail it when ``SVC_REQUIRE_PG=1``."""
+    import pytest
+
+    reason = postgres_unreachable(admin_url)
+    if reason is None:
+        return
+    where = urlparse(admin_url)
+    message = f"{PG_SKIP_REASON} at {where.hostname}:{where.port or 5432} ({reason})"
+    if os.environ.get("SVC_REQUIRE_PG") == "1":
+        pytest.fail(f"{message}; SVC_REQUIRE_PG=1 requires it (start it, or set SVC_TEST_PG_URL)",
+                    pytrace=False)
+    pytest.skip(f"{message}: start it or set SVC_TEST_PG_URL; SVC_REQUIRE_PG=1 makes this a failure")
+
+
+_TEMPLATES: dict[str, str] = {}  # admin URL -> this process's schema template database
+
+
+def _url_of(admin_url: str, name: str) -> str:
+    return urlunparse(urlparse(admin_url)._replace(path="/" + name))
+
+
+def _drop(admin: Any, name: str) -> None:
+    with admin.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,))
+        cursor.execute(f'DROP DATABASE IF EXISTS "{name}"')
+
+
+def schema_template(admin_url: str = PG_ADMIN_URL) -> str:
+    """The name of a database holding the builtin plugins' tables, empty (made once per process
+    on first use, dropped at exit): a test database copied from it (``CREATE DATABASE ...
+    TEMPLATE``) skips the table creation a host build does on an empty PostgreSQL database,
+    about a second of DDL. Rows, migration records and counters are removed, so a host built on
+    the copy runs its migrations and first-start seeding as on an empty database; a plugin that
+    is not builtin (a test's, an author's) creates its tables as it would anywhere."""
+    name = _TEMPLATES.get(admin_url)
+    if name is not None:
+        return name
+    import atexit
+    import shutil
+    import tempfile
+    from importlib import metadata
+
+    import psycopg2
+
+    from hookspecs import ENTRY_POINT_GROUP
+    from svc_host.config import load_settings
+    from svc_host.host import build_host
+    from svc_host.plugins import BUILTIN_DISTRIBUTION
+
+    name = "svc_tpl_" + uuid.uuid4().hex[:16]
     admin = psycopg2.connect(admin_url)
     admin.autocommit = True
     with admin.cursor() as cursor:
         cursor.execute(f'CREATE DATABASE "{name}"')
+    atexit.register(lambda: _drop_quietly(admin_url, name))
+    others = [ep.name for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)
+              if ep.dist is None or ep.dist.metadata["Name"] != BUILTIN_DISTRIBUTION]
+    data_dir = tempfile.mkdtemp(prefix="svc-tpl-")
     try:
-        yield urlunparse(urlparse(admin_url)._replace(path="/" + name))
+        host = build_host(load_settings({"SVC_DISPLAY_DATA_DIR": data_dir, "SVC_DISPLAY_HEADLESS": "1",
+                                         "SVC_DISPLAY_DATABASE_URL": _url_of(admin_url, name),
+                                         "SVC_DISPLAY_DISABLE_PLUGINS": ",".join(others)}))
+        host.close()
     finally:
-        with admin.cursor() as cursor:
-            cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
-                           (name,))
-            cursor.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        shutil.rmtree(data_dir, ignore_errors=True)
+    connection = psycopg2.connect(_url_of(admin_url, name))
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
+            tables = [row[0] for row in cursor.fetchall()]
+            if tables:
+                names = ", ".join(f'"{table}"' for table in tables)
+                cursor.execute(f"TRUNCATE {names} RESTART IDENTITY CASCADE")
+        connection.commit()
+    finally:
+        connection.close()
+    with admin.cursor() as cursor:  # nothing may stay connected to a template
+        cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,))
+    admin.close()
+    _TEMPLATES[admin_url] = name
+    return name
+
+
+def drop_templates() -> None:
+    """Drop this process's schema templates (the kit does it when the pytest session ends)."""
+    while _TEMPLATES:
+        admin_url, name = _TEMPLATES.popitem()
+        _drop_quietly(admin_url, name)
+
+
+def _drop_quietly(admin_url: str, name: str) -> None:
+    import psycopg2
+
+    try:
+        admin = psycopg2.connect(admin_url, connect_timeout=5)
+        admin.autocommit = True
+        _drop(admin, name)
+        admin.close()
+    except psycopg2.Error:
+        pass
+
+
+@contextlib.contextmanager
+def throwaway_pg_database(prefix: str = "svc_t_", admin_url: str = PG_ADMIN_URL,
+                          template: bool = False) -> Iterator[str]:
+    """The URL of a PostgreSQL database made on the server of ``admin_url``, dropped afterwards
+    (the test is skipped when no server answers: :func:`require_postgres`). Empty, or with
+    ``template`` a copy of :func:`schema_template` (the builtin plugins' tables, no rows)."""
+    import psycopg2
+
+    require_postgres(admin_url)
+    name = prefix + uuid.uuid4().hex[:16]
+    source = f' TEMPLATE "{schema_template(admin_url)}"' if template else ""
+    admin = psycopg2.connect(admin_url)
+    admin.autocommit = True
+    with admin.cursor() as cursor:
+        cursor.execute(f'CREATE DATABASE "{name}"{source}')
+    try:
+        yield _url_of(admin_url, name)
+    finally:
+        _drop(admin, name)
         admin.close()
 
 
@@ -54,14 +185,15 @@ def _run_sql(database_url: str | None, data_dir: Path, statements: str) -> None:
 
 
 def migrated(build: Callable[..., Any], env: dict[str, str], plugin: Any, old_schema: str,
-             table: str) -> dict[str, list[dict[str, Any]]]:
-    """``plugin``'s migrations run on an old database on each backend: ``old_schema`` (SQL, as the
-    previous version left it) is written first, then a host is built with ``plugin``; the answer
-    is ``table``'s rows (dicts, by first column) per backend, ``sqlite`` and ``postgres``."""
+             table: str, backends: Iterable[str] = ("sqlite",)) -> dict[str, list[dict[str, Any]]]:
+    """``plugin``'s migrations run on an old database on each of ``backends`` (``sqlite``,
+    ``postgres``): ``old_schema`` (SQL, as the previous version left it) is written into a fresh
+    database first, then a host is built with ``plugin``; the answer is ``table``'s rows (dicts,
+    by first column) per backend."""
     from pony import orm
 
     rows: dict[str, list[dict[str, Any]]] = {}
-    for backend in ("sqlite", "postgres"):
+    for backend in backends:
         with contextlib.ExitStack() as stack:
             data_dir = Path(env["SVC_DISPLAY_DATA_DIR"]) / f"migrated-{backend}"
             # "" is no URL: the SQLite file, whatever backend the test itself runs on

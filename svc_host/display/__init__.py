@@ -11,11 +11,11 @@ Feature-free on purpose: it knows no screen, overlay, alert or ticker by name.
   contains a failing layer, hands each the rectangles it may draw in, and reacts to the
   host's change events;
 - :mod:`.capture`: :class:`FrameCapture`, the live-preview frames;
-- :mod:`.backdrop` (Kivy-only): the theme backdrop and its gradient texture;
-- the renderer kit, for the display modules of any plugin (docs/display.md, "The renderer
-  kit"): :mod:`.kit` (no Kivy: config values, the overlay conventions, content picks for
-  ``prepare``) and :mod:`.widgets` (Kivy-only: slides, text, pictures, QR codes, overlay
-  panels, moving pieces). Neither is imported here.
+- :mod:`.scenes`, :mod:`.gallery`, :mod:`.truth`: the scenes the gallery draws and what the
+  screen shows.
+
+The renderer kit the display modules of plugins build with is part of the public host kit:
+:mod:`svc_host.kit.display` (docs/display.md, "The renderer kit"); it is not imported here.
 """
 from svc_host.display.bus import DisplayBus
 from svc_host.display.capture import FrameCapture

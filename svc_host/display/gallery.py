@@ -151,7 +151,8 @@ class Renderer:
 
     def preferences(self, theme_id: str) -> Any:
         from hookspecs.render import theme_from_preview
-        from hookspecs.services import THEMES, preferences, service
+        from hookspecs.services import THEMES, service
+        from svc_host.kit.services import preferences
 
         themes = service(self.host, THEMES)
         preview = themes.preview(theme_id) if themes is not None else None
@@ -168,7 +169,8 @@ class Renderer:
             raise ValueError("the type has no renderer")
         row = {"id": f"gallery_{type_id}", f"{kind}_type": type_id, "enabled": True, "dwell_seconds": 20,
                "frequency_weight": 1, "config_json": dict(config)}
-        context = prefs.context(self.host, kind, type_id, row, size or self.size, float(self.size[1]))
+        context = prefs.context(self.host, kind, type_id, row, size or self.size, float(self.size[1]),
+                                portrait=self.size[1] > self.size[0])
         step = getattr(factory, "prepare", None)
         data: Any = {}
         if step is not None:
@@ -185,17 +187,16 @@ class Renderer:
 
     def overlay_over_slide(self, prefs: Any, type_def: Any) -> list[Any]:
         """The overlay of ``type_def`` in its zone and the sample slide in the area it leaves free,
-        as the canvas lays them out (:meth:`hookspecs.render.Layout.arrange`), both placed."""
-        from hookspecs.render import Layout
-        from svc_host.display.backdrop import Backdrop
-        from svc_host.display.kit import overlay_bands, place_celebration
+        as the canvas lays them out (:func:`svc_host.kit.display.layout.arrange`), both placed."""
+        from svc_host.kit.display.backdrop import Backdrop
+        from svc_host.kit.display.layout import arrange, layout_of, overlay_bands, place_celebration, with_occupied
 
         config = dict(type_def.example_config)
         overlay = self.build(prefs, "overlay", type_def.id, config)
-        layout = Layout.of(*self.size)
-        rects, occupied, messages = layout.arrange([(type_def.zone_for(config), tuple(overlay.size_hint),
-                                                     getattr(overlay, "celebration", None) is not None)])
-        free = layout.with_occupied([*occupied, *overlay_bands(overlay, rects[0])]).free
+        layout = layout_of(*self.size)
+        rects, occupied, messages = arrange(layout, [(type_def.zone_for(config), tuple(overlay.size_hint),
+                                                      getattr(overlay, "celebration", None) is not None)])
+        free = with_occupied(layout, [*occupied, *overlay_bands(overlay, rects[0])]).free
         slide = self.build(prefs, "screen", BASE_SLIDE[0], BASE_SLIDE[1], (int(free.width), int(free.height)))
         backdrop = Backdrop(list(prefs.theme.background))  # the compositor's, around the free area
         self.place(backdrop)
@@ -248,7 +249,7 @@ class Renderer:
 
     @staticmethod
     def _waiting_for_video(widget: Any) -> bool:
-        from svc_host.display.widgets import VideoFill
+        from svc_host.kit.display.pictures import VideoFill
 
         return any(isinstance(w, VideoFill) and w.texture is None and w.player is not None for w in widget.walk())
 
@@ -313,13 +314,12 @@ def run(out_dir: Path, size: tuple[int, int] = DEFAULT_SIZE, themes: list[str] |
     host = build_sample_host(data_dir, plugins_dir=plugins_dir)
     try:
         from hookspecs.services import THEMES, service
-        from svc_host.plugins import resolve_renderers
+        from svc_host.registries import resolve_renderers
 
         known = service(host, THEMES)
         all_themes = known.builtin_ids() if known is not None else ["navy_coral"]
         chosen = [t for t in all_themes if not themes or t in themes]
-        os.environ["SVC_DISPLAY_WINDOW_SIZE"] = f"{size[0]}x{size[1]}"
-        os.environ["SVC_DISPLAY_MAX_FPS"] = "0"
+        host.settings = dataclasses.replace(host.settings, window_size=f"{size[0]}x{size[1]}", max_fps=0)
         start_kivy(host, MODE_OFFSCREEN)
         resolve_renderers(host)
         renderer = Renderer(host, out_dir, size, chosen, kinds, types)

@@ -12,10 +12,10 @@
 - :class:`DisplayRuntime` (``host.services[DISPLAY]``): the Kivy app whose root the
   :class:`~svc_host.display.compositor.Compositor` fills with the plugins' layers.
 
-Environment read here (besides spec 1.1 / CONTRACT): ``SVC_DISPLAY_WINDOW_SIZE``
-(``WIDTHxHEIGHT``; window mode: a window of that size instead of fullscreen; offscreen
-default ``1920x1080``), ``SVC_DISPLAY_MAX_FPS`` (default 60), ``SVC_DISPLAY_MULTISAMPLES``
-(default 0: llvmpipe halves its frame rate with MSAA).
+The canvas's settings are the host's (:class:`svc_host.config.Settings`, their one reader):
+``window_size`` (``SVC_DISPLAY_WINDOW_SIZE``; window mode: a window of that size instead of
+fullscreen; offscreen default ``1920x1080``), ``max_fps`` and ``multisamples`` (default 0:
+llvmpipe halves its frame rate with MSAA).
 """
 from __future__ import annotations
 
@@ -28,9 +28,10 @@ import time
 from typing import Any, Callable
 
 from hookspecs.services import (BLANK_TOPIC, CANVAS_BLANK, CAPTURE_REQUEST, DISPLAY, DISPLAY_CAPTURE, DISPLAY_MODE, EVENTS,
-                                HTTP_SERVER_STOP, service)
+                                HTTP_SERVER_STOP, PLAYS, service)
 from svc_host.display.bus import DisplayBus
 from svc_host.display.capture import FrameCapture
+from svc_host.env_values import parse_size
 from svc_host.malloc import release_freed_memory
 from svc_host.watchdog import watchdog
 
@@ -57,19 +58,6 @@ def choose_mode(headless: bool, environ: dict[str, str] | None = None, platform:
     if env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"):
         return MODE_WINDOW
     return MODE_OFFSCREEN
-
-
-def parse_size(value: str | None) -> tuple[int, int] | None:
-    """``"1280x720"`` -> ``(1280, 720)``; ``None`` for empty or malformed values."""
-    if not value:
-        return None
-    try:
-        width, height = (int(part) for part in value.lower().split("x", 1))
-    except ValueError:
-        return None
-    if not (16 <= width <= 8192 and 16 <= height <= 8192):
-        return None
-    return width, height
 
 
 # ---------------------------------------------------------------------------------------
@@ -100,7 +88,7 @@ def _prepare_kivy_environment(host: Any, mode: str) -> tuple[int, int] | None:
     os.environ.setdefault("KIVY_WINDOW", "sdl2")  # other providers (x11) exit the process on failure
     if mode == MODE_OFFSCREEN:
         os.environ["SDL_VIDEODRIVER"] = "offscreen"
-    size = parse_size(os.environ.get("SVC_DISPLAY_WINDOW_SIZE"))
+    size = parse_size(host.settings.window_size)
     if mode == MODE_OFFSCREEN and size is None:
         size = DEFAULT_OFFSCREEN_SIZE
     return size
@@ -129,7 +117,7 @@ def start_kivy(host: Any, mode: str) -> Any:
     kivy_log.addHandler(collector)
     kivy_log.propagate = False
     try:
-        window = _create_window(size)
+        window = _create_window(size, host.settings)
         if mode == MODE_OFFSCREEN:
             finish_frames(window)
         return window
@@ -156,12 +144,12 @@ def finish_frames(window: Any) -> None:
     window.bind(on_flip=lambda *_args: glFinish())
 
 
-def _create_window(size: tuple[int, int] | None) -> Any:
+def _create_window(size: tuple[int, int] | None, settings: Any) -> Any:
     try:
         from kivy.config import Config
 
-        Config.set("graphics", "multisamples", os.environ.get("SVC_DISPLAY_MULTISAMPLES", "0"))
-        Config.set("graphics", "maxfps", os.environ.get("SVC_DISPLAY_MAX_FPS", "60"))
+        Config.set("graphics", "multisamples", str(settings.multisamples))
+        Config.set("graphics", "maxfps", str(settings.max_fps))
         Config.set("kivy", "exit_on_escape", "0")
         Config.set("input", "mouse", "mouse,disable_multitouch")
         if size is not None:
@@ -236,7 +224,7 @@ class DisplayRuntime:
         self.layers: list[tuple[str, Any, Any]] | None = None  # resolved before the first frame
         self.started = threading.Event()
         self.blanked = False
-        self.max_fps = float(os.environ.get("SVC_DISPLAY_MAX_FPS", "60") or 60)
+        self.max_fps = float(host.settings.max_fps)
         self._subscriptions: dict[str, list[Callable[..., Any]]] | None = None
 
     @property
@@ -310,6 +298,7 @@ class DisplayRuntime:
         if self.compositor is not None:
             self.root.add_widget(self.stage)
             self.compositor.resume()
+            self._plays("resume")
             log.info("display: canvas lit again (CANVAS_BLANK)")
         else:
             self.stage = FloatLayout()
@@ -329,6 +318,7 @@ class DisplayRuntime:
 
         if self.compositor is not None:
             self.compositor.pause()
+            self._plays("suspend")
         self.blanked = True
         watchdog().canvas = False  # dark: the server loop is the sign of life
         self.root.clear_widgets()  # the stage stays with the compositor, out of the window
@@ -338,6 +328,12 @@ class DisplayRuntime:
         Clock._max_fps = IDLE_FPS
         self._capture_blank(True)
         log.info("display: canvas dark (CANVAS_BLANK)")
+
+    def _plays(self, step: str) -> None:
+        """Proof of play (``PLAYS``, when its plugin runs): nothing plays while the canvas is dark."""
+        plays = service(self.host, PLAYS)
+        if plays is not None:
+            getattr(plays, step)()
 
     def take_down(self) -> None:
         compositor, self.compositor = self.compositor, None
@@ -399,12 +395,12 @@ def run(host: Any, serve: Callable[[], Any]) -> None:
     request = host.services.get(CAPTURE_REQUEST)  # the live-preview plugin's; None: nothing is captured
     if request is not None:
         host.services[DISPLAY_CAPTURE] = FrameCapture(host.display_bus, request.width, request.fps, request.quality)
-    from svc_host.plugins import resolve_layers, resolve_renderers
+    from svc_host.registries import resolve_layers, resolve_renderers
 
     resolve_renderers(host)  # every renderer and layer imported and checked before the first frame
     runtime.layers = resolve_layers(host)
     log.info("display: %s canvas %dx%d (multisamples %s)", mode, window.size[0], window.size[1],
-             os.environ.get("SVC_DISPLAY_MULTISAMPLES", "0"))
+             host.settings.multisamples)
 
     failure: list[BaseException] = []
 

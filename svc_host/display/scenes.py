@@ -26,7 +26,8 @@ It writes, in DIR:
   drawn now), every ``image`` (``qr`` for a QR code), the overlay ``panels`` (zone and rectangle),
   the alert ``cards``, the ``decorations`` (confetti and other effect layers) and the ``ticker``
   band; with ``judge`` (the tests), ``decorated`` on each label and image: whether a pixel of its
-  box changes when the same frame is drawn again with the decorations hidden.
+  box changes when the same frame is drawn again with the decorations hidden
+  (:mod:`svc_host.display.scene_geometry` reads them off the canvas).
 
 Feature-free like the rest of the display package: it knows the types through the registries
 and the layers through the compositor; the scene's rows are the café's, named here.
@@ -46,6 +47,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from svc_host.display.scene_geometry import Scene, hidden_decorations, mark_decorated, measure, window_picture
 
 log = logging.getLogger("svc_host.display.scenes")
 
@@ -67,6 +70,7 @@ OVERLAYS = [
                      "opacity": 0.9}},
 ]
 TAPES = ("text", "time", "news", "weather")
+DISPLAY_ZONE = "Europe/Berlin"  # the café's zone: the clock panel and the time tape both follow it
 SLIDE_CONFIG = {  # realistic lengths over the types' examples
     "message": {"title": "Welcome to Aurora Coffee House",
                 "body": "Fresh pastries from the bakery next door every morning until eleven. Ask at the "
@@ -75,26 +79,8 @@ SLIDE_CONFIG = {  # realistic lengths over the types' examples
 }
 """The sample news' newest articles (within the hour) have a long headline and a 200-character
 summary: the article slide shows one of them."""
-SETTLE_FRAMES, FRAME_SECONDS = 4, 0.3  # the slide's crossfade (0.6 s) and the overlays' build done
+SETTLE_FRAMES, FRAME_SECONDS = 4, 0.3  # the slide's change (0.6 s) and the overlays' build done
 WAIT_FRAMES = 40  # at most, for a slide whose content takes a while (a video's first frame)
-
-
-@dataclasses.dataclass
-class Scene:
-    type_id: str
-    theme: str
-    size: list
-    alert: bool = False
-    file: str = ""
-    error: str = ""
-    slide: list = dataclasses.field(default_factory=list)
-    labels: list = dataclasses.field(default_factory=list)
-    images: list = dataclasses.field(default_factory=list)
-    panels: list = dataclasses.field(default_factory=list)
-    cards: list = dataclasses.field(default_factory=list)
-    decorations: list = dataclasses.field(default_factory=list)
-    decoration_drawn: bool | None = None  # with judge: whether hiding the decorations changed the frame
-    ticker: list = dataclasses.field(default_factory=list)
 
 
 def default_plugins_dir() -> Path | None:
@@ -103,180 +89,7 @@ def default_plugins_dir() -> Path | None:
     return folder if (folder / "README.md").is_file() else None
 
 
-# -- geometry (UI thread) ----------------------------------------------------------------------
-
-def window_box(widget: Any, height: float, x: float | None = None, y: float | None = None,
-               w: float | None = None, h: float | None = None) -> list[int]:
-    """A rectangle of ``widget`` (its own by default; or ``x, y, w, h`` in its coordinates) in
-    window pixels, top-left origin."""
-    x = widget.x if x is None else x
-    y = widget.y if y is None else y
-    w = widget.width if w is None else w
-    h = widget.height if h is None else h
-    wx, wy = widget.to_window(x, y)
-    return [round(wx), round(height - wy - h), round(w), round(h)]
-
-
-def _visible(widget: Any) -> float:
-    """``widget``'s opacity times its parents'."""
-    opacity, node = 1.0, widget
-    while node is not None and node.parent is not node:
-        opacity *= float(node.opacity)
-        node = node.parent
-    return opacity
-
-
-def drawn_lines(label: Any) -> list[str]:
-    """The lines Kivy's core label drew ``label``'s text with (after ``texture_update``)."""
-    label.texture_update()
-    core = getattr(label, "_label", None)
-    cached = getattr(core, "_cached_lines", None) or []
-    return ["".join(word.text for word in line.words) for line in cached]
-
-
-def label_entry(label: Any, owner: str, height: float, opacity: float) -> dict:
-    """A label showing text: owner, role, text, boxes, font, drawn lines."""
-    lines = drawn_lines(label)
-    tw, th = label.texture_size
-    window = getattr(label, "window", None)  # the kit's ScrollBox: the part of its text drawn
-    drawn = window() if callable(window) else (label.center_x - tw / 2, label.center_y - th / 2, tw, th)
-    return {"owner": owner, "role": getattr(label, "role", "") or "", "text": label.text,
-            "box": window_box(label, height),
-            "text_box": window_box(label, height, *drawn), "scrolls": bool(getattr(label, "scrolls", False)),
-            "font_px": round(float(label.font_size), 1), "bold": bool(label.bold),
-            "lines": lines, "shorten": bool(label.shorten), "opacity": round(opacity, 3),
-            "moves": bool(getattr(label, "moves", False))}
-
-
-def image_entry(image: Any, owner: str, height: float) -> dict:
-    """An image widget's drawn texture (``ImageFill``: photos, QR codes, video frames): where it
-    is drawn (clipped to its widget), and whether it is a QR code (drawn with the ``nearest``
-    filter, :func:`~svc_host.display.widgets.qr_texture`)."""
-    rx, ry = image._rect.pos  # noqa: SLF001  where the texture is drawn
-    rw, rh = image._rect.size  # noqa: SLF001
-    x0, y0 = max(rx, image.x), max(ry, image.y)
-    x1, y1 = min(rx + rw, image.right), min(ry + rh, image.top)
-    return {"owner": owner, "box": window_box(image, height, x0, y0, max(0, x1 - x0), max(0, y1 - y0)),
-            "qr": image.texture.mag_filter == "nearest"}
-
-
-def is_decoration(widget: Any) -> bool:
-    """Effect pieces (:class:`~svc_host.display.widgets.Shapes`: confetti, rain, balloons,
-    clouds) and widgets marked ``decoration``."""
-    from svc_host.display.widgets import Shapes
-
-    return isinstance(widget, Shapes) or bool(getattr(widget, "decoration", False) is True)
-
-
-def owners(canvas: Any) -> dict[int, str]:
-    """The widgets whose texts and images the judges read, by ``id``: the slide on screen
-    (``slide``), each overlay's widgets (``overlay:<id>``: its panel or effect, and whatever the
-    layer keeps of it elsewhere, a celebration message lifted over the slides) and the alert
-    cards (``alert``). The ticker's scrolling text is not among them."""
-    compositor = canvas.compositor
-    found: dict[int, str] = {}
-    slides = compositor.entry("slides")
-    current = slides.layer.current if slides is not None and not slides.failed else None
-    if current is not None and current.get("widget") is not None:
-        found[id(current["widget"])] = "slide"
-    overlays = compositor.entry("overlays")
-    for overlay_id, entry in (overlays.layer.overlays.items() if overlays is not None and not overlays.failed else ()):
-        for value in entry.values():
-            if hasattr(value, "walk") and hasattr(value, "canvas"):  # its widget, a lifted message's holder
-                found[id(value)] = f"overlay:{overlay_id}"
-    alerts = compositor.entry("alerts")
-    if alerts is not None and not alerts.failed:
-        found[id(alerts.layer.widget)] = "alert"
-    return found
-
-
-def _owner(widget: Any, known: dict[int, str]) -> str | None:
-    node = widget
-    while node is not None and node.parent is not node:
-        if id(node) in known:
-            return known[id(node)]
-        node = node.parent
-    return None
-
-
-def measure(canvas: Any, scene: Scene) -> None:
-    """What ``scene`` shows on ``canvas`` now, into its geometry fields: one walk of the window's
-    widgets, each text and image attributed to the slide, an overlay or the alerts."""
-    from kivy.uix.label import Label
-
-    from svc_host.display.widgets import ImageFill
-
-    height = float(canvas.root.height)
-    compositor = canvas.compositor
-    known = owners(canvas)
-    slides = compositor.entry("slides")
-    current = slides.layer.current if slides is not None and not slides.failed else None
-    if current is not None and current.get("widget") is not None:
-        scene.slide = window_box(current["widget"], height)
-    for widget in canvas.root.walk(restrict=True):
-        if is_decoration(widget):
-            scene.decorations.append({"owner": _owner(widget, known) or "", "box": window_box(widget, height)})
-            continue
-        owner = _owner(widget, known)
-        if owner is None:
-            continue
-        opacity = _visible(widget)
-        if opacity <= 0.01:
-            continue
-        if isinstance(widget, Label) and widget.text.strip():
-            scene.labels.append(label_entry(widget, owner, height, opacity))
-        elif isinstance(widget, ImageFill) and widget.texture is not None:
-            scene.images.append(image_entry(widget, owner, height))
-    overlays = compositor.entry("overlays")
-    for overlay_id, entry in (overlays.layer.overlays.items() if overlays is not None and not overlays.failed else ()):
-        widget = entry.get("widget")
-        if widget is not None and entry["zone"] != "fullscreen":
-            scene.panels.append({"id": overlay_id, "zone": entry["zone"], "box": window_box(widget, height)})
-    alerts = compositor.entry("alerts")
-    if alerts is not None and not alerts.failed:
-        for stack in alerts.layer.widget.children:  # the cards: the children of the layer's stack
-            for card in stack.children:
-                if _visible(card) > 0.01:
-                    scene.cards.append({"box": window_box(card, height)})
-    ticker = compositor.entry("marquee")
-    if ticker is not None and not ticker.failed and ticker.layer.widget.height > 0:
-        scene.ticker = window_box(ticker.layer.widget, height)
-
-
-def hidden_decorations(canvas: Any) -> list[tuple[Any, float]]:
-    """Hide every decoration in the window (opacity 0), wherever its layer mounts it; returns
-    what to restore."""
-    hidden = []
-    for widget in canvas.root.walk(restrict=True):
-        if is_decoration(widget):
-            hidden.append((widget, widget.opacity))
-            widget.opacity = 0
-    return hidden
-
-
 # -- the child process: one size ---------------------------------------------------------------
-
-def _picture(canvas: Any) -> Any:
-    """The window as drawn now: a Pillow RGB image, top row first."""
-    from kivy.core.window import Window
-    from PIL import Image
-
-    return Image.frombuffer("RGBA", tuple(Window.size), canvas.pixels(), "raw", "RGBA", 0, -1).convert("RGB")
-
-
-def mark_decorated(scene: "Scene", drawn: Any, bare: Any) -> None:
-    """Set ``decorated`` on each label and image of ``scene``: whether any pixel of its box differs
-    between the frame ``drawn`` and the same frame drawn without the decorations (``bare``)."""
-    from PIL import ImageChops
-
-    width, height = drawn.size
-    scene.decoration_drawn = ImageChops.difference(drawn, bare).getbbox() is not None
-    for item in scene.labels + scene.images:
-        x, y, w, h = item.get("text_box") or item["box"]
-        box = (max(0, x), max(0, y), min(width, x + w), min(height, y + h))
-        item["decorated"] = box[2] > box[0] and box[3] > box[1] and \
-            ImageChops.difference(drawn.crop(box), bare.crop(box)).getbbox() is not None
-
 
 def _slide_row(host: Any, type_id: str) -> dict:
     type_def = host.registries.screen_types.get(type_id)
@@ -307,14 +120,17 @@ class SceneRunner:
     def compose(self) -> None:
         """The café: the overlays and the tapes (before the canvas starts)."""
         registries = self.host.registries
+        # one zone for every time on screen (the clock panel, the time tape): the display's
+        self.request("PUT", "/v1/display/settings", {"display_timezone": DISPLAY_ZONE})
         for row in OVERLAYS:
             if registries.overlay_types.get(row["overlay_type"]) is not None:
                 self.request("POST", "/v1/display/overlays", {**row, **WHOLE_YEAR})
         for type_id in TAPES:
             type_def = registries.ticker_types.get(type_id)
             if type_def is not None:
+                config = {k: v for k, v in type_def.example_config.items() if k not in ("timeZone", "labelPrefix")}
                 self.request("POST", "/v1/ticker/tapes", {"id": f"scene-tape-{type_id}", "ticker_type": type_id,
-                                                          "config_json": dict(type_def.example_config)})
+                                                          "config_json": config})
 
     def frames(self, count: int) -> None:
         for _ in range(count):
@@ -373,13 +189,13 @@ class SceneRunner:
         name = f"scene-{scene.type_id}-{scene.theme}-{width}x{height}{'-alert' if scene.alert else ''}"
         try:
             measure(self.canvas, scene)
-            drawn = _picture(self.canvas)
+            drawn = window_picture(self.canvas)
             drawn.save(self.out_dir / f"{name}.png", "PNG", compress_level=1 if self.judge else 6)
             scene.file = f"{name}.png"
             if self.judge:  # the same frame without the decorations: what they cover
                 hidden = hidden_decorations(self.canvas)
                 try:
-                    mark_decorated(scene, drawn, _picture(self.canvas))
+                    mark_decorated(scene, drawn, window_picture(self.canvas))
                 finally:
                     for piece, opacity in hidden:
                         piece.opacity = opacity
@@ -400,7 +216,8 @@ def child(job_path: str) -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     data_dir = Path(tempfile.mkdtemp(prefix="svc-display-scenes-"))
     env = environment(data_dir, Path(job["plugins_dir"]) if job.get("plugins_dir") else None)
-    host = build_host(load_settings(env))
+    size = "x".join(str(side) for side in job["size"])
+    host = build_host(load_settings({**env, "SVC_DISPLAY_WINDOW_SIZE": size, "SVC_DISPLAY_MAX_FPS": "0"}))
     try:
         write_samples(host)
         from hookspecs.services import ALERTS, service
@@ -456,8 +273,7 @@ def run(out_dir: Path, sizes: list[tuple[int, int]] | None = None, themes: list[
                                             "rotate": index if rotate else None,
                                             "plugins_dir": str(plugins_dir) if plugins_dir else "",
                                             "answer": str(answer)}))
-            env = {**os.environ, "SDL_VIDEODRIVER": "offscreen", "SVC_DISPLAY_WINDOW_SIZE": f"{size[0]}x{size[1]}",
-                   "SVC_DISPLAY_MAX_FPS": "0",
+            env = {**os.environ, "SDL_VIDEODRIVER": "offscreen",
                    "PYTHONPATH": os.pathsep.join([str(CHECKOUT), os.environ.get("PYTHONPATH", "")])}
             started = time.monotonic()
             done = subprocess.run([sys.executable, "-m", "svc_host.display.scenes", str(job_path)], env=env,
@@ -475,6 +291,28 @@ def run(out_dir: Path, sizes: list[tuple[int, int]] | None = None, themes: list[
     (out_dir / "scenes.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
     write_index(out_dir, manifest)
     return manifest
+
+
+def thumbnails(out_dir: Path, manifest: dict, longest: int) -> None:
+    """Make the drawn scenes small enough to commit: each PNG becomes a JPEG at most ``longest`` px
+    on its long side (Pillow's LANCZOS, quality 82), the index points at them and ``scenes.json``
+    (the judges' measurements, megabytes at four sizes) is left out. ``docs/gallery/scenes/`` is
+    made this way (docs/display.md, "Scenes")."""
+    from PIL import Image
+
+    for scene in manifest["scenes"]:
+        if not scene["file"]:
+            continue
+        png = out_dir / scene["file"]
+        with Image.open(png) as picture:
+            picture = picture.convert("RGB")
+            picture.thumbnail((longest, longest), Image.LANCZOS)
+            jpeg = png.with_suffix(".jpg")
+            picture.save(jpeg, "JPEG", quality=82, optimize=True)
+        png.unlink()
+        scene["file"] = jpeg.name
+    (out_dir / "scenes.json").unlink(missing_ok=True)
+    write_index(out_dir, manifest)
 
 
 def write_index(out_dir: Path, manifest: dict) -> None:

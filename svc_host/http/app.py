@@ -272,13 +272,17 @@ def _as_method(responder: Any) -> Any:
 
 
 def create_app(host: Any, core_routes: list[Route] | None = None, *, principal_of: Any = None,
-               unauthorized_message: str = BEARER_REQUIRED, openapi_info: dict[str, Any] | None = None) -> falcon.App:
+               unauthorized_message: str = BEARER_REQUIRED, openapi_info: dict[str, Any] | None = None,
+               defer_openapi: bool = False) -> falcon.App:
     """Build the WSGI app from the host's routes (plus the host's own core routes).
 
     ``host`` needs ``routes``, ``middleware``, ``authenticate(token)`` (for the default
     Bearer principal) and receives ``operations`` and ``openapi``. The controller reuses
     this factory with its own ``principal_of(req)`` (session cookies), 401 message and
     ``openapi_info`` (``title``, ``description``, ``security_scheme``: see ``build_openapi``).
+    With ``defer_openapi`` (an in-process test client: most tests never ask for the document, the
+    costliest part of the app) ``host.openapi`` is built on its first read, from the same routes;
+    a server builds it here, so a schema apispec cannot document stops startup.
     """
     from svc_host.http.core_routes import core_routes as default_core_routes
 
@@ -308,5 +312,10 @@ def create_app(host: Any, core_routes: list[Route] | None = None, *, principal_o
             operations[(route.path, method)] = operation
 
     host.operations = operations
-    host.openapi = build_openapi(routes, host, **(openapi_info or {}))
+    build = functools.partial(build_openapi, routes, host, **(openapi_info or {}))
+    if defer_openapi and isinstance(getattr(type(host), "openapi", None), property):
+        host.openapi = None  # (a document of an earlier app is not this one's)
+        host.openapi_builder = build  # svc_host.host.Host builds it on first read
+    else:
+        host.openapi = build()
     return app

@@ -1,6 +1,7 @@
 """The two routes the host serves itself, with every plugin disabled: health and OpenAPI."""
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import socket
@@ -11,7 +12,7 @@ from typing import Any
 
 from marshmallow import Schema, fields
 
-from hookspecs import PUBLIC, Operation, Route
+from hookspecs import CLOCK_HEADER, PUBLIC, Operation, Route
 from hookspecs.services import HEALTH_SECTIONS
 
 _ARCH = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64", "armv7l": "arm", "i686": "x86"}
@@ -41,6 +42,7 @@ class HealthSchema(Schema):
         "description": "SVC_SAAS_MODE=1 only: {connected, last_event_at_ms, media_cached, media_failed}"})
 
 
+@functools.cache  # once per process (each host's health resource and app asked git again)
 def _build_id() -> str:
     """The git commit of the source tree when there is one, else ``release``; computed once."""
     source = Path(__file__).resolve().parents[2]
@@ -92,6 +94,9 @@ class HealthResource:
         # Blocks plugins add through the HEALTH_SECTIONS service (the cloud feed's ``saas``).
         for name, section in dict(self.host.services.get(HEALTH_SECTIONS) or {}).items():
             resp.media[name] = section()
+        # The display's clock in epoch ms, read last: a controller measures its offset to the
+        # millisecond (the Date header has whole seconds; docs/controller.md "Displays in step").
+        resp.set_header(CLOCK_HEADER, str(self.host.clock.now_ms()))
 
 
 class OpenApiResource:

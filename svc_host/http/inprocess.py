@@ -35,7 +35,7 @@ class ApiClient:
 
         self.host = host
         self.key = key
-        self.client = falcon.testing.TestClient(create_app(host))
+        self.client = falcon.testing.TestClient(create_app(host, defer_openapi=True))
 
     def request(self, method: str, path: str, key: str | None = None, **kwargs: Any) -> Any:
         headers = dict(kwargs.pop("headers", {}) or {})

@@ -72,6 +72,8 @@ def build_openapi(routes: list[tuple[str, Route]], host: Any, title: str = "svc-
                 content = {op.response_content_type: {"schema": op.response}}
             elif op.status != 204:
                 content = {op.response_content_type: {"schema": {}}}
+            for media_type in op.response_alternatives:
+                content[media_type] = {"schema": {"type": "string"}}
             success = {"description": op.summary or "success"}
             if content:
                 success["content"] = content

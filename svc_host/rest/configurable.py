@@ -88,16 +88,5 @@ class TypeDescriptorSchema(Schema):
     example_config_json = fields.Dict(required=True)
 
 
-def time_zone_check(type_id: str, config: Any) -> list[tuple[str, str]]:
-    """A ``timeZone`` / ``time_zone`` key, where a type has one, must name an IANA zone."""
-    from hookspecs.formatting import is_iana_zone
-
-    problems = []
-    for key in ("timeZone", "time_zone"):
-        if isinstance(config, dict) and key in config and not is_iana_zone(config[key]):
-            problems.append((f"/{key}", f"{str(config[key])[:64]!r} is not an IANA time zone"))
-    return problems
-
-
 class EmptySchema(Schema):
     """The ``{}`` answer of a delete."""

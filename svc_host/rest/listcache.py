@@ -234,7 +234,7 @@ def ensure_table_version(reader: Reader, table: str) -> None:
 
 def sqlite_version_tables() -> list[str]:
     """The statements creating the version and group tables on SQLite (the restore's schema
-    check takes them for the app's own, ``svc_host/backup_archive.py``)."""
+    check takes them for the app's own, ``svc_host/backup_archive/database.py``)."""
     return [sql.format(int="INTEGER") for sql in _CREATE_TABLES]
 
 

@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 from marshmallow import Schema, fields, validate, validates_schema
 
 from hookspecs import Operation, Route
-from hookspecs.services import category_exists
+from hookspecs.services import CATEGORIES, service
 from svc_host.http.errors import ApiError, conflict
 from svc_host.rest.configurable import EmptySchema, stored_row
 from svc_host.rest.schemas import require_some
@@ -35,6 +35,12 @@ def lookup_id(value: Any) -> str | None:
             or value != value.strip():
         return None
     return value
+
+
+def category_exists(host: Any, category_id: Any) -> bool:
+    """True when ``category_id`` names a content category (False without the curator plugin)."""
+    categories = service(host, CATEGORIES)
+    return categories is not None and isinstance(category_id, str) and categories.exists(category_id)
 
 
 def require_category(host: Any, field: str, value: Any) -> None:

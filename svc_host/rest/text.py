@@ -11,6 +11,8 @@ from svc_host.rest.schemas import JsonObject
 from svc_host.storage import unstorable_text, walk
 
 NUL_MESSAGE = "must not contain NUL characters"
+FORMULA_START = frozenset("=+-@\t\r")
+"""First characters that make a spreadsheet run a CSV cell as a formula (CSV injection)."""
 
 
 def storable(value: Any) -> bool:
@@ -26,6 +28,13 @@ def no_nul(value: str) -> None:
     """A marshmallow validator for query strings and other text."""
     if "\x00" in value:
         raise ValidationError(NUL_MESSAGE)
+
+
+def not_blank(value: str) -> None:
+    """A marshmallow validator for text a required storage column holds: the storage strips
+    whitespace (any Unicode space, U+0085 and U+00A0 included) and refuses what strips to nothing."""
+    if not value.strip():
+        raise ValidationError("must not be empty or only whitespace")
 
 
 class Text(fields.String):
@@ -46,3 +55,9 @@ class StorableJsonObject(JsonObject):
         if not storable(result):
             raise ValidationError("must not contain NUL characters or non-finite numbers")
         return result
+
+
+def spreadsheet_text(text: str) -> str:
+    """``text`` for a CSV cell a person opens in a spreadsheet: a leading ``'`` when its first
+    character (:data:`FORMULA_START`) would make the spreadsheet run it as a formula."""
+    return "'" + text if text[:1] in FORMULA_START else text

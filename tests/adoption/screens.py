@@ -66,6 +66,7 @@ def first_start(canvas: Any, job: dict) -> dict:
     card = adoption.children[0] if adoption.children else None
     seen["card_rect"] = window_rect(card) if card is not None else None
     seen["card"] = drawn(adoption)
+    seen["welcome_beside_card"] = window_rect(welcome)
     alerts = canvas.layer("alerts").widget
     seen["alert_cards"] = [window_rect(c) for stack in alerts.children for c in stack.children]
     seen["active_alerts"] = [a["source"] for a in host.services[ALERTS].active()]

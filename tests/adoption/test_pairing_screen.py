@@ -5,7 +5,8 @@ A display with no slide shows the welcome slide: its name (the host name), the U
 certificate fingerprint the server announced, how to pair; two public pairing requests are drawn on
 one card, newest first, each with its identifier, role and code (the code of the console line for
 that identifier), and no alert card repeats them; the codes read from the card pair both on the first
-try; the first slide added over REST takes the welcome's place. Every text is one line that fits its
+try; the first slide added over REST takes the welcome's place. The pairing panel sits in a corner
+(a top band in portrait) and what is under it re-fits beside it. Every text is one line that fits its
 box, at a readable size, and no two overlap."""
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from hookspecs.services import ADOPTION
 REQUESTS = [["kiosk-laptop", "operator"], ["maria-phone", "viewer"]]  # the second is the newer
 CONSOLE = re.compile(r'adoption challenge for identifier "([^"]+)" role (\w+): ([0-9A-Z]{4}-[0-9A-Z]{4})')
 MIN_PX = 24  # the smallest text, at 1080 px of the short side (a caption)
+CODE_MIN_PX = 60  # a code's least size at 1080 lines: its capitals about 17 mm high on a 55" panel, read at 2 m
 
 
 def rect(values: list[float]) -> Rect:
@@ -75,6 +77,7 @@ def test_welcome_slide_then_pairing_card_then_the_first_slide(env, tmp_path, siz
     drawn_fingerprint = ":".join(t for t in texts if re.fullmatch(r"([0-9A-F]{2}:)+[0-9A-F]{2}", t))
     assert drawn_fingerprint == seen["fingerprint"], texts
     assert any("pair" in t for t in texts) and any("code" in t for t in texts), texts
+    assert any("switch new requests off" in t and "adoption_allow_new_requests" in t for t in texts), texts
     check_texts(welcome, area, short_side, "welcome slide")
 
     # the pairing card: both requests, newest first, each with its own code (the console's line)
@@ -88,9 +91,19 @@ def test_welcome_slide_then_pairing_card_then_the_first_slide(env, tmp_path, siz
     assert roles == [f"asks for the role {console[name][0]}" for name in requesters], roles
     assert inside(window, card_box)
     check_texts(card, card_box, short_side, "pairing card")
-    for item in card:  # each code a row of its own, beside (landscape) or under (portrait) its requester
+    for item in card:  # each code a row of its own under its requester, large enough to read from 2 m
         if item["role"] == "challenge":
             assert rect(item["rect"]).width >= 0.3 * card_box.width, item
+            assert item["font_px"] >= CODE_MIN_PX * short_side / 1080, item
+    # the panel takes a corner (a band across the top in portrait), never the program's middle: the
+    # slide in its place (here the welcome) re-fits beside it, nothing of it covered
+    beside = rect(seen["welcome_beside_card"])
+    assert not overlap(card_box, beside), (card_box, beside)
+    assert beside.area >= 0.5 * window.area, beside
+    if size[0] > size[1]:
+        assert card_box.width <= 0.4 * size[0] and card_box.x < 0.05 * size[0] and card_box.top > 0.9 * size[1]
+    else:
+        assert card_box.height <= 0.35 * size[1] and card_box.top > 0.95 * size[1]
     # the adoption alerts are active, but no alert card repeats (or touches) the pairing card
     assert seen["active_alerts"] == ["adoption", "adoption"], seen["active_alerts"]
     assert seen["alert_cards"] == [], seen["alert_cards"]
@@ -118,3 +131,22 @@ def test_the_card_shows_the_newest_three_requests(make_host, env):
     state = AdoptionState(host.services[ADOPTION].pending_challenges())
     assert MAX_SHOWN == 3 and len(state.pending) == 4
     assert [row["identifier"] for row in state.shown()] == ["fourth", "third", "second"]
+
+
+def test_the_first_start_says_when_new_requests_are_off(make_host):
+    """With no slide the welcome tells how to pair and to switch new requests off once paired; with
+    them off (``adoption_allow_new_requests`` false) it says so and how to switch them on."""
+    from pony import orm
+
+    from builtin_plugins.adoption.welcome import PAIRING, PAIRING_OFF, welcome_state
+    from hookspecs.services import SETTINGS
+
+    host = make_host()
+    assert welcome_state(host).pairing == PAIRING
+    assert "adoption_allow_new_requests" in PAIRING[-1] and "off" in PAIRING[-1]
+    with orm.db_session:
+        host.services[SETTINGS].set("adoption_allow_new_requests", False)
+        host.services[SETTINGS].delete("adoption_allowed_roles")
+    state = welcome_state(host)
+    assert state.show and state.pairing == PAIRING_OFF
+    assert any("adoption_allow_new_requests" in line for line in PAIRING_OFF)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.trust.helpers import assert_error
-from tests.trust.test_black_box import wait_for_code
+from tests.trust.helpers import wait_for_code
 
 
 def ask(server, identifier: str, role: str):

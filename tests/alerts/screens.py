@@ -10,7 +10,7 @@ def long_body(canvas: Any, job: dict) -> dict:
     card's body shows: its text and the lines Kivy laid it out in, its font size and minimum, its box
     and the part of its text drawn (window pixels), whether it scrolls and how far; per frame its
     ``offset`` (how far it has moved up)."""
-    from svc_host.display.widgets import ScrollText
+    from svc_host.kit.display.scrolling import ScrollText
     from tests.display.composition import api, raise_alert
     from tests.display.driven import window_rect
 
@@ -32,3 +32,17 @@ def long_body(canvas: Any, job: dict) -> dict:
     if job.get("png"):
         canvas.png(job["png"])
     return seen
+
+
+def band(canvas: Any, job: dict) -> dict:
+    """``alert`` raised over REST and drawn: the card's fill colour, its icon and its texts (font size,
+    colour), read from the widgets."""
+    from svc_host.kit.display.backdrop import Backdrop
+    from tests.display.composition import api, raise_alert
+
+    (card,) = raise_alert(canvas, api(canvas), job["alert"], 3)
+    fills = [list(w.colors[0]) for w in card.children if isinstance(w, Backdrop)]
+    icons = [w.icon_name for w in card.walk(restrict=True) if hasattr(w, "icon_name")]
+    texts = [{"text": w.text, "font_px": float(w.font_size), "color": list(w.color)} for w in card.walk(restrict=True)
+             if getattr(w, "text", "") and not hasattr(w, "icon_name") and w is not card]
+    return {"fills": fills, "icons": icons, "texts": texts}

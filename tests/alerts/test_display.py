@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from pony import orm
 
-from hookspecs.render import TYPE_MIN, Rect
+from hookspecs.render import TYPE_MIN, TYPE_SCALE, Rect
 from svc_display.testing.clock import advance_clock
 from tests.display.driven import run
 from tests.display.layers import prepare
@@ -17,7 +17,9 @@ def test_the_alerts_slide_offers_the_severities_of_the_alerts_service():
     from builtin_plugins.alerts import TYPES
 
     (slide,) = TYPES.screen_types  # types.json writes the list out: it must stay the service's
-    assert slide.config_schema["properties"]["minSeverity"] == {"enum": list(ALERT_SEVERITIES)}
+    min_severity = slide.config_schema["properties"]["minSeverity"]
+    assert min_severity["enum"] == list(ALERT_SEVERITIES)
+    assert list(min_severity["x-enum-titles"]) == list(ALERT_SEVERITIES)  # each one in words
 
 
 def test_the_alerts_slide_shows_what_the_alerts_service_calls_active(make_host, env):
@@ -71,3 +73,23 @@ def test_a_long_alert_body_is_shown_whole_and_scrolls_up_through_its_box(env, tm
     offsets = seen["offsets"]
     assert offsets[0] < offsets[1] < offsets[2] and max(offsets) == seen["travel"], (offsets, seen["travel"])
     assert 0 in offsets[offsets.index(seen["travel"]):], offsets  # read through, then from its start again
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("severity, icon", [("warning", "warning"), ("info", "info")])
+def test_an_alert_is_a_band_in_its_severitys_colour_with_its_icon_and_body_size_text(env, tmp_path, severity, icon):
+    """Issue 35: the warning alert was a dark card with small text. The card is now filled with its
+    severity's colour, carries the severity's icon, and its title and body are at the body step (56 px
+    at 1080 lines) in black or white, whichever reads on that colour (4.5:1 at least)."""
+    from builtin_plugins.alerts.display import SEVERITY_COLORS
+    from svc_host.kit.contrast import contrast_ratio
+
+    alert = {"title": "Storm warning", "body": "Terrace closed this afternoon.", "severity": severity}
+    seen = run(env, {"scenario": "tests.alerts.screens:band", "size": [1920, 1080], "alert": alert}, tmp_path)
+    assert "Traceback" not in seen["log"], seen["log"][-3000:]
+    assert seen["fills"] == [list(SEVERITY_COLORS[severity])], seen["fills"]
+    assert seen["icons"] == [icon]
+    assert [t["text"] for t in seen["texts"]] == [alert["title"], alert["body"]]
+    for text in seen["texts"]:
+        assert text["font_px"] >= TYPE_SCALE["body"] - 0.5, text
+        assert contrast_ratio(text["color"], SEVERITY_COLORS[severity]) >= 4.5, text

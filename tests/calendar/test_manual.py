@@ -66,3 +66,22 @@ def test_calendar_needs_a_category(api):
     result = api.post("/v1/curator/manual/calendar-events",
                       json={"title": "T", "start_ms": 1, "end_ms": 2, "category_ids": ["calendar", "ghost"]})
     assert result.status_code == 400 and "category_ids" in result.json["details"]
+
+
+def test_the_agenda_title_names_the_calendar_once(api, host):
+    """The agenda's title is ``<category> calendar``, and the reserved category "Calendar" alone
+    (it said "Calendar calendar")."""
+    from builtin_plugins.calendar.display import _prepare_agenda
+    from hookspecs.render import Preferences
+
+    api.post("/v1/curator/categories", json={"id": "family", "label": "Family"})
+    for category in ("calendar", "family"):
+        assert api.post("/v1/curator/manual/calendar-events", json={
+            "title": "Dinner", "start_ms": host.clock.now_ms() + 3_600_000, "end_ms": host.clock.now_ms() + 7_200_000,
+            "category_id": category}).status_code == 201
+    titles = {}
+    for category in ("calendar", "family"):
+        row = {"id": category, "screen_type": "calendar_agenda", "data_key": category, "config_json": {}}
+        with orm.db_session:
+            titles[category] = _prepare_agenda(Preferences().context(host, "screen", "calendar_agenda", row))["title"]
+    assert titles == {"calendar": "Calendar", "family": "Family calendar"}

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from pony import orm
 
-from hookspecs.services import INTEGRATIONS, display_zone
+from hookspecs.services import INTEGRATIONS
+from svc_host.kit.services import display_zone
 from svc_display.testing.upstream import Reply
 
 pytestmark = pytest.mark.svc_display_storage

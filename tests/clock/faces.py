@@ -121,7 +121,7 @@ def _texts(slide: Any) -> dict[str, Any]:
     label naming a weekday), found by what they show."""
     from kivy.uix.label import Label
 
-    from hookspecs.formatting import WEEKDAYS
+    from svc_host.kit.formatting import WEEKDAYS
 
     labels = [w for w in slide.walk(restrict=True) if isinstance(w, Label)]
     return {"time": next(w for w in labels if getattr(w, "role", None) == "primary"),

@@ -6,13 +6,13 @@ the analog_clock overlay's face fills the panel it is given. Measured on the pix
 panel drawn on its own (:mod:`tests.clock.faces`)."""
 from __future__ import annotations
 
-import datetime as dt
 import time
 
 import pytest
 from PIL import Image, ImageChops
 
-from hookspecs.render import Rect
+from hookspecs.render import SAFE_INSET, Rect
+from tests.clock.pictures import calendar, drawn_box, holds
 from tests.display.driven import run
 
 SCENARIO = "tests.clock.faces:analog_faces"
@@ -34,27 +34,6 @@ def slide_face(width: float, height: float) -> tuple[float, float, float]:
 def panel_face(width: float, height: float) -> tuple[float, float, float]:
     """Where an analog_clock overlay's face goes in its panel: the middle, the panel 2.1 radii across."""
     return width / 2, height / 2, min(width, height) / 2.1
-
-
-def calendar(position: str, day: dt.date | None = None) -> dict:
-    """A calendar_month overlay in the corner ``position``, shown on ``day`` (today by default)."""
-    day = day or dt.datetime.now(dt.timezone.utc).date()
-    return {"id": f"o_calendar_{position}", "enabled": True, "overlay_type": "calendar_month",
-            "config_json": {"position": position}, "start_month": day.month, "start_day": day.day}
-
-
-def holds(area: Rect, other: Rect, slack: float = 1.0) -> bool:
-    """Whether ``other`` lies inside ``area`` (give or take ``slack`` pixels)."""
-    return (other.x >= area.x - slack and other.y >= area.y - slack and other.right <= area.right + slack
-            and other.top <= area.top + slack)
-
-
-def drawn_box(image: Image.Image, mask: Image.Image | None = None) -> Rect:
-    """The bounding box (window pixels) of what ``mask`` (else ``image``) has that is not black."""
-    bbox = (mask or image).getbbox()
-    assert bbox is not None, "nothing drawn"
-    left, upper, right, lower = bbox
-    return Rect(left, image.height - lower, right - left, lower - upper)
 
 
 def coloured(image: Image.Image, rgb: list[int], tolerance: int = 24) -> Image.Image:
@@ -121,6 +100,7 @@ def test_the_overlay_face_fills_the_panel_it_is_given(env, tmp_path):
     result = run(env, {"scenario": "tests.clock.faces:analog_overlay", "size": [960, 540], "out": str(tmp_path),
                        "overlay": overlay}, tmp_path)
     panel = Rect(*result["pictures"]["panel"]["rect"])
-    assert panel.height == pytest.approx(540, abs=1) and panel.right == pytest.approx(960 - 0.02 * 960, abs=1), panel
+    # its right edge on the theme's title-safe inset (a share of the short side: docs/display.md)
+    assert panel.height == pytest.approx(540, abs=1) and panel.right == pytest.approx(960 - SAFE_INSET * 540, abs=1), panel
     check_face(result, "panel", panel_face)
     assert "Traceback" not in result["log"], result["log"][-3000:]

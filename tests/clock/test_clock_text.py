@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from hookspecs.render import Rect
-from tests.clock.test_analog_face import calendar, drawn_box, holds
+from tests.clock.pictures import calendar, drawn_box, holds
 from tests.display.driven import run
 
 MOMENT = dt.datetime(2027, 9, 29, 9, 59, 57, tzinfo=dt.timezone.utc)  # 10:00:00 AM after 3 s

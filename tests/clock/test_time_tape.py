@@ -43,7 +43,7 @@ def test_time_tape_label_prefix_and_setting_fallbacks(ticker):
 
 
 def test_time_tape_midnight_and_noon_in_12h():
-    from hookspecs.formatting import format_time
+    from svc_host.kit.formatting import format_time
 
     assert format_time(dt.datetime(2026, 1, 1, 0, 7, 3), "12h_hms_tt") == "12:07:03 AM"
     assert format_time(dt.datetime(2026, 1, 1, 12, 0, 0), "12h_hm_tt") == "12:00 PM"

@@ -6,10 +6,9 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
-
-from svc_display.testing import free_port
 
 SERVER = Path(__file__).resolve().parents[2] / "examples" / "cloud-feed" / "feed_server.py"
 KEY = "feed-key-123"
@@ -21,8 +20,8 @@ class FeedServer:
     def __init__(self, script: Path, media_dir: Path | None = None):
         self.script = script
         self.media_dir = media_dir
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
+        self.port = 0  # the server's choice at the first start (its banner names it), kept by a restart
+        self.base = ""
         self.process: subprocess.Popen | None = None
 
     def start(self) -> "FeedServer":
@@ -33,6 +32,8 @@ class FeedServer:
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         banner = self.process.stdout.readline().decode()  # listening (or why not)
         assert banner.startswith("feed server on"), banner
+        self.port = urlsplit(banner.split()[3]).port
+        self.base = f"http://127.0.0.1:{self.port}"
         return self
 
     def stop(self) -> None:

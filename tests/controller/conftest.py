@@ -1,126 +1,15 @@
-"""Real ``svc-controller serve`` processes over HTTPS, next to real ``svc-display serve`` ones.
-
-``ControllerProcess`` mirrors the kit's ``svc_display.testing.ServerProcess`` for the controller's
-``SVC_CONTROLLER_*`` environment. Module-scoped fixtures share processes between tests
-that do not interfere; ``module_backend`` runs a storage module on SQLite and again on
-PostgreSQL (a database of its own), honouring ``SVC_TEST_BACKENDS`` like the root conftest.
-"""
+"""The controller tests' fixtures: ``module_database_url`` runs a storage module on SQLite and again
+on PostgreSQL (a database of its own), honouring ``SVC_TEST_BACKENDS`` like the root conftest.
+The processes (``ControllerProcess``, ``start_display``, ...) are in tests/controllers.py, shared
+with tests/webapp and benchmarks/."""
 from __future__ import annotations
 
-import os
-import ssl
-import subprocess
-import sys
-import time
-from contextlib import contextmanager
-from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 import pytest
-import requests
 
-from svc_display.testing import ServerProcess, free_port
-from svc_display.testing.server import stop_process
 from svc_display.testing import backends
 from svc_display.testing.databases import throwaway_pg_database
-from svc_display.testing.waiting import wait_until_up
-
-CSRF = {"X-Requested-With": "svc-controller"}
-
-
-class ControllerProcess:
-    """A real ``svc-controller serve`` on loopback; a ``requests.Session`` keeps its cookies."""
-
-    def __init__(self, data_dir: Path, extra_env: dict[str, str] | None = None):
-        self.port = free_port()
-        self.data_dir = data_dir
-        env = {
-            "SVC_CONTROLLER_DATA_DIR": str(data_dir),
-            "SVC_CONTROLLER_PORT": str(self.port),
-            "SVC_CONTROLLER_BIND": "127.0.0.1",
-            "SVC_CONTROLLER_TEST_CLOCK_FILE": str(data_dir.parent / f"clock-{self.port}"),
-            "SVC_CONTROLLER_SCHEDULER_TICK_MS": "200",
-            **(extra_env or {}),
-        }
-        self.env = {**os.environ, **env}
-        self.tls = self.env.get("SVC_CONTROLLER_TLS", "1") != "0"
-        self.url = f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
-        self.log_path = data_dir.parent / f"controller-{self.port}.log"
-        self.clock_file = Path(env["SVC_CONTROLLER_TEST_CLOCK_FILE"])
-        self.process: subprocess.Popen | None = None
-        self.http = requests.Session()
-
-    @property
-    def verify(self) -> str | bool:
-        return str(self.data_dir / "tls" / "controller-cert.pem") if self.tls else False
-
-    def start(self, timeout: float = 30) -> "ControllerProcess":
-        self.data_dir.parent.mkdir(parents=True, exist_ok=True)
-        log = open(self.log_path, "ab")
-        self.process = subprocess.Popen([sys.executable, "-m", "svc_controller", "serve"], env=self.env,
-                                        stdout=log, stderr=subprocess.STDOUT, cwd=self.data_dir.parent)
-        # a one-off connection per poll: none stays open in the session's pool
-        wait_until_up(self.process, lambda: requests.get(self.url + "/bff/v1/health", verify=self.verify,
-                                                         timeout=1).status_code == 200, timeout,
-                      "controller", lambda: self.log, self.stop)
-        return self
-
-    @property
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-
-    def request(self, method: str, path: str, session: requests.Session | None = None,
-                **kwargs: Any) -> requests.Response:
-        kwargs.setdefault("timeout", 60)
-        response = (session or self.http).request(method, self.url + path, verify=self.verify, **kwargs)
-        if not kwargs.get("stream"):
-            # The body is read; a Response kept by a test would otherwise keep its pooled socket
-            # open after the session closes, and hold the controller's graceful stop for 30 s.
-            response.raw = None
-        return response
-
-    def get(self, path: str, **kwargs: Any) -> requests.Response:
-        return self.request("GET", path, **kwargs)
-
-    def ssl_context(self) -> ssl.SSLContext:
-        return ssl.create_default_context(cafile=self.verify)
-
-    def advance_clock(self, ms: int) -> None:
-        current = int(self.clock_file.read_text() or 0) if self.clock_file.exists() else 0
-        self.clock_file.write_text(str(current + ms))
-
-    def now_ms(self) -> int:
-        offset = int(self.clock_file.read_text() or 0) if self.clock_file.exists() else 0
-        return int(time.time() * 1000) + offset
-
-    def cli(self, *args: str, input: str | None = None) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "svc_controller", *args], env=self.env, capture_output=True,
-                              text=True, input=input, timeout=60, cwd=self.data_dir.parent)
-
-    def stop(self, timeout: float = 30) -> int | None:
-        # An idle kept-alive TLS connection holds uvicorn's graceful stop until asyncio's TLS
-        # shutdown timeout (30 s): the client closes its pooled connections first, and gives
-        # the server a moment to see them closed before it starts shutting down.
-        self.http.close()
-        if self.process is not None and self.process.poll() is None:
-            time.sleep(0.3)
-        return stop_process(self.process, timeout)
-
-
-def display_env(data_dir: Path, **extra: str) -> dict[str, str]:
-    return {"SVC_DISPLAY_DATA_DIR": str(data_dir), "SVC_DISPLAY_HEADLESS": "1", "SVC_DISPLAY_LOG_LEVEL": "INFO",
-            **extra}
-
-
-@contextmanager
-def running(*processes: Any) -> Iterator[None]:
-    """Stops ``processes`` last first (list displays before the controller that holds
-    connections to them)."""
-    try:
-        yield
-    finally:
-        for process in reversed(processes):
-            process.stop()
 
 
 @pytest.fixture(scope="module", params=backends(storage=True))
@@ -131,7 +20,3 @@ def module_database_url(request: pytest.FixtureRequest) -> Iterator[str | None]:
         return
     with throwaway_pg_database("svc_c_") as url:
         yield url
-
-
-def start_display(folder: Path, **extra: str) -> ServerProcess:
-    return ServerProcess(display_env(folder / "data", **extra)).start(timeout=60)

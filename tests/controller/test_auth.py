@@ -9,7 +9,7 @@ import pytest
 import requests
 
 from svc_display.testing.databases import throwaway_pg_database
-from tests.controller.conftest import CSRF, ControllerProcess
+from tests.controllers import CSRF, ControllerProcess, running, start_display
 
 pytestmark = [pytest.mark.slow, pytest.mark.svc_display_storage]
 
@@ -202,3 +202,29 @@ def test_auth_off_is_the_global_scope_only_and_leaves_user_targets_alone(tmp_pat
         back.start()
         items = back.get("/bff/v1/backup-targets", session=login(back, "alice")).json()["items"]
         assert [(t["id"], t["baseUrl"]) for t in items] == [(mine["id"], "https://127.0.0.1:9")]
+
+
+def test_any_signed_in_user_reaches_a_registered_display_by_id_with_the_stored_key(ctl, tmp_path):
+    """One organisation (CONTRACT "The fleet"): alice registers a display with its key; bob, who
+    never had the key, programs it through the proxy by id; without a session: 401."""
+    alice, bob = login(ctl, "alice"), login(ctl, "bob")
+    display = start_display(tmp_path / "display")
+    with running(display):
+        key = display.key("admin")
+        r = ctl.request("PUT", "/bff/v1/displays/shared-hall", session=alice, headers=CSRF,
+                        json={"name": "Shared hall", "baseUrl": display.url, "apiKey": key})
+        assert r.status_code == 201, r.text
+        try:
+            by_id = {**CSRF, "X-Svc-Display-Id": "shared-hall"}
+            r = ctl.request("POST", "/bff/v1/proxy/v1/screens", session=bob, headers=by_id,
+                            json={"id": "bobs", "screen_type": "message", "config_json": {"title": "B", "body": "b"}})
+            assert r.status_code == 201, r.text
+            assert display.get("/v1/screens/bobs", key=key).status_code == 200
+            r = ctl.request("GET", "/bff/v1/proxy/v1/screens", session=requests.Session(), headers=by_id)
+            assert (r.status_code, r.json()["code"]) == (401, "unauthorized")
+            r = ctl.request("DELETE", "/bff/v1/proxy/v1/screens/bobs", session=bob,
+                            headers={"X-Svc-Display-Id": "shared-hall"})
+            assert (r.status_code, r.json()["code"]) == (403, "csrf_required")
+            assert display.get("/v1/screens/bobs", key=key).status_code == 200
+        finally:
+            ctl.request("DELETE", "/bff/v1/displays/shared-hall", session=alice, headers=CSRF)

@@ -15,11 +15,11 @@ import psycopg2
 import pytest
 import requests
 
-from svc_display.testing import ServerProcess, free_port
+from svc_display.testing import ServerProcess, closed_port
 from svc_display.testing.memory import MIB, peak_rss, reset_peak, rss
 from svc_display.testing.databases import throwaway_pg_database
 from tests.controller.archives import make_archive, svc_database
-from tests.controller.conftest import ControllerProcess, display_env, running, start_display
+from tests.controllers import ControllerProcess, display_env, running, start_display
 from tests.controller.upstream import Upstream
 from tests.maintenance.archives import (
     HUGE_MANIFEST,
@@ -163,7 +163,7 @@ def test_upsert_by_display_id_and_the_api_key_is_never_returned_stored_or_logged
     assert r.status_code == 201
     created = r.json()
     assert set(created) == {"id", "displayId", "baseUrl", "cronExpr", "timezone", "retentionCount", "enabled",
-                            "apiKeyConfigured", "nextRunAt", "lastRun"}
+                            "apiKeyConfigured", "nextRunAt", "lastRun", "fleetDisplayId"}
     assert created["apiKeyConfigured"] is True and created["nextRunAt"] is None
     r = put(ctl, displayId=display_id, baseUrl="https://127.0.0.4:9", enabled=True)
     assert r.status_code == 200
@@ -270,7 +270,7 @@ def test_uploads_verify_retention_keeps_the_newest_and_downloads_stream_the_file
 
 def test_uploads_run_the_displays_restore_checks_in_bounded_memory(setup, tmp_path):
     """Every hostile archive the display's restore refuses, the controller's upload refuses too, with
-    the same ``details.reason`` (one checker, svc_host/backup_archive.py), and keeps nothing; a
+    the same ``details.reason`` (one checker, svc_host/backup_archive/), and keeps nothing; a
     manifest of 62 MiB or nesting 200,000 deep costs the controller under 64 MiB of peak RSS
     and leaves under 16 MiB behind."""
     ctl, display, key = setup["ctl"], setup["display"], setup["key"]
@@ -334,17 +334,17 @@ def test_pull_now_stores_a_verified_snapshot_and_a_restore_brings_the_data_back(
 
 def test_a_scheduled_pull_of_a_down_display_records_the_error_and_the_next_runs_succeed_with_retention(setup):
     ctl, root = setup["ctl"], setup["root"]
-    port = free_port()
-    late = ServerProcess(display_env(root / f"late-{port}" / "data", SVC_DISPLAY_HTTP_PORT=str(port)))
-    made = put(ctl, displayId=f"late-{port}", baseUrl=late.url, apiKey="svc_not_yet").json()
-    first_run = dt.datetime.fromisoformat(made["nextRunAt"]).timestamp() * 1000
-    ctl.advance_clock(int(first_run - ctl.now_ms()) + 1000)
-    failed = wait_for(lambda: target(ctl, made["id"])["lastRun"], what="the first scheduled run")
-    assert failed["status"] == "failed" and failed["source"] == "scheduled" and failed["snapshotId"] is None
-    assert "unreachable" in failed["error"]
-    after = target(ctl, made["id"])
-    assert dt.datetime.fromisoformat(after["nextRunAt"]).timestamp() * 1000 > ctl.now_ms()  # tried again next week
-    assert snapshots(ctl, made["id"]) == []
+    with closed_port() as port:  # refused, and no other program's, until the display starts on it
+        late = ServerProcess(display_env(root / f"late-{port}" / "data", SVC_DISPLAY_HTTP_PORT=str(port)))
+        made = put(ctl, displayId=f"late-{port}", baseUrl=late.url, apiKey="svc_not_yet").json()
+        first_run = dt.datetime.fromisoformat(made["nextRunAt"]).timestamp() * 1000
+        ctl.advance_clock(int(first_run - ctl.now_ms()) + 1000)
+        failed = wait_for(lambda: target(ctl, made["id"])["lastRun"], what="the first scheduled run")
+        assert failed["status"] == "failed" and failed["source"] == "scheduled" and failed["snapshotId"] is None
+        assert "unreachable" in failed["error"]
+        after = target(ctl, made["id"])
+        assert dt.datetime.fromisoformat(after["nextRunAt"]).timestamp() * 1000 > ctl.now_ms()  # tried again next week
+        assert snapshots(ctl, made["id"]) == []
     with running(late):
         late.start(timeout=60)
         key = late.key("admin")

@@ -1,14 +1,14 @@
 """Hostile HTTP against a real ``svc-controller serve``: the display's connection layer in front
 of the controller's routes (issue 26, item 1). Plain HTTP on loopback, auth on; the raw-socket
-helpers are the display's (tests/host/test_hostile_http.py). Limits: docs/reliability.md."""
+helpers are the display tests' (tests/raw_http.py). Limits: docs/reliability.md."""
 from __future__ import annotations
 
 from collections import Counter
 
 import pytest
 
-from tests.controller.conftest import ControllerProcess
-from tests.host.test_hostile_http import (STALL, assert_contract_error, connect_from, health_from, open_sending,
+from tests.controllers import ControllerProcess
+from tests.raw_http import (STALL, assert_contract_error, connect_from, health_from, open_sending,
                                           parse_response, raw_exchange, read_to_close, sources)
 
 pytestmark = pytest.mark.slow

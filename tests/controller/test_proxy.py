@@ -11,9 +11,9 @@ import pytest
 import requests
 from websockets.exceptions import InvalidStatus
 
-from svc_display.testing import free_port
+from svc_display.testing import closed_port
 from svc_display.testing.websocket import connect
-from tests.controller.conftest import ControllerProcess, running, start_display
+from tests.controllers import ControllerProcess, running, start_display
 from tests.controller.upstream import FIRST_CHUNK, Upstream
 from tests.display.canvas import ServeCanvas, canvas_env
 
@@ -135,7 +135,8 @@ def test_a_missing_or_malformed_display_url_is_a_validation_error(fleet, header)
 
 
 def test_a_dead_display_is_502_and_a_silent_one_504(fleet, upstream):
-    r = proxy(fleet, "GET", "/v1/health", f"https://127.0.0.1:{free_port()}")
+    with closed_port() as dead:
+        r = proxy(fleet, "GET", "/v1/health", f"https://127.0.0.1:{dead}")
     assert r.status_code == 502 and r.json()["code"] == "upstream_unreachable"
     started = time.monotonic()
     r = proxy(fleet, "GET", "/v1/hang", upstream.url)
@@ -179,6 +180,31 @@ def test_the_live_preview_websocket_is_forwarded(fleet):
         connect(f"wss://127.0.0.1:{ctl.port}/bff/v1/proxy/v1/display/live-preview/ws?ticket=x",
                 ssl=_ws_context(fleet), open_timeout=20,
                 additional_headers={"Authorization": f"Bearer {key}", "X-Svc-Display-Url": "https://8.8.8.8"})
+
+
+def test_the_live_preview_websocket_reaches_a_registered_display_by_id(fleet):
+    """A browser holding no key names a registered display in ``svc_display_id``: the controller
+    adds the key it stores (docs/controller.md "The proxy")."""
+    b, key, ctl = fleet["b"], fleet["keys"]["b"], fleet["ctl"]
+    r = ctl.request("PUT", "/bff/v1/displays/preview-b", json={"name": "B", "baseUrl": b.url, "apiKey": key})
+    assert r.status_code in (200, 201), r.text
+    r = ctl.request("PUT", "/bff/v1/displays/preview-keyless", json={"name": "B", "baseUrl": b.url})
+    assert r.status_code in (200, 201), r.text
+    try:
+        ticket = ctl.request("POST", "/bff/v1/proxy/v1/display/live-preview/session",
+                             headers={"X-Svc-Display-Id": "preview-b"}).json()["ticket"]
+        base = f"wss://127.0.0.1:{ctl.port}/bff/v1/proxy/v1/display/live-preview/ws"
+        with connect(f"{base}?ticket={ticket}&svc_display_id=preview-b", ssl=_ws_context(fleet), open_timeout=20,
+                     max_size=None) as ws:
+            assert _frame(ws)[:2] == b"\xff\xd8"
+        # unknown, malformed or keyless: refused before anything reaches the display
+        for query in ("svc_display_id=nope", "svc_display_id=%FF%00", f"svc_display_id={'x' * 500}",
+                      "svc_display_id=preview-keyless"):
+            with pytest.raises(InvalidStatus):
+                connect(f"{base}?ticket=x&{query}", ssl=_ws_context(fleet), open_timeout=20)
+    finally:
+        for display_id in ("preview-b", "preview-keyless"):
+            ctl.request("DELETE", f"/bff/v1/displays/{display_id}")
 
 
 def test_a_backup_download_streams_through_the_proxy(fleet):

@@ -12,9 +12,9 @@ import pytest
 import requests
 
 from tests.controller.archives import make_archive, svc_database
-from tests.controller.conftest import ControllerProcess
+from tests.controllers import ControllerProcess
 from tests.controller.upstream import TRICKLE_BYTES, RestartingUpstream, Upstream
-from tests.host.test_hostile_http import STALL, open_sending, read_to_close
+from tests.raw_http import STALL, open_sending, read_to_close
 
 pytestmark = pytest.mark.slow
 

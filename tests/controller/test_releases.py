@@ -7,7 +7,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from tests.controller.conftest import ControllerProcess
+from tests.controllers import ControllerProcess
 
 pytestmark = pytest.mark.slow
 

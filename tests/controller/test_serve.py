@@ -12,8 +12,8 @@ import requests
 
 from svc_controller.config import load_controller_settings
 from svc_host.config import ConfigError
-from tests.controller.conftest import ControllerProcess
-from tests.host.test_private_files import loose_modes
+from tests.controllers import ControllerProcess
+from tests.private_files import loose_modes
 
 pytestmark = pytest.mark.slow
 
@@ -26,7 +26,7 @@ def controller(tmp_path_factory):
 
 
 @pytest.mark.parametrize("variable, value, words", [
-    ("SVC_CONTROLLER_PORT", "70000", "integer from 1 to 65535"),
+    ("SVC_CONTROLLER_PORT", "70000", "integer from 0 to 65535"),
     ("SVC_CONTROLLER_TLS", "maybe", "1 or 0"),
     ("SVC_CONTROLLER_BIND", "not an address", "IPv4 or IPv6"),
     ("SVC_CONTROLLER_PROXY_UPSTREAM_TIMEOUT_MS", "soon", "integer"),
@@ -73,7 +73,7 @@ def test_serves_https_with_its_own_certificate_health_and_migrations(controller)
     key = controller.data_dir / "tls" / "controller-key.pem"
     assert key.stat().st_mode & 0o777 == 0o600
     assert controller.data_dir.stat().st_mode & 0o777 == 0o700
-    # plain HTTP to the HTTPS port: told to use https (svc_host/http/connection.py's TlsGate)
+    # plain HTTP to the HTTPS port: told to use https (svc_host/http/connection/limits.py's TlsGate)
     plain = requests.get(f"http://127.0.0.1:{controller.port}/bff/v1/health", timeout=5)
     assert plain.status_code == 400 and "use https://" in plain.text
     with sqlite3.connect(controller.data_dir / "svc_controller.sqlite3") as db:

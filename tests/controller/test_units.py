@@ -1,4 +1,5 @@
-"""The controller's pure parts in process: schedules, the target rule, archive checks."""
+"""The controller's pure parts in process: schedules, the target rule, archive checks, the fleet's
+sync groups and clock offsets."""
 from __future__ import annotations
 
 import datetime as dt
@@ -11,6 +12,7 @@ import pytest
 
 from svc_controller.archive import ArchiveError, verify_archive
 from svc_controller.backups import default_cron, next_run_ms
+from svc_controller.fleet import clock_offset, mark_sync
 from svc_controller.targets import TargetPolicy, parse_display_url
 from svc_host.http.errors import ApiError
 from tests.controller.archives import make_archive
@@ -108,3 +110,53 @@ def test_cloud_metadata_addresses_are_refused_unless_listed_by_address():
     assert listed.address_for("169.254.169.254") == "169.254.169.254"
     assert listed.address_for("meta.local") == "169.254.169.254"
     assert listed.address_for("aws6.example") == "fd00:ec2::254"
+
+
+def fleet_item(n: int, group: str | None, program: str | None, state: str = "online") -> dict:
+    return {"id": f"d{n}", "name": f"D{n}", "status": {
+        "state": state, "problems": [], "sync": {"group": group, "program_hash": program, "cycle_ms": 1000}}}
+
+
+def test_a_sync_group_of_hundreds_names_a_few_members_in_each_problem():
+    items = [fleet_item(n, "hall", "a" * 64) for n in range(300)] + [fleet_item(300, "hall", "b" * 64)]
+    items += [fleet_item(301, "hall", "c" * 64, "unreachable"), fleet_item(302, "", "c" * 64),
+              fleet_item(303, "yard", None)]
+    groups = mark_sync(items)
+    assert [(g["group"], len(g["displayIds"]), g["programsDiffer"]) for g in groups] == [
+        ("hall", 301, True), ("yard", 1, False)]
+    assert [p["programHash"] for p in groups[0]["programs"]] == ["a" * 64, "b" * 64]
+    [odd] = items[300]["status"]["problems"]
+    assert odd == {"code": "programs_differ", "message": "programs differ in sync group hall: this display runs "
+                                                         "bbbbbbbb; D0, D1, D2 and 297 more run aaaaaaaa"}
+    assert items[0]["status"]["problems"][0]["message"].endswith("; D300 runs bbbbbbbb")
+    assert all(i["status"]["problems"] == [] for i in items[301:])  # unreachable, no group, agreeing alone
+
+
+@pytest.mark.parametrize("date, timing, expected", [
+    # Date 12:00:00 names [12:00:00, 12:00:02) as the display answered; asked 11:59:59.900-12:00:00.100
+    ("Sun, 06 Dec 2026 12:00:00 GMT", (-100, 100), {"offset_ms": 1000, "error_ms": 1100}),
+    ("Sun, 06 Dec 2026 12:00:10 GMT", (0, 0), {"offset_ms": 11_000, "error_ms": 1000}),
+    ("Sun, 06 Dec 2026 11:59:00 GMT", (-2, 0), {"offset_ms": -58_999, "error_ms": 1001}),
+    ("not a date", (0, 0), None), (None, (0, 0), None), ("Sun, 06 Dec 2026 12:00:00 GMT", None, None),
+])
+def test_the_clock_offset_is_the_middle_of_what_the_date_and_the_request_allow(date, timing, expected):
+    noon = int(dt.datetime(2026, 12, 6, 12, tzinfo=dt.timezone.utc).timestamp() * 1000)
+    assert clock_offset(date, timing and (noon + timing[0], noon + timing[1])) == expected
+
+
+@pytest.mark.parametrize("clock_ms, timing, expected", [
+    # the display's own milliseconds (noon + the number), read between the request's start and its answer
+    (12, (-10, 10), {"offset_ms": 12, "error_ms": 10}),
+    (-300, (0, 0), {"offset_ms": -300, "error_ms": 0}),
+    (0, (-2, 1), {"offset_ms": 1, "error_ms": 2}),
+    # not a count of milliseconds: the Date (noon, whole seconds) is read instead
+    ("-5", (0, 0), {"offset_ms": 1000, "error_ms": 1000}),
+    ("1e3", (0, 0), {"offset_ms": 1000, "error_ms": 1000}),
+    ("9" * 17, (0, 0), {"offset_ms": 1000, "error_ms": 1000}),
+    (12, None, None),
+])
+def test_the_clock_offset_from_the_displays_milliseconds_is_within_half_the_round_trip(clock_ms, timing, expected):
+    noon = int(dt.datetime(2026, 12, 6, 12, tzinfo=dt.timezone.utc).timestamp() * 1000)
+    header = str(noon + clock_ms) if isinstance(clock_ms, int) else clock_ms
+    assert clock_offset("Sun, 06 Dec 2026 12:00:00 GMT", timing and (noon + timing[0], noon + timing[1]),
+                        header) == expected

@@ -144,7 +144,7 @@ def test_the_label_service_names_a_category_for_the_canvas(api, make_host):
     """``CategoriesService.label`` (the canvas's ``category_label`` asks it, never the table)."""
     from hookspecs.render import RenderContext
     from hookspecs.services import CATEGORIES, CategoriesService
-    from svc_host.display.kit import category_label
+    from svc_host.kit.display import category_label
 
     assert api.post("/v1/curator/categories", json={"id": "dad-jokes", "label": "Groaners"}).status_code == 201
     host = api.host

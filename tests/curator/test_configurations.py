@@ -114,6 +114,24 @@ def test_configuration_validation(curator, body, field):
     assert curator.get("/v1/curator/configurations").json["items"] == []
 
 
+BLANK_NAMES = [" ", "\t", "\x0c", "\x85", "\xa0", " \u2003\n\x1c ", "\u3000"]
+
+
+@pytest.mark.parametrize("name", BLANK_NAMES)
+def test_a_name_of_only_whitespace_is_400_on_create_and_update(curator, name):
+    """A fuzzer's find: such a name answered 500 (the storage strips it to nothing and refuses it)."""
+    created = curator.post("/v1/curator/configurations", json={"id": "x", "name": name, "layer": "base"})
+    assert created.status_code == 400, created.text
+    assert created.json["code"] == "validation_failed" and "name" in created.json["details"]
+    assert curator.get("/v1/curator/configurations").json["items"] == []
+    assert curator.post("/v1/curator/configurations",
+                        json={"id": "x", "name": "Morning", "layer": "base"}).status_code == 201
+    updated = curator.patch("/v1/curator/configurations/x", json={"name": name})
+    assert updated.status_code == 400, updated.text
+    assert updated.json["code"] == "validation_failed" and "name" in updated.json["details"]
+    assert curator.get("/v1/curator/configurations/x").json["name"] == "Morning"
+
+
 def test_rules_routes(curator):
     api = curator
     api.post("/v1/curator/configurations", json={"id": "c", "name": "C", "layer": "enhancement"})

@@ -1,13 +1,13 @@
 """A real canvas in a subprocess (offscreen SDL, llvmpipe) with the display test plugin
 (:class:`CanvasServer`) or with only the builtin plugins (:class:`ServeCanvas`, plain
-``svc-display serve``), and helpers to read their live-preview frames."""
+``svc-display serve``), helpers to read their live-preview frames, and to put slides and
+overlays on screen (:func:`show_only`, :func:`message`, :func:`overlay`) and wait for a change."""
 from __future__ import annotations
 
 import io
 import json
 import os
 import struct
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -16,8 +16,8 @@ from typing import Any
 from PIL import Image
 from websockets.sync.client import connect
 
+from builtin_plugins.screens.display import TRANSITION_SECONDS
 from svc_display.testing import ServerProcess
-from svc_display.testing.waiting import wait_until_up
 from tests import REPO
 
 CANVAS_SIZE = (640, 360)
@@ -153,14 +153,10 @@ class CanvasServer(CanvasClient, ServerProcess):
         return self
 
     def start(self, timeout: float = 60) -> "CanvasServer":
-        self.data_dir.mkdir(parents=True, exist_ok=True)
         env = dict(self.env)
         env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
-        self.process = subprocess.Popen([sys.executable, "-m", "tests.display.harness"], env=env,
-                                        stdout=open(self.stdout_path, "ab"), stderr=open(self.log_path, "ab"),
-                                        cwd=str(REPO))
-        wait_until_up(self.process, lambda: self.get("/v1/health", timeout=1).status_code == 200, timeout,
-                      "harness", lambda: self.log, self.stop, interval=0.2)
+        self.launch([sys.executable, "-m", "tests.display.harness"], env=env, cwd=str(REPO), timeout=timeout,
+                    what="harness", interval=0.2)
         return self
 
 
@@ -202,3 +198,51 @@ def colour_fraction(image: Image.Image, rgb: tuple[int, int, int], tolerance: in
             if abs(p[0] - rgb[0]) + abs(p[1] - rgb[1]) + abs(p[2] - rgb[2]) <= tolerance:
                 hits += 1
     return hits / (((width + 1) // 2) * ((height + 1) // 2))
+
+
+# -- slides and overlays on the display test plugin's canvas, seen in its preview frames --
+PREVIEW_HEIGHT = PREVIEW_WIDTH * CANVAS_SIZE[1] // CANVAS_SIZE[0]
+# ticker bar: 7.5 % of the height at the bottom; slides and overlays above it
+SLIDE_BOX = (0, 0, PREVIEW_WIDTH, int(PREVIEW_HEIGHT * 0.9))
+TICKER_BOX = (0, int(PREVIEW_HEIGHT * 0.94), PREVIEW_WIDTH, PREVIEW_HEIGHT)
+GREY = "#303030"
+
+
+def message(screen_id: str, colour: str, dwell: float = 60, **extra) -> dict:
+    return {"id": screen_id, "screen_type": "message", "enabled": True, "dwell_seconds": dwell,
+            "frequency_weight": 1, "config_json": {"body": screen_id, "backgroundColor": colour}, **extra}
+
+
+def show_only(canvas: CanvasServer, screen: dict, **program) -> None:
+    canvas.put_program(canvas.admin, screens=[screen], **program)
+    canvas.wait_until_showing(canvas.admin, screen["id"])  # logged when the slide goes on screen
+    # the change runs on frame time (it advances by each frame's dt over TRANSITION_SECONDS), so it has ended
+    # in this wall time whatever the frame rate; frames are taken after it (frame() skips two)
+    time.sleep(TRANSITION_SECONDS + 0.2)
+
+
+def overlay(overlay_type: str, config: dict, **extra) -> dict:
+    today = time.gmtime()
+    return {"id": f"o_{overlay_type}", "enabled": True, "overlay_type": overlay_type, "label": overlay_type,
+            "config_json": config, "start_month": today.tm_mon, "start_day": today.tm_mday, **extra}
+
+
+def wait_for_change(canvas: CanvasServer, baseline, box, minimum: float, timeout: float = 45, colour=None):
+    # 45 s: under load (two busy loops beside the suite) a frame request takes up to 1.7 s and an
+    # overlay's first build waits for the UI thread; the wait ends at the first changed frame
+    deadline = time.monotonic() + timeout
+    frame = None
+    while time.monotonic() < deadline:
+        frame = canvas.frame(canvas.admin)
+        if changed_fraction(baseline, frame, box) > minimum and (
+                colour is None or colour_fraction(frame, colour, 150, box) > 0.004):
+            return frame
+        time.sleep(0.2)
+    shows = canvas.get("/v1/display/screen", key=canvas.admin).text[:1500]  # what the screen says it shows
+    raise AssertionError(f"no visible change (last {changed_fraction(baseline, frame, box):.4f})\n"
+                         f"screen: {shows}\n{canvas.log[-2000:]}")
+
+
+# -- every builtin type's example_config (kept last: it seeds the content the examples name) --
+def no_containment_error(canvas: CanvasServer, type_id: str) -> None:
+    assert f"renderer '{type_id}' of plugin" not in canvas.log, canvas.log[-3000:]

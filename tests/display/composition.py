@@ -70,14 +70,17 @@ def crops(canvas: Canvas, boxes: list[list[float]]) -> list[str]:
 
 
 def judged_boxes(canvas: Canvas, panels: tuple[str, ...]) -> list[dict]:
-    """The slide's texts and images, and the overlay panels named: ``{"what", "rect"}``."""
+    """The slide's texts and images, and the overlay panels named: ``{"what", "rect", "yielded"}``
+    (``yielded``: the panel gave way to the slide saying the same fact, one voice per fact)."""
     slide = canvas.layer("slides").current["widget"]
     boxes = [{"what": "slide", "rect": window_rect(w)} for w in slide.walk(restrict=True)
              if {k.__name__ for k in type(w).__mro__} & {"Image", "ImageFill"}
              or (getattr(w, "text", "") and w.opacity > 0)]
     overlays = canvas.layer("overlays").overlays
     for overlay_id in panels:
-        boxes.append({"what": overlay_id, "rect": window_rect(overlays[overlay_id]["widget"])})
+        widget = overlays[overlay_id]["widget"]
+        boxes.append({"what": overlay_id, "rect": window_rect(widget),
+                      "yielded": any(getattr(w, "yielded", False) for w in widget.walk(restrict=True))})
     return boxes
 
 

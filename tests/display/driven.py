@@ -26,12 +26,13 @@ REPO = Path(__file__).resolve().parents[2]
 def run(env: dict[str, str], job: dict[str, Any], tmp_path: Path, timeout: float = 300) -> dict[str, Any]:
     """Run ``job`` (``scenario``: a name of :data:`SCENARIOS` or a ``"module:function"`` reference
     to a scenario kept with its feature's tests, ``size``, ``requests``: ``[method, path, body]``,
-    ``seed``, scenario parameters) in a child process; its JSON answer."""
+    ``seed``, ``plugins``: ``[name, "module:attribute"]`` besides the builtins, ``start_ms``: the
+    host clock (epoch ms) the canvas's frame time starts from, scenario parameters)
+    in a child process; its JSON answer."""
     path = tmp_path / f"driven-{job['scenario'].rpartition(':')[2]}.json"
     path.write_text(json.dumps({"env": env, **job}))
     child_env = {**os.environ, **env, "SDL_VIDEODRIVER": "offscreen", "SVC_DISPLAY_HEADLESS": "",
-                 "SVC_DISPLAY_WINDOW_SIZE": "x".join(str(v) for v in job.get("size", (960, 540))),
-                 "SVC_DISPLAY_MAX_FPS": "0", "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+                 "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run([sys.executable, "-m", "tests.display.driven", str(path)], env=child_env,
                           capture_output=True, text=True, timeout=timeout, cwd=str(REPO))
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
@@ -74,20 +75,27 @@ def ticker(canvas: Canvas, job: dict) -> dict:
     pixels of the band are text (near the theme's text colour)."""
     from PIL import Image, ImageChops
 
+    import threading
+
+    from builtin_plugins.ticker import texts
+
     marquee = canvas.layer("marquee")
-    renders = {"count": 0}
-    draw = marquee._render
+    renders: dict = {"count": 0, "in_frame": []}  # texts drawn into pixels; frames that drew one themselves
+    draw = texts.text_image
 
-    def counted(text: str) -> Any:
+    def counted(*args: Any) -> Any:
         renders["count"] += 1
-        return draw(text)
+        if threading.current_thread() is threading.main_thread():  # the UI thread: inside a frame
+            renders["in_frame"].append(frames)
+        return draw(*args)
 
-    marquee._render = counted
+    texts.text_image = counted
+    frames = 0
     widget = marquee.widget
     band = (int(widget.y), int(widget.height))
     text_rgb = [round(c * 255) for c in canvas.compositor.preferences.theme.text[:3]]
     width = int(canvas.root.width)
-    fbo, ink, times, dropped, frames, runs = None, [], [], 0, 0, []
+    fbo, ink, times, dropped, runs = None, [], [], 0, []
     first_width = None
     while dropped < job["cycles"] and frames < job.get("max_frames", 20_000):
         before = marquee.runs[0] if marquee.runs else None
@@ -107,7 +115,9 @@ def ticker(canvas: Canvas, job: dict) -> dict:
                      if segment.kind == "time" for item in segment.items)
         if frames == job.get("picture_frame", 60) and job.get("png"):
             canvas.png(job["png"])
+    texts.text_image = draw
     return {"frames": frames, "ink": ink, "cycles": dropped, "runs": runs, "renders": renders["count"],
+            "renders_in_frame": renders["in_frame"],
             "times": sorted(set(times)), "row_width": first_width, "band": band, "width": width,
             "telemetry": len(lines(canvas.host))}
 
@@ -154,7 +164,8 @@ def disable(canvas: Canvas, job: dict) -> dict:
         canvas.frame(0.1)
         fade += 1
     after["fade_frames"] = fade
-    after["on_stage"] = len(slides.widget.children)
+    after["on_stage"] = len([w for w in slides.widget.children if w is not slides._card])
+    after["card"] = slides._card_lines if slides._card is not None else None  # nothing to show: says why
     return after
 
 
@@ -269,7 +280,7 @@ def fills(canvas: Canvas, job: dict) -> dict:
     """Frames of ``dt`` for ``seconds`` of frame time: per frame the window rectangles of the
     full-area fills the compositor draws (the theme backdrop and the slide's ground) and of the
     content area."""
-    from svc_host.display.backdrop import Backdrop
+    from svc_host.kit.display.backdrop import Backdrop
 
     frames, clears = [], []
     for _ in range(int(job["seconds"] / job["dt"])):
@@ -321,7 +332,11 @@ def main(argv: list[str]) -> int:
 
     job = json.loads(Path(argv[0]).read_text())
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
-    host = build_host(load_settings({**job["env"], "SVC_DISPLAY_HEADLESS": ""}))
+    # ``plugins``: [name, "module:attribute"] added to the builtins (a test's own plugin)
+    extra = [(name, pkgutil.resolve_name(reference)) for name, reference in job.get("plugins", [])]
+    canvas_env = {"SVC_DISPLAY_WINDOW_SIZE": "x".join(str(v) for v in job.get("size", (960, 540))),
+                  "SVC_DISPLAY_MAX_FPS": "0"}
+    host = build_host(load_settings({**job["env"], "SVC_DISPLAY_HEADLESS": "", **canvas_env}), extra_plugins=extra)
     try:
         if job.get("seed") == "news":
             seed_news(host)
@@ -334,6 +349,10 @@ def main(argv: list[str]) -> int:
             answer = api.request(method, path, json=body)
             assert answer.status_code < 300, (path, answer.status_code, answer.text)
         start_kivy(host, MODE_OFFSCREEN)
+        if job.get("start_ms") is not None:  # the wall clock the canvas's frame time starts from
+            from svc_display.testing.clock import FixedClock
+
+            host.clock = FixedClock(int(job["start_ms"]))
         canvas = Canvas(host)
         canvas.api = api  # the scenarios' own requests between frames
         name = job["scenario"]

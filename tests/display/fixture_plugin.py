@@ -47,7 +47,7 @@ def boom(context: Any) -> Any:
 
 def boom_tick(context: Any) -> Any:
     """An overlay that builds, then fails in its first ``tick``; logs when disposed."""
-    from svc_host.display.widgets import Slide
+    from svc_host.kit.display.slide import Slide
 
     class Ticking(Slide):
         def tick(self, dt: float) -> None:
@@ -61,7 +61,7 @@ def boom_tick(context: Any) -> Any:
 
 def logs_dispose(context: Any) -> Any:
     """An empty overlay that logs when it is disposed (to see the shutdown dispose it)."""
-    from svc_host.display.widgets import Slide
+    from svc_host.kit.display.slide import Slide
 
     layer = Slide()
     layer.on_dispose(lambda: logging.getLogger("display_test").info("overlay %s disposed", context.row.get("id")))
@@ -73,7 +73,7 @@ def stencil_ring(context: Any) -> Any:
     through a stencil (its bounding box, masked by the line)."""
     from kivy.graphics import Color, Line
 
-    from svc_host.display.widgets import Slide
+    from svc_host.kit.display.slide import Slide
 
     layer = Slide()
     width, height = context.size
@@ -295,6 +295,8 @@ def seed(host: Any) -> None:
             integration_type="tasks_test", integration_id="tasks1")
     db.Quote(id="q1", text="Simple is better.", author="Someone", integration_type="manual_entry",
              created_at_ms=now)
+    db.MenuBoardItem(id="main:0", board="main", position=0, section="Coffee", name="Flat white", price="3.90",
+                     integration_type="menu_board_csv")
 
 
 def seed_examples(host: Any) -> None:

@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from hookspecs.render import default_theme
-from hookspecs.weights import appearances
+from svc_host.kit.weights import appearances
 from tests.display.driven import run
 
 pytestmark = pytest.mark.slow
@@ -57,7 +57,7 @@ def test_every_enabled_slide_appears_per_its_weight_in_each_cycle(env, tmp_path)
     assert "news renderer" not in result["log"] and "Traceback" not in result["log"], result["log"][-3000:]
 
 
-def test_a_one_slide_program_does_not_crossfade_into_itself(env, tmp_path):
+def test_a_one_slide_program_does_not_change_into_itself(env, tmp_path):
     result = run(env, {"scenario": "program", "requests": posted(message("only", "#1f4e79", dwell=2)),
                        "size": (640, 360), "seconds": 11, "dt": 0.25}, tmp_path)
     assert [reason for reason, _slide in result["shown"]] == ["start"] + ["dwell"] * 5  # its dwell, again and again
@@ -127,7 +127,8 @@ def test_the_backdrop_is_filled_only_where_nothing_opaque_lies_over_it(env, tmp_
 
 @pytest.mark.parametrize("other, after", [
     (message("second", "#2e7d32", dwell=600), ("content_changed", ["second"])),
-    # the only other slide has no content (no articles): the stage is cleared, not left showing
+    # the only other slide has no content (no articles): the slide is cleared, not left showing,
+    # and the nothing-to-show card says why (issue 34)
     ({"id": "empty", "screen_type": "news_headlines", "dwell_seconds": 600, "config_json": {}}, ("idle", [])),
 ], ids=["replaced", "cleared"])
 def test_a_slide_disabled_through_rest_leaves_the_screen_on_its_change_event(env, tmp_path, other, after):
@@ -137,8 +138,9 @@ def test_a_slide_disabled_through_rest_leaves_the_screen_on_its_change_event(env
     assert tuple(result["last"]) == after
     assert result["current"] == (after[1][0] if after[1] else None)
     assert result["elapsed"] == 0  # on the event: no frame time (no dwell, no timer) passed
-    assert result["fade_frames"] <= 7  # gone within the crossfade's 0.6 s
+    assert result["fade_frames"] <= 7  # gone within the change's 0.6 s
     assert result["on_stage"] == len(after[1])
+    assert result["card"] == (None if after[1] else ["1 slide has no content to show yet"])
 
 
 TAPES = (
@@ -153,7 +155,7 @@ TAPES = (
 def test_the_ticker_band_shows_text_in_every_frame_of_two_cycles(env, tmp_path):
     """Frame by frame (1/15 s each) until two runs of the row have left the band: every frame
     of the band has text in it; the time item changes in place; the texts are drawn into
-    textures when they change, not per frame."""
+    textures when they change, not per frame, and their glyphs off the frame (the loader thread)."""
     result = run(env, {"scenario": "ticker", "requests": posted(message("calm", "#1f4e79", dwell=600),
                                                                 tapes=TAPES),
                        "cycles": 2, "dt": 1 / 15}, tmp_path)
@@ -162,6 +164,9 @@ def test_the_ticker_band_shows_text_in_every_frame_of_two_cycles(env, tmp_path):
     assert min(ink) > 50, [i for i, count in enumerate(ink) if count <= 50][:20]
     assert len(result["times"]) >= result["frames"] / 15 - 2  # "Now ... hh:mm:ss", one per second
     assert result["renders"] < result["frames"] / 5  # a handful per second of frames, never one per frame
+    # issue 35, item 9: the glyphs are drawn into pixels on the loader thread, with the cycle's or the
+    # refresh's texts; a frame only uploads them (it drew them itself, in the frame, before)
+    assert result["renders"] and result["renders_in_frame"] == [], result["renders_in_frame"]
 
 
 def test_ticker_navigation_brings_the_next_and_the_previous_item_to_the_left_edge(env, tmp_path):

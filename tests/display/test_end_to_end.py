@@ -19,7 +19,7 @@ PREVIEW_HEIGHT = PREVIEW_WIDTH * CANVAS_SIZE[1] // CANVAS_SIZE[0]
 SLIDE_BOX = (0, 0, PREVIEW_WIDTH, int(PREVIEW_HEIGHT * 0.9))
 TICKER_BOX = (0, int(PREVIEW_HEIGHT * 0.94), PREVIEW_WIDTH, PREVIEW_HEIGHT)
 MAGENTA, YELLOW, LIME = (255, 0, 255), (255, 255, 0), (0, 255, 0)
-CARD = (26, 26, 31)  # an alert card's near-black
+CARD = (217, 26, 26)  # a critical alert's red (its band is its severity's colour)
 # A stall, not a timing target: the change is published within about a second (docs/display.md);
 # this bound only tells "reacted to the event" from "waited for the hourly poll".
 STALL = 15

@@ -17,7 +17,7 @@ import pytest
 from PIL import Image
 
 from builtin_plugins.settings.themes import BUILTIN_THEMES
-from hookspecs.contrast import MIN_TEXT, contrast_ratio
+from svc_host.kit.contrast import MIN_TEXT, contrast_ratio
 from svc_host.display.gallery import SAMPLE_CONTROLLER_URL, SKIPPED
 from tests import REPO
 from tests.display.fixture_plugin import OVERLAY_TYPES, SCREEN_TYPES

@@ -9,7 +9,10 @@ import time
 
 import pytest
 
-from hookspecs.render import BAND, CORNERS, MARGIN, MIN_FREE_SHARE, PANEL_MAX_SHARE, TYPE_MIN, ZONES, Layout, Rect
+from hookspecs.render import CORNERS, SAFE_INSET, TITLE_BOX, TYPE_MIN, ZONES, Rect
+from svc_host.kit.display.layout import (BAND, FOOTER_MIN_SHARE, MARGIN, MIN_FREE_SHARE, PANEL_MAX_SHARE, arrange,
+                                         layout_of, title_inset, with_occupied, zone_rect)
+from svc_host.kit.display.text import MESSAGE_MAX_LINES
 from tests.display.driven import run
 
 SIZE = (1920, 1080)
@@ -18,29 +21,29 @@ SIZE = (1920, 1080)
 # -- the arithmetic -------------------------------------------------------------------------------
 
 def test_a_corner_panel_sits_its_margin_from_the_corner_of_the_content_area():
-    layout = Layout.of(1000, 600, {"ticker": 100})  # content: y 100..600
-    rect = layout.zone_rect("top_right", (0.2, 0.1))
+    layout = layout_of(1000, 600, {"ticker": 100})  # content: y 100..600
+    rect = zone_rect(layout, "top_right", (0.2, 0.1))
     assert rect == Rect(1000 - 20 - 200, 600 - 15 - 50, 200, 50)
-    assert layout.zone_rect("bottom_left", (0.2, 0.1)) == Rect(20, 100 + 15, 200, 50)
-    assert layout.zone_rect("bottom_band") == Rect(0, 100, 1000, 500 * BAND)
-    assert layout.zone_rect("fullscreen") == layout.content
+    assert zone_rect(layout, "bottom_left", (0.2, 0.1)) == Rect(20, 100 + 15, 200, 50)
+    assert zone_rect(layout, "bottom_band") == Rect(0, 100, 1000, 500 * BAND)
+    assert zone_rect(layout, "fullscreen") == layout.content
 
 
 def test_a_wide_flat_corner_panel_cuts_a_band_and_a_tall_one_a_column():
-    layout = Layout.of(1000, 600)
-    rects, occupied, _messages = layout.arrange([("top_right", (0.3, 0.1), False)])
-    free = layout.with_occupied(occupied).free
+    layout = layout_of(1000, 600)
+    rects, occupied, _messages = arrange(layout, [("top_right", (0.3, 0.1), False)])
+    free = with_occupied(layout, occupied).free
     assert free == Rect(0, 0, 1000, rects[0].y - 600 * MARGIN[1])  # a band off the top: the larger rest
-    rects, occupied, _messages = layout.arrange([("bottom_left", (0.1, 0.5), False)])
-    free = layout.with_occupied(occupied).free
+    rects, occupied, _messages = arrange(layout, [("bottom_left", (0.1, 0.5), False)])
+    free = with_occupied(layout, occupied).free
     assert free == Rect(rects[0].right + 1000 * MARGIN[0], 0, 1000 - rects[0].right - 20, 600)
 
 
 def test_free_is_the_largest_area_every_combination_of_cuts_leaves():
-    layout = Layout.of(1000, 600)
-    rects, occupied, _messages = layout.arrange([("top_left", (0.3, 0.4), False), ("top_right", (0.3, 0.1), False),
+    layout = layout_of(1000, 600)
+    rects, occupied, _messages = arrange(layout, [("top_left", (0.3, 0.4), False), ("top_right", (0.3, 0.1), False),
                                       ("bottom_right", (0.1, 0.1), False)])
-    free = layout.with_occupied(occupied).free
+    free = with_occupied(layout, occupied).free
     for rect in rects:
         assert not rect.intersects(free)
     # of the eight combinations (the areas: 228k, 269k, 262k, 161k, ...) a band under the top left
@@ -52,17 +55,17 @@ def test_free_is_the_largest_area_every_combination_of_cuts_leaves():
 def test_a_band_wider_than_a_column_wins_when_their_areas_are_close():
     """A corner panel that leaves a column of 54 % of the width or a full-width band of 49 % of the
     height: the band (the slide's lines wrap less); the column was taken for its larger area."""
-    layout = Layout.of(1000, 1000)
-    rects, occupied, _messages = layout.arrange([("top_right", (0.42, 0.45), False)])
-    free = layout.with_occupied(occupied).free
+    layout = layout_of(1000, 1000)
+    rects, occupied, _messages = arrange(layout, [("top_right", (0.42, 0.45), False)])
+    free = with_occupied(layout, occupied).free
     assert free == Rect(0, 0, 1000, rects[0].y - 1000 * MARGIN[1])
 
 
 def test_no_free_column_narrower_than_half_the_width_while_a_roomy_band_is_left():
-    layout = Layout.of(1920, 1000)
+    layout = layout_of(1920, 1000)
     # a column between the two panels (47 % of the width, the largest area) was taken
-    rects, occupied, _messages = layout.arrange([("top_left", (0.15, 0.3), False), ("bottom_right", (0.3, 0.5), False)])
-    free = layout.with_occupied(occupied).free
+    rects, occupied, _messages = arrange(layout, [("top_left", (0.15, 0.3), False), ("bottom_right", (0.3, 0.5), False)])
+    free = with_occupied(layout, occupied).free
     assert free.width >= 1920 * MIN_FREE_SHARE[0] and free.height >= 1000 * MIN_FREE_SHARE[1], free
     assert all(not rect.intersects(free) for rect in rects)
 
@@ -71,24 +74,40 @@ def test_a_portrait_screen_stacks_its_bands_and_keeps_its_panels_landscape_sized
     """1080x1920: the alert band on top, the slides under it at the full width, the celebration band
     and the ticker at the bottom; a corner panel and the bands the size they have on a 1920x1080
     screen (type too), at most PANEL_MAX_SHARE of the width."""
-    landscape = Layout.of(1920, 1080, {"ticker": 81, "alert": 202})
-    portrait = Layout.of(1080, 1920, {"ticker": 81, "alert": 202})
+    landscape = layout_of(1920, 1080, {"ticker": 81, "alert": 202})
+    portrait = layout_of(1080, 1920, {"ticker": 81, "alert": 202})
     assert portrait.alert == Rect(0, 1920 - 202, 1080, 202) and portrait.ticker == Rect(0, 0, 1080, 81)
     assert portrait.content == Rect(0, 81, 1080, 1920 - 81 - 202)
     assert portrait.type_height == pytest.approx((1920 - 81) * 1080 / 1920)
     wanted = [("top_right", (0.22, 0.2), False), ("bottom_right", (0.17, 0.37), False), ("fullscreen", (1, 1), True)]
-    rects, occupied, messages = portrait.arrange(wanted)
-    flat, _occupied, flat_messages = Layout.of(1920, 1080, {"ticker": 81}).arrange(wanted)
+    rects, occupied, messages = arrange(portrait, wanted)
+    flat, _occupied, flat_messages = arrange(layout_of(1920, 1080, {"ticker": 81}), wanted)
     clock, qr = rects[0], rects[1]
     assert clock.size == pytest.approx(flat[0].size, rel=0.2) and clock.width <= 1080 * PANEL_MAX_SHARE + 0.5
-    assert messages[2].height == pytest.approx(flat_messages[2].height, rel=0.2)
-    free = portrait.with_occupied(occupied).free
+    free = with_occupied(portrait, occupied).free
     assert free.width == 1080 and free.top <= clock.y and free.y >= qr.top  # a band between the panels
     # the panels keep their size under the alert (it takes room, not size): the band between them is
     # at least the layout's own floor (MIN_FREE_SHARE) of the lower content area
     assert free.height > MIN_FREE_SHARE[1] * portrait.content.height, free
-    assert messages[2].top <= free.y and messages[2].y >= qr.top and messages[2].width == 1080  # over the panel
+    # a footer: the message beside the QR panel, as high as the panel's row (at least the band's
+    # height), from the title inset; the slide starts above that row
+    message = messages[2]
+    assert message.x == 1080 * TITLE_BOX[0] and message.right < qr.x and not message.intersects(qr)
+    assert message.top == pytest.approx(qr.top) and message.y <= qr.y + 0.5  # the panel's row (taller than the band)
+    assert message.height > flat_messages[2].height and message.width >= 1080 * FOOTER_MIN_SHARE
+    assert message.top <= free.y
     assert not landscape.content.intersects(landscape.alert)
+
+
+def test_a_portrait_screen_with_both_bottom_corners_taken_stacks_the_message_above_the_panels():
+    """No room for a footer beside two bottom panels (less than FOOTER_MIN_SHARE of the width): the
+    message goes across the width, above the panels' row, and the slide above it."""
+    portrait = layout_of(1080, 1920, {"ticker": 81})
+    wanted = [("bottom_left", (0.4, 0.3), False), ("bottom_right", (0.4, 0.3), False), ("fullscreen", (1, 1), True)]
+    rects, occupied, messages = arrange(portrait, wanted)
+    message, row_top = messages[2], max(rects[0].top, rects[1].top)
+    assert message.y >= row_top and message.x == 1080 * TITLE_BOX[0] and message.right == 1080 * (1 - TITLE_BOX[0])
+    assert with_occupied(portrait, occupied).free.y >= message.top
 
 
 @pytest.mark.parametrize("size", [(1080, 1920), (1920, 1080)])
@@ -97,47 +116,63 @@ def test_a_panel_sized_in_pixels_keeps_its_size_and_shape_in_its_zone(size):
     divides by what the layout reads a hint as, the overlay context's ``reference``: its panel is
     drawn that size, not stretched to a thin strip on a portrait screen (issue 24)."""
     from hookspecs.render import Preferences
-    from svc_host.display.kit import panel_fraction
+    from svc_host.kit.display import panel_fraction
 
-    layout = Layout.of(*size, {"ticker": 81})
+    layout = layout_of(*size, {"ticker": 81})
     content = layout.content
     context = Preferences().context(None, "overlay", "digital_clock", {}, (int(content.width), int(content.height)),
                                     layout.type_height, layout.reference)
-    rect = layout.zone_rect("top_right", panel_fraction(context, 422, 216))
+    rect = zone_rect(layout, "top_right", panel_fraction(context, 422, 216))
     assert rect.width == pytest.approx(422) and rect.height == pytest.approx(216), rect
 
 
 def test_center_and_a_second_overlay_in_a_taken_corner_move_to_free_corners():
-    layout = Layout.of(1000, 600)
-    rects, occupied, _messages = layout.arrange([("top_right", (0.2, 0.2), False), ("center", (0.2, 0.2), False),
+    layout = layout_of(1000, 600)
+    rects, occupied, _messages = arrange(layout, [("top_right", (0.2, 0.2), False), ("center", (0.2, 0.2), False),
                                       ("top_right", (0.2, 0.2), False)])
     assert [zone for zone, _rect in occupied] == ["top_right", "bottom_right", "bottom_left"]
-    assert rects[1] == layout.zone_rect("bottom_right", (0.2, 0.2))
-    rects, occupied, _messages = layout.arrange([(corner, (0.1, 0.1), False) for corner in CORNERS]
+    assert rects[1] == zone_rect(layout, "bottom_right", (0.2, 0.2))
+    rects, occupied, _messages = arrange(layout, [(corner, (0.1, 0.1), False) for corner in CORNERS]
                                      + [("center", (0.1, 0.1), False)])
     assert occupied[-1][0] == "bottom_right"  # no free corner: it shares one, never the middle
 
 
 def test_a_full_screen_overlay_occupies_only_its_celebration_band():
-    layout = Layout.of(1000, 600, {"ticker": 50})
-    rects, occupied, _messages = layout.arrange([("fullscreen", (1, 1), True), ("fullscreen", (1, 1), False),
+    layout = layout_of(1000, 600, {"ticker": 50})
+    rects, occupied, _messages = arrange(layout, [("fullscreen", (1, 1), True), ("fullscreen", (1, 1), False),
                                       ("no_such_zone", (1, 1), False)])
     assert rects == [layout.content] * 3
-    assert occupied == [("bottom_band", layout.zone_rect("bottom_band"))]
-    assert _messages == [layout.zone_rect("bottom_band"), None, None]
-    free = layout.with_occupied(occupied).free
+    assert occupied == [("bottom_band", zone_rect(layout, "bottom_band"))]
+    band, inset = zone_rect(layout, "bottom_band"), 1000 * TITLE_BOX[0]
+    assert _messages == [Rect(band.x + inset, band.y, band.width - 2 * inset, band.height), None, None]
+    free = with_occupied(layout, occupied).free
     assert free == Rect(0, 50 + 550 * BAND, 1000, 550 * (1 - BAND))
-    assert layout.with_occupied([]).free == layout.content
+    assert with_occupied(layout, []).free == layout.content
 
 
 def test_a_celebration_message_lies_between_the_bottom_corner_panels():
-    layout = Layout.of(1000, 600)
-    rects, occupied, messages = layout.arrange([("bottom_left", (0.2, 0.1), False), ("fullscreen", (1, 1), True),
+    layout = layout_of(1000, 600)
+    rects, occupied, messages = arrange(layout, [("bottom_left", (0.2, 0.1), False), ("fullscreen", (1, 1), True),
                                                 ("bottom_right", (0.1, 0.1), False)])
-    band = layout.zone_rect("bottom_band")
+    band = zone_rect(layout, "bottom_band")
     assert messages[1] == Rect(rects[0].right + 20, 0, rects[2].x - 20 - rects[0].right - 20, band.height)
     assert not messages[1].intersects(rects[0]) and not messages[1].intersects(rects[2])
     assert ("bottom_band", band) in occupied
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1280, 720), (1080, 1920), (3840, 2160)])
+@pytest.mark.parametrize("panels", [[], [("bottom_left", (0.12, 0.12), False)], [("bottom_right", (0.17, 0.3), False)]])
+def test_the_celebration_message_keeps_the_slide_titles_inset(size, panels):
+    """The celebration line starts where a slide's title starts (TITLE_BOX's inset of the content
+    area), never 10-17 px from the screen's edge, with or without a bottom corner panel beside it."""
+    layout = layout_of(*size, {"ticker": 81 * min(size) / 1080})
+    rects, occupied, messages = arrange(layout, [*panels, ("fullscreen", (1, 1), True)])
+    message, c = messages[-1], layout.content
+    inset = c.width * TITLE_BOX[0]
+    assert message.x >= c.x + inset - 0.5 and message.right <= c.right - inset + 0.5, (message, inset)
+    assert message.width > c.width * 0.3 and message.height > 0, message
+    assert not any(message.intersects(rect) for rect in rects[:len(panels)])
+    assert title_inset(layout) == pytest.approx(inset)
 
 
 def test_a_full_screen_type_ignores_position_a_panel_type_follows_it():
@@ -275,7 +310,8 @@ def test_an_overlay_type_in_an_unknown_zone_is_refused_naming_its_plugin(caplog)
     import logging
 
     from hookspecs import OverlayType, hookimpl
-    from svc_host.plugins import build_registries, load_plugins
+    from svc_host.plugins import load_plugins
+    from svc_host.registries import build_registries
 
     class Corner:
         @hookimpl
@@ -317,7 +353,11 @@ def test_decoration_falls_behind_the_slides_text_images_qr_codes_and_the_panels(
         assert not step["moved"], step
         kinds = {box["what"] for box in step["boxes"]}
         assert kinds == {"slide", "o_qr_code"}, step
-        covered = [box for box in step["boxes"] if not box["same"]]
+        # one voice per fact: the QR panel yields (is hidden, decoration may show in its place) while
+        # the slide shows its own code, and only then
+        yielded = {box["what"] for box in step["boxes"] if box.get("yielded")}
+        assert yielded == ({"o_qr_code"} if step["slide"] == QR_SLIDE["id"] else set()), step
+        covered = [box for box in step["boxes"] if not box["same"] and box["what"] not in yielded]
         assert not covered, (step["slide"], step["effect"], covered)
     assert "Traceback" not in result["log"], result["log"][-3000:]
 
@@ -339,14 +379,15 @@ def test_an_alert_takes_a_band_at_the_top_and_a_critical_one_the_whole_screen(en
                        "alerts": alerts, "png": os.environ.get("COMPOSITION_PNG", "")}, tmp_path)
     warning, critical = result["seen"]
     band = _bounds([Rect(*r) for r in warning["cards"]])
-    assert band.top >= SIZE[1] * 0.95 and band.height < SIZE[1] * 0.3, band  # a band at the top
+    # a band at the top, below the title-safe inset (and the cards' gap)
+    assert band.top >= SIZE[1] * (1 - SAFE_INSET) - 20 and band.height < SIZE[1] * 0.3, band
     assert warning["slides_shown"] and warning["overlays_shown"]
     assert warning["slide_texts"] and len(warning["panels"]) == 2, warning
     for rect in [Rect(*r) for r in warning["slide_texts"] + warning["panels"]]:
         assert not rect.intersects(band), (rect, band)
     assert warning["same_without_clock"], warning  # nothing under the card shows through it
     whole = _bounds([Rect(*r) for r in critical["cards"]])
-    assert whole.height > SIZE[1] * 0.8 and whole.width > SIZE[0] * 0.9, whole
+    assert whole.height > SIZE[1] * 0.8 and whole.width > SIZE[0] * (1 - 2 * SAFE_INSET) * 0.9, whole  # inside the inset
     assert not critical["slides_shown"] and not critical["overlays_shown"], critical
     assert critical["same_without_clock"], critical
     assert "Traceback" not in result["log"], result["log"][-3000:]
@@ -407,7 +448,8 @@ def test_a_long_celebration_message_is_shown_whole_on_at_most_two_lines(env, tmp
 def test_portrait_is_a_layout_of_its_own_bands_stacked_panels_landscape_sized(env, tmp_path):
     """1080x1920 with the café's clock and QR panels and a birthday: the slide takes the full width
     between the panels, its type the size it has on a landscape screen, the panels fit their corners
-    (at most PANEL_MAX_SHARE of the width), the message is whole in its band above the slide's bottom."""
+    (at most PANEL_MAX_SHARE of the width), the message is whole in the footer beside the QR panel,
+    under the slide's bottom."""
     size = (1080, 1920)
     confetti = overlay("birthday_confetti", {"messages": [BIRTHDAY], "density": 2})
     result = run(env, {"scenario": COMPOSITION + "composed", "size": size, "slide": SLIDE,
@@ -421,7 +463,9 @@ def test_portrait_is_a_layout_of_its_own_bands_stacked_panels_landscape_sized(en
         assert not panel.intersects(free), (panel, free)
     (message,) = result["messages"]
     assert " ".join(line.strip() for line in message["lines"]) == BIRTHDAY and not message["shorten"], message
-    assert Rect(*message["rect"]).top <= free.y + 1 and len(message["lines"]) <= 2, message  # the full width
+    box = Rect(*message["rect"])  # the footer: beside the QR panel, up to MESSAGE_MAX_LINES lines
+    assert box.top <= free.y + 1 and len(message["lines"]) <= MESSAGE_MAX_LINES, message
+    assert all(not box.intersects(panel) for panel in panels), message
     marked = result["marked"]
     assert {m["role"] for m in marked} == {"title", "primary"}, marked
     for mark in marked:

@@ -10,9 +10,11 @@ import pytest
 from pony import orm
 
 from hookspecs.render import RenderContext, theme_from_preview
-from hookspecs.services import (ADOPTION, ALERTS, CURATOR, OVERLAYS, SETTINGS, THEMES, TICKER, display_zone, preferences)
+from hookspecs.services import ADOPTION, ALERTS, CURATOR, OVERLAYS, SETTINGS, THEMES, TICKER
+from svc_host.kit.services import display_zone, preferences
 from tests.display.layers import renderer, shown
 from svc_display.testing.clock import FixedClock
+from svc_host.kit.formatting import formats
 
 pytestmark = pytest.mark.svc_display_storage
 
@@ -77,7 +79,7 @@ def test_the_dmy_date_is_written_the_same_by_the_ticker_and_the_clock_slide(api)
                                                                 "timeZone": "UTC"}})
     assert result.status_code == 201, result.text
     rest = ticker_items(api)[0]
-    canvas = RenderContext(api.host, "screen", "clock", {}, date_order="dmy")
+    canvas = formats(RenderContext(api.host, "screen", "clock", {}, date_order="dmy"))
     now = canvas.now("UTC")
     assert rest == f"{canvas.format_date(now)} {canvas.format_preset(now, '24h_hm')}" == "13/05/2026 14:05"
 
@@ -97,7 +99,7 @@ def test_a_temperature_rounds_the_same_on_the_ticker_and_the_weather_slide(api, 
                             temperature_unit=unit)
     with orm.db_session:
         data = renderer(api.host, "screen", "weather_current").prepare(context)
-    assert context.format_temperature(data["temp_c"]) == text  # what the weather slide draws
+    assert formats(context).format_temperature(data["temp_c"]) == text  # what the weather slide draws
 
 
 def builtin_previews(api):

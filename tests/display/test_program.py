@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pony import orm
 
-from hookspecs.weights import SmoothRoundRobin, appearances
+from svc_host.kit.weights import SmoothRoundRobin, appearances
 from tests.display import fixture_plugin
 from tests.display.layers import layer, prepare, shown, tape_items
 from hookspecs.services import ADOPTION, ALERTS
@@ -139,7 +139,8 @@ def test_the_slides_layer_asks_the_screens_service_and_the_curator(display_host)
 
 @pytest.mark.parametrize("type_id", sorted(t.id for t in fixture_plugin.SCREEN_TYPES))
 def test_every_screen_type_finds_its_seeded_content(seeded, type_id):
-    config = {"task_board": {"boardKey": "board1"}, "controller_invite": {"urlOverride": "https://c.invalid"}}
+    config = {"task_board": {"boardKey": "board1"}, "controller_invite": {"urlOverride": "https://c.invalid"},
+              "menu_board": {"board": "main"}}
     row = {"id": "x", "screen_type": type_id, "config_json": config.get(type_id, {})}
     if type_id == "alerts":
         seeded.services[ALERTS].raise_alert(title="t", body="b", source="api")

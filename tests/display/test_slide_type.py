@@ -23,11 +23,12 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from hookspecs import formatting
+from svc_host.kit import formatting
 from hookspecs.render import TYPE_MIN, TYPE_SCALE
-from svc_host.display.kit import SYMBOLS_FONT, has_icon
+from svc_host.kit.display import SYMBOLS_FONT, has_icon
 from tests import REPO
 from tests.display.fixture_plugin import SCREEN_TYPES
+from svc_host.kit.formatting import formats
 
 PICTURES = {t.id for t in SCREEN_TYPES} - {"photo", "video", "plugin_template"}
 """The slides that are text (the photo and video are pictures with a credit line; a folder
@@ -225,8 +226,8 @@ def test_the_render_context_formats_in_the_display_zone_and_clock():
     host = type("Host", (), {"clock": Clock()})()
     context = RenderContext(host, "screen", "calendar_agenda", {}, timezone="Europe/Berlin", time_format="12h")
     start = int(at(27, 16).timestamp() * 1000)
-    assert context.format_span(start, start + 3_600_000) == "Today 4:00 PM\u20135:00 PM"
-    assert context.is_running(start - 7_200_000, start) and not context.is_running(start, start + 1)
-    assert context.format_age(start - 3 * 3_600_000) == "1 h ago" and context.format_age(start) == "just now"
+    assert formats(context).format_span(start, start + 3_600_000) == "Today 4:00 PM\u20135:00 PM"
+    assert formats(context).is_running(start - 7_200_000, start) and not formats(context).is_running(start, start + 1)
+    assert formats(context).format_age(start - 3 * 3_600_000) == "1 h ago" and formats(context).format_age(start) == "just now"
     assert context.type_px("body") == TYPE_SCALE["body"]
     assert RenderContext(host, "screen", "x", {}, size=(3840, 2160), text_scale=1.5).type_px("body") == 56 * 3

@@ -91,9 +91,10 @@ def test_the_kit_wraps_at_words_shrinks_to_its_minimum_and_says_what_does_not_fi
     assert drawn["font_px"] >= minimum and drawn["texture"][0] == 400 and drawn["whole_width"] > 400, drawn
     assert min(scrolled["offsets"]) == 0 and max(scrolled["offsets"]) == scrolled["travel"] > 0, scrolled
     assert 0 in scrolled["offsets"][scrolled["offsets"].index(scrolled["travel"]):], scrolled  # and starts over
-    (first,) = column["labels"]
+    first, more = column["labels"]  # the summary, ended early, and the line saying what was left out
     assert first["text"].startswith(LONG["summary"][:60]) and first["text"].endswith("\u2026"), first
     assert first["font_px"] == minimum, first
+    assert more["text"] == "+3 more" and more["role"] == "more" and more["rect"][1] >= 0, more
 
 
 # -- every text slide ------------------------------------------------------------------------------

@@ -11,13 +11,16 @@ import pytest
 
 from builtin_plugins.display_program.telemetry import RingBuffer
 from builtin_plugins.adoption.display import format_challenge
-from hookspecs.render import Layout, Preferences, Rect, RenderContext, default_theme, parse_color
-from hookspecs.services import CURATOR, ORIGIN_ALLOWED, curated, preferences
+from hookspecs.render import Preferences, Rect, RenderContext, default_theme, parse_color
+from hookspecs.services import CURATOR, ORIGIN_ALLOWED
+from svc_host.kit.services import curated, preferences
 from builtin_plugins.live_preview import TicketBook, normalise_origin
 from svc_host.display import DisplayBus, choose_mode, parse_size
+from svc_host.kit.display.layout import layout_of
 from hookspecs.catalog import Code
 from hookspecs.feature import implementation, resolve
 from svc_display.testing.clock import FixedClock
+from svc_host.kit.formatting import formats
 
 
 def test_bus_runs_handlers_in_order_and_contains_failures():
@@ -68,11 +71,11 @@ def test_ring_buffer_newest_first_with_limit_and_since():
 def test_time_presets():
     moment = dt.datetime(2026, 5, 13, 15, 4, 5)
     context = RenderContext(None, "screen", "clock", {}, time_format="12h")
-    assert context.format_preset(moment, "24h_hms") == "15:04:05"
-    assert context.format_preset(moment, "12h_hm_tt") == "3:04 PM"
-    assert context.format_preset(moment, None) == "3:04 PM"
-    assert context.format_preset(moment, "bogus", seconds=True) == "3:04:05 PM"
-    assert RenderContext(None, "screen", "clock", {}).format_preset(moment, None) == "15:04"
+    assert formats(context).format_preset(moment, "24h_hms") == "15:04:05"
+    assert formats(context).format_preset(moment, "12h_hm_tt") == "3:04 PM"
+    assert formats(context).format_preset(moment, None) == "3:04 PM"
+    assert formats(context).format_preset(moment, "bogus", seconds=True) == "3:04:05 PM"
+    assert formats(RenderContext(None, "screen", "clock", {})).format_preset(moment, None) == "15:04"
 
 
 class FakeHost:
@@ -99,10 +102,10 @@ def test_the_time_tape_builds_from_its_config_and_is_rebuilt_every_second():
 
 def test_render_context_formats():
     context = RenderContext(FakeHost(), "screen", "weather_current", {}, temperature_unit="f")
-    assert context.format_temperature(20.0) == "68°F"
-    assert context.format_temperature(20.0, "c") == "20°C"
-    assert context.format_temperature(None) == "--"
-    assert RenderContext(FakeHost(), "screen", "x", {}, timezone="Not/AZone").tzinfo().utcoffset(None) == dt.timedelta(0)
+    assert formats(context).format_temperature(20.0) == "68°F"
+    assert formats(context).format_temperature(20.0, "c") == "20°C"
+    assert formats(context).format_temperature(None) == "--"
+    assert formats(RenderContext(FakeHost(), "screen", "x", {}, timezone="Not/AZone")).tzinfo().utcoffset(None) == dt.timedelta(0)
 
 
 def test_colours_and_the_preferences_without_the_settings_plugin():
@@ -117,12 +120,12 @@ def test_colours_and_the_preferences_without_the_settings_plugin():
 
 
 def test_the_layout_gives_the_ticker_band_and_the_content_area():
-    layout = Layout.of(640, 360, {"ticker": 27})
+    layout = layout_of(640, 360, {"ticker": 27})
     assert layout.ticker == Rect(0, 0, 640, 27) and layout.content == Rect(0, 27, 640, 333)
     assert layout.free == layout.content == layout.area("content") == layout.area("free")
     assert layout.area("screen") == Rect(0, 0, 640, 360) and layout.area("top_right") is None
-    assert Layout.of(640, 360).ticker.height == 0 and Layout.of(640, 360).content.height == 360
-    assert Layout.of(640, 360, {"ticker": 9999}).content.height == 0  # a claim never exceeds the screen
+    assert layout_of(640, 360).ticker.height == 0 and layout_of(640, 360).content.height == 360
+    assert layout_of(640, 360, {"ticker": 9999}).content.height == 0  # a claim never exceeds the screen
 
 
 def test_tickets_are_single_use_bound_and_expire():
@@ -221,8 +224,8 @@ def test_tickets_are_redacted_from_log_records():
     assert "ticket=<redacted>&x=1" in record.getMessage()
 
 
-DRAWING_PLUGINS = ["alerts", "basic", "calendar", "clock", "content", "effects", "folder_plugins", "media", "news",
-                   "stocks", "tasks", "weather"]
+DRAWING_PLUGINS = ["alerts", "basic", "calendar", "clock", "content", "effects", "folder_plugins", "media", "menu_board",
+                   "news", "stocks", "tasks", "weather"]
 READS = re.compile(r"(?:config_(?:text|number|flag|strings|list)\(\w+, |config\.get\(|data_key\(context, "
                    r"|speed\(context, |newest_shuffled\(context, [\w.]+, )[\"']([A-Za-z_]+)[\"']")
 

@@ -6,11 +6,10 @@ import os
 import shutil
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import pytest
 
+from svc_display.testing.xserver import xvfb
 from tests import REPO
 
 pytestmark = pytest.mark.slow
@@ -32,21 +31,10 @@ host.close()
 """
 
 
-def free_display() -> int:
-    return next(n for n in range(91, 200) if not Path(f"/tmp/.X{n}-lock").exists()
-                and not Path(f"/tmp/.X11-unix/X{n}").exists())
-
-
 @pytest.mark.skipif(not (shutil.which("Xvfb") and shutil.which("xwininfo")), reason="needs Xvfb and xwininfo")
 def test_without_a_window_manager_the_window_is_the_screens_size(tmp_path):
-    number = free_display()
-    server = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", "1024x576x24", "-nolisten", "tcp"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 20
-        while not Path(f"/tmp/.X11-unix/X{number}").exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        env = {**os.environ, "DISPLAY": f":{number}", "PYTHONPATH": str(REPO)}
+    with xvfb("1024x576x24") as display:  # the number Xvfb chose (-displayfd), not a guess
+        env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(REPO)}
         env.pop("SDL_VIDEODRIVER", None)
         env.pop("SVC_DISPLAY_WINDOW_SIZE", None)
         child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path / "data")], env=env, cwd=str(REPO),
@@ -57,9 +45,6 @@ def test_without_a_window_manager_the_window_is_the_screens_size(tmp_path):
             tree = subprocess.run(["xwininfo", "-root", "-children"], env=env, capture_output=True, text=True).stdout
         finally:
             child.communicate("\n", timeout=30)
-    finally:
-        server.terminate()
-        server.wait(10)
     assert line.split()[1:] == ["1024", "576"]
     windows = [entry for entry in tree.splitlines() if "python" in entry.lower()]
     assert windows and all("1024x576+0+0" in entry for entry in windows), tree  # not Kivy's 800x600, cropped

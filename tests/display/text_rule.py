@@ -1,8 +1,8 @@
 """The text rule on the driven canvas (:mod:`tests.display.driven`): scenarios run by reference
 (``"tests.display.text_rule:slide_texts"``) in the canvas's child process.
 
-- :func:`kit_texts`: the kit's text widgets alone (a :class:`~svc_host.display.widgets.TextBox`, a
-  one-line ``fit_label``, a :class:`~svc_host.display.widgets.Column`), each in a box of the job's;
+- :func:`kit_texts`: the kit's text widgets alone (a :class:`~svc_host.kit.display.text.TextBox`, a
+  one-line ``fit_label``, a :class:`~svc_host.kit.display.column.Column`), each in a box of the job's;
 - :func:`slide_texts`: builtin slide types (the sample content of ``svc-display gallery`` and
   :data:`LONG` texts stored here) drawn in boxes as the slides layer draws them: in the free area
   corner overlays leave (the type scale of the whole screen, the size of the box).
@@ -53,7 +53,7 @@ def _flag(value: Any) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
-def labels(root: Any) -> list[dict]:
+def shown_labels(root: Any) -> list[Any]:
     """Every label under ``root`` showing text (its own opacity and its parents' above 0)."""
     from kivy.uix.label import Label
 
@@ -64,8 +64,15 @@ def labels(root: Any) -> list[dict]:
         opacity, parent = widget.opacity, widget.parent
         while parent is not None and parent is not root.parent:
             opacity, parent = opacity * parent.opacity, parent.parent
-        if opacity <= 0:
-            continue
+        if opacity > 0:
+            found.append(widget)
+    return found
+
+
+def labels(root: Any) -> list[dict]:
+    """Every label under ``root`` showing text: what it says and how it is drawn."""
+    found = []
+    for widget in shown_labels(root):
         widget.texture_update()
         core = widget._label  # noqa: SLF001  the lines Kivy laid out are kept there only
         lines = [" ".join(word.text for word in line.words) for line in getattr(core, "_cached_lines", [])]
@@ -82,7 +89,7 @@ def labels(root: Any) -> list[dict]:
 
 def pictures(root: Any) -> list[list[float]]:
     """Where every picture under ``root`` (an ``ImageFill``) is drawn: window ``[x, y, width, height]``."""
-    from svc_host.display.widgets import ImageFill
+    from svc_host.kit.display.pictures import ImageFill
 
     drawn = []
     for widget in root.walk(restrict=True):
@@ -111,7 +118,9 @@ def _settle(canvas: Canvas, widget: Any) -> None:
 
 
 def kit_texts(canvas: Canvas, job: dict) -> dict:
-    from svc_host.display import widgets as w
+    from svc_host.kit import display as kit
+
+    w = kit.widgets()
 
     answers = []
     for case in job["cases"]:
@@ -146,7 +155,7 @@ def slide_texts(canvas: Canvas, job: dict) -> dict:
     of ``boxes`` (``[width, height]`` at the window's corner): its labels."""
     from pony import orm
 
-    from hookspecs.services import preferences
+    from svc_host.kit.services import preferences
 
     host = canvas.host
     seed_long_news(host)
@@ -199,8 +208,9 @@ def seam(canvas: Canvas, job: dict) -> dict:
     area: the window's pixels of column ``x + width / 2``, bottom up (RGB)."""
     from pony import orm
 
-    from hookspecs.services import THEMES, preferences, service
-    from svc_host.display.backdrop import Backdrop
+    from hookspecs.services import THEMES, service
+    from svc_host.kit.services import preferences
+    from svc_host.kit.display.backdrop import Backdrop
 
     host = canvas.host
     themes = service(host, THEMES)

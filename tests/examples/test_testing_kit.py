@@ -135,3 +135,25 @@ def test_an_overlay_panel_is_drawn_in_its_zone_and_its_place_is_told(svc_display
     assert frame.pixel(600, 20) == frame.pixel(320, 180) == (0, 0, 0)  # nothing drawn elsewhere
     fullscreen = svc_display_frame(None, "overlay", "edge_glow", size=(640, 360))
     assert fullscreen.zone == "fullscreen" and fullscreen.panel is None
+
+
+def test_the_canvas_check_says_which_renderers_raise_and_which_work(svc_display_host, svc_display_canvas_check):
+    """Issue 34: ``svc_display_canvas_check`` shows a row of a type on the display's own canvas and
+    says whether its renderer raised, at build or at a later frame, as the screen's report does;
+    a working renderer is shown and did not raise."""
+    from tests.display import failing_plugin
+
+    host = svc_display_host(plugins=[(failing_plugin.NAME, failing_plugin)])
+    at_build = svc_display_canvas_check(host, "screen", "breaks_at_build")
+    assert at_build.raised and not at_build.shown, at_build
+    assert at_build.failures[0]["message"] == "ZeroDivisionError: division by zero"
+    assert at_build.failures[0]["plugin"] == failing_plugin.NAME
+    assert "Traceback" in at_build.log  # the author sees where it raised
+    later = svc_display_canvas_check(host, "screen", "breaks_later", seconds=2)
+    assert later.raised and later.failures[0]["message"].startswith("ValueError: later: fails at frame")
+    assert svc_display_canvas_check(host, "overlay", "overlay_breaks_later").raised
+    tape = svc_display_canvas_check(host, "ticker", "tape_breaks")
+    assert tape.raised and tape.failures[0]["kind"] == "ticker", tape
+    works = svc_display_canvas_check(host, "screen", "message", {"body": "Hello"})
+    assert not works.raised and works.shown and works.failures == [], works
+    assert works.report["state"] == "showing" and works.report["current"]["screen_id"] == "check-message"

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from tests.folder_plugins.sidecars import wait_for
-from tests.host.test_plugin_safety import run_cli, write_distribution
+from tests.distributions import run_cli, write_distribution
 
 # When the server accepts connections, ask it for /v1/health from another thread and note the answer.
 SERVING = """

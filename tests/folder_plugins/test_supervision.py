@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 import re
 import stat
+import sys
+import time
 
 import pytest
 
 from builtin_plugins.folder_plugins.routes import PluginList
-from svc_host.plugins import STATE_FILE
+from builtin_plugins.folder_plugins.supervisor import LINE_MAX, OUTPUT_BYTES_PER_MINUTE
+from svc_host.live_state import STATE_FILE
 from tests.folder_plugins.sidecars import (
     GARBAGE,
     HANGS_ON_COLLECT,
@@ -215,20 +218,33 @@ def test_a_folder_with_a_template_outside_it_or_an_invalid_template_is_refused(t
     assert rows["shows"]["sidecar"] is None
 
 
-def test_a_sidecar_printing_as_fast_as_it_can_gets_a_bounded_log_and_a_count_of_the_rest(tmp_path, start_server):
-    """200,000 lines at once: at most the burst and the rate's share of them reach the display's
-    log, each of the others is counted in a "not logged" line (docs/folder-plugins.md)."""
+@pytest.mark.parametrize(("text", "repeat", "count"), [("spam", 1, 200_000), ("x", 9000, 300)], ids=["short", "long"])
+def test_a_sidecar_printing_as_fast_as_it_can_gets_a_log_bounded_in_bytes_and_a_count_of_the_rest(
+        tmp_path, start_server, text, repeat, count):
+    """A flood at once, of short lines or of lines longer than LINE_MAX (logged in pieces): at
+    most a minute's budget of bytes, and the budget's share of the time it took, reaches the
+    display's log; every other byte is counted in a "dropped N bytes" line (docs/folder-plugins.md).
+    Before, the bound was in lines, and 9000-byte lines made 10 MB of log a minute."""
     root = tmp_path / "plugins"
-    lines = 200_000
-    write_plugin(root, "chatty", sidecar("chatty", [
-        "sh", "-c", f"yes spam | head -n {lines}; exec sleep 600 >/dev/null 2>&1"]))
+    line = text * repeat
+    total = (len(line) + 1) * count
+    write_plugin(root, "chatty", sidecar("chatty", [sys.executable, "-c", (
+        f"import sys, time; sys.stdout.write(({text!r} * {repeat} + '\\n') * {count}); sys.stdout.flush(); "
+        "time.sleep(600)")]))
+    began = time.monotonic()
     server = start_server({"SVC_DISPLAY_PLUGINS_DIR": str(root), "SVC_DISPLAY_PLUGIN_START_TIMEOUT_SECONDS": "600"})
-    pattern = re.compile(r"plugin chatty: (\d+) lines of sidecar output not logged \(more than 20 a second\)")
+    budget = OUTPUT_BYTES_PER_MINUTE
+    pattern = re.compile(rf"plugin chatty: dropped (\d+) bytes of sidecar output \(more than {budget} bytes a minute\)")
+    last_piece = len(line) % LINE_MAX or LINE_MAX
 
     def accounted() -> int | None:
         log = server.log
-        logged = len(re.findall(r"plugin chatty: spam$", log, flags=re.M))
-        return logged if logged + sum(int(n) for n in pattern.findall(log)) == lines else None
+        pieces = re.findall(r"plugin chatty: (x+|spam)$", log, flags=re.M)
+        logged = sum(len(piece) + (len(piece) == last_piece) for piece in pieces)
+        return logged if logged + sum(int(n) for n in pattern.findall(log)) == total else None
 
-    logged = wait_for(accounted, timeout=60, what="every line logged or counted")
-    assert 0 < logged <= 1000, logged
+    logged = wait_for(accounted, timeout=120, what="every byte logged or counted")
+    took = time.monotonic() - began
+    log_bytes = sum(len(row) + 1 for row in re.findall(r"^.* plugin chatty: (?:x+|spam)$", server.log, flags=re.M))
+    assert 0 < logged < log_bytes <= budget + budget / 60 * took, (logged, log_bytes, took)
+    assert logged < total / 10

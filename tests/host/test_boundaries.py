@@ -4,11 +4,14 @@ Every package under ``builtin_plugins/`` is a plugin (an entry point: no shared 
 package) and may import the contract (``hookspecs``), the host (``svc_host``) and itself;
 any other builtin package it imports must be listed in its ``REQUIRES`` tuple (read from the
 source, nothing imported), the declarations must name real packages and form no cycle, and
-nothing under ``builtin_plugins/``, ``svc_display/`` or ``examples/`` imports the test suite;
+nothing under ``builtin_plugins/``, ``svc_display/`` or ``examples/`` imports the test suite
+and no test module imports another;
 ``svc_display/`` (the plugin authors' kit) and ``examples/`` import no builtin plugin at all.
 """
 import ast
+import functools
 import json
+import sys
 import tomllib
 from pathlib import Path
 
@@ -96,6 +99,11 @@ KNOWN_HOST_ENTITIES: dict[tuple[str, str], str] = {}
 
 def entity_owners() -> dict[str, str]:
     """Entity name -> the builtin package defining it (``class Name(db.Entity)``)."""
+    return dict(_entity_owners())
+
+
+@functools.cache  # every file of builtin_plugins parsed once per run, not once per test (0.4 s of CPU each)
+def _entity_owners() -> dict[str, str]:
     owners = {}
     for path in BUILTINS.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
@@ -283,10 +291,48 @@ def test_the_authors_kit_and_the_example_use_only_the_contract_and_the_host(fold
     assert imports_in(folder, "builtin_plugins") == []
 
 
+def imports_naming_test_modules(path: Path, root: Path) -> list[str]:
+    """file:line of every import in ``path`` that names a test module (``tests.x.test_y``, or
+    ``test_y`` taken from ``tests.x``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            modules = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        else:
+            continue
+        if any(module.split(".")[0] == "tests" and module.split(".")[-1].startswith("test_") for module in modules):
+            found.append(f"{path.relative_to(root)}:{node.lineno}")
+    return found
+
+
+def imports_of_test_modules(root: Path) -> list[str]:
+    return [place for folder in ("tests", "benchmarks") for path in sorted((root / folder).rglob("*.py"))
+            for place in imports_naming_test_modules(path, root)]
+
+
+def test_no_test_module_imports_another():
+    """Tests import the test kit (svc_display.testing) and helper modules (tests/raw_http.py,
+    a folder's own such as tests/display/canvas.py), never a test module: a helper two modules
+    share lives in a helper module. Benchmarks likewise."""
+    assert imports_of_test_modules(REPO) == []
+
+
+def test_a_test_importing_a_test_module_is_found(tmp_path):
+    folder = tmp_path / "tests" / "seeded"
+    folder.mkdir(parents=True)
+    (folder / "helpers.py").write_text("def shared():\n    pass\n")
+    (folder / "test_ok.py").write_text("from tests.seeded.helpers import shared\nfrom tests import REPO\n")
+    (folder / "test_bad.py").write_text("import os\nfrom tests.other.test_x import helper\n"
+                                        "import tests.other.test_y\n"
+                                        "def test_late():\n    from tests.seeded import test_ok\n")
+    assert imports_of_test_modules(tmp_path) == [
+        "tests/seeded/test_bad.py:2", "tests/seeded/test_bad.py:3", "tests/seeded/test_bad.py:5"]
+
+
 # (file, imported package) still to be replaced, each with why.
-KNOWN_HOST_IMPORTS = {
-    ("svc_host/cli.py", "svc_display"): "the new-plugin command's scaffold lives in the authors' kit",
-}
+KNOWN_HOST_IMPORTS: dict[tuple[str, str], str] = {}  # none left: the scaffold moved into the host
 
 
 @pytest.mark.parametrize("folder, forbidden", [("svc_controller", "builtin_plugins"), ("svc_host", "builtin_plugins"),
@@ -334,3 +380,78 @@ def test_a_third_party_plugin_whose_requirement_is_missing_is_skipped(tmp_path, 
     needy = [line for line in out.stdout.splitlines() if line.startswith("needy ")]
     assert len(needy) == 1 and " failed " in needy[0] and "requires 'clients'" in needy[0]
     assert "skipping plugin 'needy': requires 'clients', which is disabled" in out.stderr
+
+
+# The public host kit: the one host package a plugin (builtin or third party) may import, besides
+# the contract (hookspecs). docs/hooks.md, "The public host kit", names each of its modules.
+PUBLIC_HOST_KIT = "svc_host.kit"
+# (importing folder, host module) of host-side builtins that reach into the host itself, each with why.
+KNOWN_HOST_INTERNALS = {
+    ("maintenance", "svc_host"): "the backup archive records the host's version",
+    ("maintenance", "svc_host.backup_archive.format"): "backup and restore are the host's archive format",
+    ("maintenance", "svc_host.backup_archive.reader"): "a restore reads the archive with the host's one checker",
+    ("maintenance", "svc_host.backup_archive.database"): "a restore compares the archive's schema with the live one",
+    ("maintenance", "svc_host.http.core_routes"): "an upgrade names the platform the way the health route does",
+    ("maintenance", "svc_host.plugins"): "a restore checks the archive against the plugins it would load",
+    ("maintenance", "svc_host.registries"): "a restore checks the archive against the plugins it would load",
+    ("permissions_doc", "svc_host.plugins"): "the permissions document lists every plugin's routes",
+    ("permissions_doc", "svc_host.registries"): "the permissions document lists every plugin's routes",
+    ("permissions_doc", "svc_host.http.app"): "the permissions document lists every plugin's routes",
+    ("folder_plugins", "svc_host.live_state"): "the folder plugins' states go into the live-state file",
+}
+
+
+def host_imports(folder: str) -> list[tuple[str, str, str]]:
+    """(plugin folder, host module, file:line) of every host import under ``folder``."""
+    found = []
+    for path in sorted((REPO / folder).rglob("*.py")):
+        parts = path.relative_to(REPO / folder).parts
+        if {"build", "dist"} & set(parts):  # pip's copies of an example it built (not the source)
+            continue
+        owner = parts[0]
+        for line, module in imported_modules(path):
+            if module == "svc_host" or module.startswith("svc_host."):
+                found.append((owner, module, f"{path.relative_to(REPO)}:{line}"))
+    return found
+
+
+def in_kit(module: str) -> bool:
+    return module == PUBLIC_HOST_KIT or module.startswith(PUBLIC_HOST_KIT + ".")
+
+
+@pytest.mark.parametrize("folder", ["builtin_plugins", "examples"])
+def test_plugins_import_only_the_public_host_kit(folder):
+    """A builtin or the third-party example imports the contract and the public host kit; any
+    other host module is the host's own business (it may change), except the few host-side
+    builtins listed with why."""
+    outside = [(owner, module, place) for owner, module, place in host_imports(folder)
+               if not in_kit(module) and (owner, module.removesuffix(".__version__")) not in KNOWN_HOST_INTERNALS]
+    assert outside == [], f"{folder} imports host modules outside the public host kit: {outside}"
+
+
+def test_the_known_host_internals_are_still_used():
+    used = {(owner, module.removesuffix(".__version__")) for owner, module, _place in host_imports("builtin_plugins")}
+    assert set(KNOWN_HOST_INTERNALS) <= used, set(KNOWN_HOST_INTERNALS) - used
+
+
+def test_the_public_host_kit_is_documented():
+    text = (REPO / "docs" / "hooks.md").read_text()
+    section = text[text.index("### The public host kit"):]
+    kit = REPO / "svc_host" / "kit"
+    modules = sorted(path.stem if path.is_file() else path.name for path in kit.iterdir()
+                     if path.suffix == ".py" and path.stem != "__init__" or (path / "__init__.py").is_file())
+    assert modules
+    for module in modules:
+        assert f"`{PUBLIC_HOST_KIT}.{module}`" in section, module
+
+
+def test_a_plugin_importing_a_host_internal_is_found(tmp_path, monkeypatch):
+    plugin = tmp_path / "builtin_plugins" / "sneaky"
+    plugin.mkdir(parents=True)
+    (plugin / "__init__.py").write_text("from svc_host.host import build_host\nfrom svc_host.kit.rest import x\n"
+                                        "from svc_host.rest.rows import y\nfrom svc_host import kit\n"
+                                        "import svc_host.kitchen\n")
+    monkeypatch.setattr(sys.modules[__name__], "REPO", tmp_path)
+    assert [(m, p) for _o, m, p in host_imports("builtin_plugins") if not in_kit(m)] == \
+        [("svc_host.host", "builtin_plugins/sneaky/__init__.py:1"), ("svc_host.rest.rows", "builtin_plugins/sneaky/__init__.py:3"),
+         ("svc_host", "builtin_plugins/sneaky/__init__.py:4"), ("svc_host.kitchen", "builtin_plugins/sneaky/__init__.py:5")]

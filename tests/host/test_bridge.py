@@ -17,9 +17,9 @@ import pytest
 import requests
 
 from svc_host.http.bridge import BUFFERED_RESPONSE, WsgiBridge
-from svc_host.http.connection import BodyRules, CompleteRequests, ConnectionLimits
-from svc_host.server import run_uvicorn
-from svc_display.testing import free_port
+from svc_host.http.connection.bodies import BodyRules, CompleteRequests
+from svc_host.http.connection.limits import ConnectionLimits
+from svc_host.server import listening_socket, run_uvicorn
 from hookspecs.services import HTTP_SERVER_STOP
 
 LARGE = 5 * BUFFERED_RESPONSE + 12345
@@ -80,9 +80,10 @@ def served():
     asgi = CompleteRequests(WsgiBridge(app, workers=4), rules=BodyRules(16 * 1024 * 1024), body_timeout=10,
                             max_pending_per_address=8)
     services: dict = {}
-    port = free_port()
+    sock = listening_socket("127.0.0.1")  # listening already: no port guessed
+    port = sock.getsockname()[1]
     thread = threading.Thread(target=run_uvicorn, args=(asgi, "127.0.0.1", port, None, services),
-                              kwargs={"limits": ConnectionLimits(64, 256)}, daemon=True)
+                              kwargs={"limits": ConnectionLimits(64, 256), "sock": sock}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 15
     while True:

@@ -11,7 +11,6 @@ from pathlib import Path
 import requests
 
 from svc_host.tls import first_non_loopback_ipv4, local_ipv4_addresses
-from svc_display.testing import free_port
 from tests import REPO
 
 
@@ -34,35 +33,33 @@ def test_first_non_loopback_ipv4_is_a_local_address():
 
 
 def test_make_run_serves_health_over_https(tmp_path):
-    """``make run`` serves health over HTTPS. A port from ``free_port()`` can be taken by another
-    process before the server binds it (the server then exits, as it should): start again on
-    another port then, as ``ServerProcess`` does, so the test does not depend on that race."""
+    """``make run`` serves health over HTTPS. On port 0 (the OS chooses; the server names it in
+    ``<data dir>/http-port``), as the kit's servers do: a guessed free port could be taken by
+    another process before the server binds it."""
     data = tmp_path / "data"
     health = None
-    for _attempt in range(3):
-        port = free_port()
-        env = {**os.environ, "SVC_DISPLAY_DATA_DIR": str(data), "SVC_DISPLAY_HTTP_PORT": str(port),
-               "SVC_DISPLAY_HEADLESS": "1", "MAKEFLAGS": ""}
-        log = open(tmp_path / "make-run.log", "wb")
-        process = subprocess.Popen(["make", "-s", "run"], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
-        try:
-            deadline = time.monotonic() + 120
-            while time.monotonic() < deadline and health is None and process.poll() is None:
-                try:
-                    health = requests.get(f"https://127.0.0.1:{port}/v1/health", timeout=2,
-                                          verify=str(data / "tls" / "display-cert.pem"),
-                                          headers={"Connection": "close"})
-                except (requests.ConnectionError, requests.Timeout, OSError):
-                    time.sleep(0.2)
-        finally:
+    env = {**os.environ, "SVC_DISPLAY_DATA_DIR": str(data), "SVC_DISPLAY_HTTP_PORT": "0",
+           "SVC_DISPLAY_HEADLESS": "1", "MAKEFLAGS": ""}
+    log = open(tmp_path / "make-run.log", "wb")
+    process = subprocess.Popen(["make", "-s", "run"], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
+                               start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and health is None and process.poll() is None:
             try:
-                os.killpg(process.pid, signal.SIGTERM)
-            except ProcessLookupError:  # make and its server exited already (a port taken, say)
-                pass
-            process.wait(30)
-        if health is not None or "address already in use" not in (tmp_path / "make-run.log").read_text():
-            break
+                port = int((data / "http-port").read_text())
+                health = requests.get(f"https://127.0.0.1:{port}/v1/health", timeout=2,
+                                      verify=str(data / "tls" / "display-cert.pem"),
+                                      headers={"Connection": "close"})
+            except (requests.ConnectionError, requests.Timeout, OSError, ValueError):
+                time.sleep(0.2)
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+        except ProcessLookupError:  # make and its server exited already
+            pass
+        process.wait(30)
+        log.close()
     assert health is not None and health.status_code == 200, (tmp_path / "make-run.log").read_text()
     assert health.json()["status"] == "ok"
     assert (data / "svc_display.sqlite3").exists()
@@ -174,3 +171,63 @@ def test_make_rebuilds_a_half_built_venv_and_installs_runtime_then_test_deps(tmp
     installs = [c for c in log.read_text().splitlines() if "pip install" in c and "-e" in c]
     assert len(installs) == 2 and installs[1].rstrip().endswith("-e .[dev]"), installs
     assert not any("-m venv" in c for c in log.read_text().splitlines()[len(calls):])  # the complete venv is kept
+
+
+def test_a_port_in_use_stops_the_start_with_one_line_before_anything_is_made(tmp_path):
+    """Before: uvicorn's raw ``[Errno 98]`` after a full start, a certificate generated first."""
+    import socket
+
+    data = tmp_path / "data"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        out = subprocess.run([sys.executable, "-m", "svc_host", "serve"], capture_output=True, text=True, timeout=60,
+                             env={"PATH": "/usr/bin:/bin", "SVC_DISPLAY_DATA_DIR": str(data),
+                                  "SVC_DISPLAY_HEADLESS": "1", "SVC_DISPLAY_HTTP_BIND_IP": "127.0.0.1",
+                                  "SVC_DISPLAY_HTTP_PORT": str(port)})
+    assert out.returncode == 3
+    assert out.stderr.splitlines() == [
+        f"svc-display: port {port} on 127.0.0.1 is in use by another program (another instance running?): "
+        "stop that program, or set SVC_DISPLAY_HTTP_PORT to a free port"]
+    assert not (data / "tls").exists() and not (data / "svc_display.sqlite3").exists()
+
+
+def test_a_misspelt_variable_gets_one_warning_naming_the_closest_known_one(tmp_path):
+    """Before: SVC_DISPLAY_HTTP_PROT was silently ignored. Known variables, the test kit's and the
+    other program's are not warned about; a plugin's declared variable is known."""
+    out = _cli("migrate", env={"SVC_DISPLAY_DATA_DIR": str(tmp_path), "SVC_DISPLAY_HTTP_PROT": "9000",
+                               "SVC_DISPLAY_HTTP_PORT": "9001", "SVC_DISPLAY_LIVE_PREVIEW_FPS": "2",
+                               "SVC_DISPLAY_WINDOW_SIZE": "800x600", "SVC_DISPLAY_FROBNICATE": "1",
+                               "SVC_TEST_BACKENDS": "sqlite", "SVC_REQUIRE_PG": "1", "SVC_CONTROLLER_PORT": "1"})
+    assert out.returncode == 0, out.stderr
+    warnings = [line.partition(" svc_host: ")[2] for line in out.stderr.splitlines() if " WARNING " in line]
+    assert warnings == ["SVC_DISPLAY_FROBNICATE is not a variable svc-display reads: ignored",
+                        "SVC_DISPLAY_HTTP_PROT is not a variable svc-display reads: ignored; "
+                        "did you mean SVC_DISPLAY_HTTP_PORT?"], out.stderr
+
+
+def test_serve_help_and_the_docs_list_the_same_variables_and_every_one_read(env):
+    """``serve --help`` and the docs list every variable read, the canvas's SVC_DISPLAY_WINDOW_SIZE,
+    _MAX_FPS and _MULTISAMPLES among them (read once, by svc_host/config.py: the runtime takes them
+    from the host's settings)."""
+    import re
+
+    out = _cli("serve", "--help", env=env)
+    assert out.returncode == 0, out.stderr
+    helped = set(re.findall(r"^  (SVC_[A-Z0-9_]+) \[", out.stdout, re.M))
+    docs = (REPO / "docs" / "configuration.md").read_text()
+    table = docs.partition("<!-- environment: generated")[2].partition("<!-- /environment -->")[0]
+    documented = set(re.findall(r"^\| `(SVC_[A-Z0-9_]+)` \|", table, re.M))
+    assert helped == documented, helped ^ documented
+    read = set()
+    for folder in ("svc_host", "builtin_plugins", "hookspecs"):
+        for path in (REPO / folder).rglob("*.py"):
+            read |= set(re.findall(r"""environ(?:\.get\(|\[)\s*["'](SVC_DISPLAY_[A-Z0-9_]+)["']""", path.read_text()))
+    from svc_host.config import DEPRECATED_KEY_VARIABLES, SIDECAR_VARIABLES
+
+    assert {"SVC_DISPLAY_WINDOW_SIZE", "SVC_DISPLAY_MAX_FPS", "SVC_DISPLAY_MULTISAMPLES"} <= helped
+    canvas = (REPO / "svc_host" / "display" / "runtime.py").read_text()
+    assert not re.findall(r"""environ(?:\.get\(|\[)\s*["'](SVC_DISPLAY_[A-Z0-9_]+)["']""", canvas), \
+        "the runtime takes the canvas's settings from the host's (svc_host/config.py reads them)"
+    assert read - set(DEPRECATED_KEY_VARIABLES) - set(SIDECAR_VARIABLES) <= helped, read - helped

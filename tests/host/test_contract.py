@@ -15,9 +15,12 @@ import pytest
 
 import hookspecs
 from hookspecs import ScreenType, hookimpl
-from hookspecs import collect, content, formatting, render, services
+from hookspecs import collect, content, render, services
 from hookspecs import host as host_contract
-from svc_host.plugins import PluginError, build_registries, load_plugins, resolve_renderers
+from svc_host.plugins import PluginError, load_plugins
+from svc_host.registries import build_registries, resolve_renderers
+from svc_host.kit import formatting
+from svc_host.kit import services as kit_services
 from hookspecs.services import SETTINGS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -71,13 +74,19 @@ def test_every_service_key_and_formatter_is_documented():
             assert f"`{name}(" in DOCS, f"formatter {name} is not documented"
 
 
+
+def test_the_kit_writes_every_time_preset_the_contract_names():
+    from hookspecs.schema import TIME_FORMAT_PRESET
+
+    assert list(formatting.TIME_PRESETS) == TIME_FORMAT_PRESET["enum"]
+
 def test_render_context_and_ticker_content_are_documented():
     for name in ("### RenderContext", "### TickerContent", "### Theme", "module:attr"):
         assert name in DOCS
 
 
 def test_old_places_import_the_contract_instead_of_defining_it():
-    from hookspecs import collecting
+    from svc_host.kit import collecting
     from builtin_plugins.integrations import engine
 
     assert collecting.CollectorError is collect.CollectorError
@@ -105,7 +114,7 @@ def test_require_names_the_missing_service_and_its_owner():
 
     with pytest.raises(LookupError, match="'overlays'.*'overlays' plugin"):
         services.require(Bare(), services.OVERLAYS)
-    assert services.display_zone(Bare()).key == "UTC"
+    assert kit_services.display_zone(Bare()).key == "UTC"
 
 
 # -- renderers given with their type ------------------------------------------------------------
@@ -178,7 +187,7 @@ def test_headless_startup_imports_no_renderer_module(tmp_path):
             f"h = build_host(load_settings({{'SVC_DISPLAY_DATA_DIR': {str(tmp_path)!r}, 'SVC_DISPLAY_HEADLESS': '1'}}),"
             " with_routes=False)\n"
             "print(sorted(m for m in sys.modules if m.startswith('kivy') or m.endswith('.display')\n"
-            "             or m == 'svc_host.display.widgets'))\n"
+            "             or m == 'svc_host.kit.display.ui'))\n"
             "h.close()\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO)
     assert out.returncode == 0, out.stderr

@@ -1,4 +1,4 @@
-"""CorkedTransport (svc_host/http/connection.py): one tick's writes leave in one write of the
+"""CorkedTransport (svc_host/http/connection/protocol.py): one tick's writes leave in one write of the
 real transport, in order; a close writes what is held first; an abort drops it. On a real
 event loop with a real socket pair (asyncio and uvloop)."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import socket
 import pytest
 import uvloop
 
-from svc_host.http.connection import CorkedTransport
+from svc_host.http.connection.protocol import CorkedTransport
 
 
 class Counting:

@@ -4,7 +4,8 @@ import threading
 import pytest
 from pony import orm
 
-from hookspecs.services import EVENTS, publish
+from hookspecs.services import EVENTS
+from svc_host.kit.services import publish
 from svc_host.events import ChangeBus
 
 

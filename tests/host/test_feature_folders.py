@@ -38,6 +38,7 @@ LAYOUT = {
                     lists={"jokes", "trivia", "quotes", "joke-categories", "trivia-categories"},
                     entities={"Joke", "TriviaQuestion", "Quote", "JokeCategory", "TriviaCategory"},
                     route="/v1/curator/manual/jokes"),
+    "menu_board": dict(screens={"menu_board"}, integrations={"menu_board_csv"}, entities={"MenuBoardItem"}),
     "tasks": dict(screens={"task_board"}, integrations={"tasks_trello"}, lists={"tasks"}, entities={"Task"}),
     "home_assistant": dict(integrations={"home_assistant"}),
     "clock": dict(screens={"clock"}, overlays={"digital_clock", "analog_clock"}, tickers={"time"}),

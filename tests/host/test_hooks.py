@@ -15,6 +15,7 @@ from pony import orm
 
 import hookspecs
 from hookspecs import (
+    CLOCK_HEADER,
     ContentList,
     CuratorPredicate,
     FeedKind,
@@ -31,9 +32,10 @@ from hookspecs import (
     hookimpl,
 )
 from hookspecs.services import ServiceKey
-from svc_host.auth import Principal
+from hookspecs.permissions import Principal
+from svc_host.plugins import PluginError
 from svc_host.server import create_websocket_app
-from svc_display.testing import issue_key
+from svc_display.testing import FixedClock, issue_key
 from svc_display.testing.clients import ApiClient as Api
 
 REPO = Path(__file__).resolve().parents[2]
@@ -328,7 +330,7 @@ class CornerLayer:
 
 def test_hook_register_display_layers(make_host, caplog):
     from svc_host.display.compositor import Compositor
-    from svc_host.plugins import resolve_layers
+    from svc_host.registries import resolve_layers
 
     spec = LayerSpec("corner", 250, CornerLayer, topics=("settings",))
     host = make_host(plugins=[("layered", _types_plugin("register_display_layers", spec))])
@@ -469,3 +471,65 @@ def test_hook_register_content_lists(make_host, caplog):
     host = make_host(plugins=[("sneaky", FactsPlugin(entity="Joke"))])
     assert "facts" not in host.registries.content_lists and "sneaky" not in host.plugins.info
     assert any("'sneaky'" in r.getMessage() and "entity 'Joke'" in r.getMessage() for r in caplog.records)
+
+
+class Ordered:
+    """A plugin that records its startup and shutdown in a shared list."""
+
+    def __init__(self, name, log, **marks):
+        self.name, self.log = name, log
+        startup = hookimpl(**marks)(lambda host: log.append(("startup", name)))
+        self.startup = startup
+
+    @hookimpl
+    def shutdown(self, host):
+        self.log.append(("shutdown", self.name))
+
+
+def test_shutdown_runs_in_the_reverse_of_the_start_order(make_host):
+    """The plugin that started last stops first: one that started after another may use what that
+    one published until it stops. Registered in the other order, so pluggy's own order for
+    ``shutdown`` (the last registered first, no marks) would stop ``first`` first."""
+    log: list = []
+    host = make_host(plugins=[("last", Ordered("last", log, trylast=True)), ("middle", Ordered("middle", log)),
+                              ("first", Ordered("first", log, tryfirst=True))])
+    started = [name for step, name in log if step == "startup"]
+    assert started == ["first", "middle", "last"]
+    host.close()
+    assert [name for step, name in log if step == "shutdown"] == ["last", "middle", "first"]
+
+
+class Wrapping:
+    @hookimpl(wrapper=True)
+    def startup(self, host):
+        yield
+
+
+class OldStyleWrapping:
+    @hookimpl(hookwrapper=True)
+    def shutdown(self, host):
+        yield
+
+
+@pytest.mark.parametrize("plugin, hook", [(Wrapping(), "startup"), (OldStyleWrapping(), "shutdown")])
+def test_a_wrapper_implementation_is_refused_at_load_naming_the_plugin(make_host, caplog, plugin, hook):
+    """A wrapper's body would never run (each implementation is called on its own): a third-party
+    plugin with one is skipped with a log line naming it and the hook; a builtin stops startup."""
+    with caplog.at_level(logging.ERROR):
+        host = make_host(plugins=[("wrapping", plugin)])
+    try:
+        assert "wrapping" not in host.plugins.info
+        assert any(r.getMessage().startswith("skipping plugin 'wrapping': implements ['%s'] as a wrapper" % hook)
+                   for r in caplog.records), [r.getMessage() for r in caplog.records]
+    finally:
+        host.close()
+    with pytest.raises(PluginError, match=r"plugin 'wrapping': implements \['%s'\] as a wrapper" % hook):
+        make_host(plugins=[("wrapping", plugin, "builtin")])
+
+
+def test_health_sends_the_displays_clock_in_milliseconds(host):
+    """A controller reads the display's clock offset from X-Svc-Clock-Ms to the millisecond (the
+    Date header has whole seconds): the header is the host's clock as the answer is made."""
+    host.clock = FixedClock(1_796_558_400_123)
+    answer = Api(host).get("/v1/health")
+    assert answer.status_code == 200 and answer.headers[CLOCK_HEADER] == "1796558400123"

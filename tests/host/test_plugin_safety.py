@@ -5,10 +5,6 @@ Throwaway plugins are small classes handed to the host in a fixture (datasette's
 the entry-point cases install a real distribution folder on PYTHONPATH.
 """
 import logging
-import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -20,28 +16,12 @@ from svc_display.testing.clients import ApiClient
 from svc_host.config import load_settings
 from svc_host.plugins import PluginError, PluginHost, load_plugins
 from svc_host.schema import add_column, column_exists
+from tests.distributions import run_cli, write_distribution
 
 pytestmark = pytest.mark.svc_display_storage
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}}
-
-
-def write_distribution(folder: Path, name: str, source: str) -> str:
-    """A third-party distribution with one ``svc_display.plugins`` entry point; returns the folder."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{name}_plugin.py").write_text(textwrap.dedent(source))
-    dist = folder / f"svc_display_{name}-1.0.dist-info"
-    dist.mkdir(exist_ok=True)
-    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: svc-display-{name}\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text(f"[svc_display.plugins]\n{name} = {name}_plugin\n")
-    return str(folder)
-
-
-def run_cli(env: dict, pythonpath: str, *args: str) -> subprocess.CompletedProcess:
-    full = {**os.environ, **env, "PYTHONPATH": os.pathsep.join([pythonpath, str(REPO)])}
-    return subprocess.run([sys.executable, "-m", "svc_host", *args], env=full, capture_output=True, text=True,
-                          timeout=120)
 
 
 MISSPELLED = """

@@ -10,7 +10,7 @@ from hookspecs import Setting, hookimpl
 from svc_host.config import ConfigError, declared_settings, environment_markdown, load_settings, \
     read_plugin_settings
 from svc_host.plugins import load_plugins
-from tests.host.test_plugin_safety import run_cli, write_distribution
+from tests.distributions import run_cli, write_distribution
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -7,7 +7,8 @@ import sys
 import pytest
 
 from hookspecs import OverlayType, ScreenType, hookimpl
-from svc_host.plugins import PluginError, build_registries, load_plugins
+from svc_host.plugins import PluginError, load_plugins
+from svc_host.registries import build_registries
 
 
 def _screen(type_id="banner", schema=None, example=None):

@@ -9,23 +9,12 @@ import stat
 
 import pytest
 
+from tests.private_files import loose_modes
+
 pytestmark = pytest.mark.slow
 
 PNG_1x1 = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
-
-
-def loose_modes(data_dir) -> tuple[int, list[tuple[str, str]]]:
-    """(how many files are under ``data_dir``, every file or folder others may read or enter)."""
-    files = 0
-    loose = []
-    for root, folders, names in os.walk(data_dir):
-        files += len(names)
-        for name in folders + names:
-            mode = stat.S_IMODE(os.stat(os.path.join(root, name)).st_mode)
-            if mode & 0o077:
-                loose.append((os.path.join(root, name), oct(mode)))
-    return files, loose
 
 
 def test_every_file_in_the_data_dir_is_private(start_server, backend):

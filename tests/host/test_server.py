@@ -1,5 +1,6 @@
 """The real server process: TLS by default, certificate lifecycle, plain HTTP, waitress, SIGTERM."""
 import datetime as dt
+import errno
 import hashlib
 import ipaddress
 import signal
@@ -17,6 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from svc_display.testing import ServerProcess
+from svc_display.testing.waiting import ProcessExited
 from svc_host.config import load_settings
 from svc_host.tls import ensure_certificate, generate_self_signed, local_ipv4_addresses
 
@@ -188,26 +190,55 @@ def test_sigterm_drops_an_idle_tls_connection_whose_client_never_answers_the_clo
         raw.close()
 
 
-def test_a_taken_port_is_not_announced_and_the_test_server_moves_to_another(env):
-    """Between ``free_port`` and the server's bind another process can take the port (loopback
-    clients draw their local ports from the same range): the server must not claim to listen
-    there, must exit with 3, and the test helper (and the REST benchmark) start it on another."""
-    server = ServerProcess(env)
-    taken = server.port
+def test_a_taken_port_is_not_announced_and_a_test_server_reads_back_the_port_it_bound(env):
+    """A server given a port another process holds (a fixed port: the point here) must not claim
+    to listen there and exits with 3. The kit's servers are given none: they bind port 0 and
+    the kit reads back the port the OS chose (``<data dir>/http-port``, removed at the stop), the
+    one the "listening on" line names, so no port is guessed and none can be taken first."""
     with socket.socket() as holder:
-        holder.bind(("127.0.0.1", taken))
+        holder.bind(("127.0.0.1", 0))
         holder.listen()
+        taken = holder.getsockname()[1]
+        refused = ServerProcess({**env, "SVC_DISPLAY_HTTP_PORT": str(taken)})
+        with pytest.raises(ProcessExited) as exited:
+            refused.start(timeout=60)
+        assert exited.value.returncode == 3
+        assert any(line in refused.stderr for line in ServerProcess.PORT_TAKEN)
+        assert "listening on" not in refused.stderr
+        server = ServerProcess(env)
         try:
             server.start(timeout=60)
-            assert server.port != taken
+            assert server.port not in (0, taken)
             assert server.get("/v1/health").status_code == 200
-            refused = (server.data_dir.parent / f"server-{taken}.log").read_text()
-            assert "address already in use" in refused
-            assert "listening on" not in refused
             (line,) = [line for line in server.log.splitlines() if "listening on" in line]
             assert f"https://127.0.0.1:{server.port}" in line
+            assert (server.data_dir / "http-port").read_text().strip() == str(server.port)
         finally:
-            server.stop()
+            assert server.stop() == 0
+        assert not (server.data_dir / "http-port").exists()
+
+
+def test_a_port_the_os_chose_cannot_be_bound_by_another_program_before_the_server_answers(tmp_path):
+    """The port a server asked for port 0 gets is listened on from the moment it is bound. A
+    socket only bound left it open to another program's ``SO_REUSEADDR`` bind (uvicorn binds
+    so, and a test that guessed a free port binds what the OS just handed out) until uvicorn
+    listened: both then held the port, and a CI run's server had its health requests answered
+    by the other one for 30 s. This bind succeeded before the fix."""
+    from svc_host.server import forget_port, listen_on_any_port
+
+    sock = listen_on_any_port("127.0.0.1", tmp_path)  # (listening_socket's, with the port file)
+    port = sock.getsockname()[1]
+    try:
+        assert (tmp_path / "http-port").read_text().strip() == str(port)
+        with socket.socket() as other:
+            other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            with pytest.raises(OSError) as taken:
+                other.bind(("127.0.0.1", port))
+            assert taken.value.errno == errno.EADDRINUSE
+    finally:
+        forget_port(tmp_path, sock, port)
+        sock.close()
+    assert not (tmp_path / "http-port").exists()
 
 
 def test_health_fields_come_from_their_owning_plugins(start_server, tmp_path):

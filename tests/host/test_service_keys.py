@@ -221,6 +221,7 @@ def test_the_host_satisfies_the_host_protocol(host):
     assert isinstance(host, hookspecs.host.Host)
     assert isinstance(host.services, ServiceRegistry)
     assert isinstance(host.clock, hookspecs.host.Clock)
+    assert isinstance(host.settings, hookspecs.host.HostSettings)  # what prepare_storage receives too
 
     class Partial:
         services = {}

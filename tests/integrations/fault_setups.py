@@ -170,3 +170,6 @@ def _webdav(type_id: str) -> Callable[[Any, Any], None]:
 SETUPS.update({"photo_webdav": _webdav("photo_webdav"), "video_webdav": _webdav("video_webdav")})
 SETUPS["calendar_nutrislice"] = lambda host, upstream: configure(
     host, "calendar_nutrislice", baseUrl=upstream.url, district="fault", school="fault-school")
+SETUPS["menu_board_csv"] = lambda host, upstream: configure(
+    host, "menu_board_csv", csvUrl=upstream.url + "/menu.csv", board="main"
+)

@@ -11,7 +11,7 @@ from urllib.parse import parse_qs
 from pony import orm
 
 from svc_display.testing.clock import advance_clock
-from tests.integrations.upstream import Reply
+from tests.integrations.upstream import json_reply
 import pytest
 from hookspecs.services import INTEGRATIONS
 
@@ -21,10 +21,6 @@ CLIENT_ENV = {
     "SVC_DISPLAY_GOOGLE_CLIENT_ID": "google-public-client",
     "SVC_DISPLAY_MICROSOFT_CLIENT_ID": "microsoft-public-client",
 }
-
-
-def _json(status, payload):
-    return Reply(status, {"Content-Type": "application/json"}, json.dumps(payload).encode())
 
 
 def _id_token(email):
@@ -49,7 +45,7 @@ class FakeIdentityProvider:
     def device(self, request):
         form = parse_qs(request.body.decode())
         assert form["client_id"][0].endswith("public-client")
-        return _json(
+        return json_reply(
             200,
             {
                 "device_code": "DEVICE-SECRET-CODE",
@@ -66,15 +62,15 @@ class FakeIdentityProvider:
         if grant == "refresh_token":
             self.refreshes.append(form["refresh_token"][0])
             self.issued += 1
-            return _json(
+            return json_reply(
                 200, {"access_token": f"access-{self.issued}", "expires_in": 3600, "token_type": "Bearer"}
             )
         assert grant == "urn:ietf:params:oauth:grant-type:device_code"
         assert form["device_code"] == ["DEVICE-SECRET-CODE"]
         if not self.approved:
-            return _json(self.pending_status, {"error": "authorization_pending"})
+            return json_reply(self.pending_status, {"error": "authorization_pending"})
         self.issued += 1
-        return _json(
+        return json_reply(
             200,
             {
                 "access_token": f"access-{self.issued}",
@@ -105,7 +101,7 @@ def _google_api(upstream, seen):
     def calendar_list(request):
         seen.append(request.headers.get("Authorization"))
         if request.headers.get("Authorization", "").split(" ")[-1].startswith("access-"):
-            return _json(
+            return json_reply(
                 200,
                 {
                     "kind": "calendar#calendarList",
@@ -122,7 +118,7 @@ def _google_api(upstream, seen):
                     ],
                 },
             )
-        return _json(401, {"error": {"code": 401, "message": "Invalid Credentials"}})
+        return json_reply(401, {"error": {"code": 401, "message": "Invalid Credentials"}})
 
     now = datetime.now(timezone.utc).replace(microsecond=0)
     start = (now + timedelta(days=1)).isoformat().replace("+00:00", "Z")
@@ -133,7 +129,7 @@ def _google_api(upstream, seen):
         seen.append(request.headers.get("Authorization"))
         assert request.query["singleEvents"] == ["true"] and "timeMin" in request.query
         if "pageToken" not in request.query:
-            return _json(
+            return json_reply(
                 200,
                 {
                     "kind": "calendar#events",
@@ -157,7 +153,7 @@ def _google_api(upstream, seen):
                     ],
                 },
             )
-        return _json(
+        return json_reply(
             200,
             {
                 "kind": "calendar#events",
@@ -292,7 +288,7 @@ def test_microsoft_device_sign_in_and_calendar_view(make_host, api_for, upstream
         assert request.headers["Prefer"] == 'outlook.timezone="UTC"'
         assert request.headers["Authorization"] == "Bearer access-1"
         if request.query.get("page") == ["2"]:
-            return _json(
+            return json_reply(
                 200,
                 {
                     "value": [
@@ -307,7 +303,7 @@ def test_microsoft_device_sign_in_and_calendar_view(make_host, api_for, upstream
                     ]
                 },
             )
-        return _json(
+        return json_reply(
             200,
             {
                 "@odata.context": "x",

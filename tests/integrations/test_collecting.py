@@ -1,9 +1,9 @@
-"""The collecting kit's per-unit loop (hookspecs.collecting.each_unit), the one every
+"""The collecting kit's per-unit loop (svc_host.kit.collecting.each_unit), the one every
 collector with several units (feeds, locations, boards, calendars...) runs."""
 import pytest
 
 from hookspecs.collect import Cancelled, CollectorError, HttpFailure
-from hookspecs.collecting import SKIPPED, each_unit
+from svc_host.kit.collecting import SKIPPED, each_unit
 
 
 class Context:

@@ -154,13 +154,12 @@ def test_make_run_starts_the_display_again_after_a_restore(tmp_path):
     import signal
     import time
 
-    from svc_display.testing import free_port
-
     venv = os.path.dirname(os.path.dirname(sys.executable))
-    port = free_port()
-    env = {**os.environ, **server_env(tmp_path), "SVC_DISPLAY_HTTP_PORT": str(port),
+    # port 0: each start binds one the OS chooses and names it in <data dir>/http-port
+    env = {**os.environ, **server_env(tmp_path), "SVC_DISPLAY_HTTP_PORT": "0",
            "SVC_DISPLAY_HTTP_BIND_IP": "127.0.0.1"}
-    probe = ServerProcess({**server_env(tmp_path), "SVC_DISPLAY_HTTP_PORT": str(port)})
+    probe = ServerProcess(server_env(tmp_path))
+    port_file = probe.data_dir / ServerProcess.PORT_FILE
     log = open(tmp_path / "make-run.log", "wb")
     make = subprocess.Popen(["make", "-s", "-o", "install", "-C", str(REPO), "run", f"VENV={venv}"],
                             env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -170,9 +169,10 @@ def test_make_run_starts_the_display_again_after_a_restore(tmp_path):
         while time.monotonic() < deadline:
             assert make.poll() is None, (tmp_path / "make-run.log").read_text()
             try:
+                probe.url = f"https://127.0.0.1:{int(port_file.read_text())}"
                 if probe.get("/v1/health", timeout=1).status_code == 200:
                     return
-            except Exception:  # noqa: BLE001 - not up yet
+            except Exception:  # noqa: BLE001 - not up yet (no port file yet, or not answering)
                 pass
             time.sleep(0.2)
         raise AssertionError((tmp_path / "make-run.log").read_text())

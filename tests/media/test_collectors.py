@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pony import orm
 
-from tests.news.test_collectors import png_bytes
+from tests.content_media import png_bytes
 from hookspecs.services import INTEGRATIONS
 
 

@@ -9,7 +9,7 @@ import pytest
 from pony import orm
 
 from svc_display.testing.upstream import Reply
-from tests.news.test_collectors import png_bytes
+from tests.content_media import png_bytes
 from hookspecs.services import INTEGRATIONS
 
 pytestmark = pytest.mark.svc_display_storage

@@ -10,7 +10,7 @@ from svc_display.testing.clients import ApiClient as Api
 class ExtraTypes:
     @hookimpl
     def register_screen_types(self):
-        return [ScreenType("menu_board", "Menu board", {"type": "object", "properties": {"dish": {"type": "string"}},
+        return [ScreenType("specials_board", "Specials board", {"type": "object", "properties": {"dish": {"type": "string"}},
                                                          "additionalProperties": False}, {"dish": "Soup"})]
 
     @hookimpl
@@ -50,7 +50,7 @@ def test_config_schemas_includes_plugin_types_and_requires_accounts(make_host):
     _check_items(body["ticker_tape_types"], "ticker_type")
     _check_items(body["overlay_types"], "overlay_type")
     _check_items(body["integration_types"], "integration_type")
-    assert "menu_board" in [i["screen_type"] for i in body["screen_types"]]
+    assert "specials_board" in [i["screen_type"] for i in body["screen_types"]]
     acme = next(i for i in body["integration_types"] if i["integration_type"] == "tasks_acme")
     assert acme["requires_accounts"] is True and acme["family"] == "tasks"
     assert api.get("/v1/meta/screen-types").json["items"] == body["screen_types"]

@@ -3,31 +3,24 @@
 from __future__ import annotations
 
 import html
-import io
 import re
 from datetime import datetime, timezone
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from PIL import Image
 from pony import orm
 
-from hookspecs.collecting import plain_text
+from svc_host.kit.collecting import plain_text
 
 from svc_display.testing.clock import advance_clock
+from tests.content_media import png_bytes
 from tests.integrations.upstream import Reply
 from hookspecs.services import INTEGRATIONS, INTEGRATION_TELEMETRY
 
 
 def epoch_ms(*parts: int) -> int:
     return int(datetime(*parts, tzinfo=timezone.utc).timestamp() * 1000)
-
-
-def png_bytes(color: tuple[int, int, int] = (200, 30, 30)) -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (4, 3), color).save(buffer, "PNG")
-    return buffer.getvalue()
 
 
 def rss(base: str, items: int = 3, start: int = 0) -> str:
@@ -232,35 +225,28 @@ def test_relative_images_and_script_bodies(host, upstream):
     assert host.blobs.get(row["image_blob_key"]).path.read_bytes() == image
 
 
-def test_rss_titles_with_comparisons_are_stored_as_written(host, upstream):
-    body = f"""<?xml version="1.0"?><rss version="2.0"><channel><title>Maths</title><link>{upstream.url}/</link>
-    <description>d</description><item><title>3 &lt; 5 and 7 &gt; 2</title><link>{upstream.url}/story/1</link>
-    <guid>cmp-1</guid><description>x &lt;= y &amp;&amp; y &lt;3 z</description></item></channel></rss>"""
+# Comparisons, and plain text as feeds send it, "&" included: bare ampersands and legacy entity
+# names without ";" ("&not" is one: html.unescape turned "Fish&notes" into "Fish¬es").
+@pytest.mark.parametrize("title, description, stored_title, stored_summary", [
+    ("3 &lt; 5 and 7 &gt; 2", "x &lt;= y &amp;&amp; y &lt;3 z", "3 < 5 and 7 > 2", "x <= y && y <3 z"),
+    ("Fish&amp;notes from AT&amp;T", "&lt;p&gt;Fish &amp;amp; chips&amp;not&lt;/p&gt;", "Fish&notes from AT&T",
+     "Fish & chips&not"),
+])
+def test_rss_titles_with_comparisons_and_ampersands_are_stored_as_written(host, upstream, title, description,
+                                                                          stored_title, stored_summary):
+    body = f"""<?xml version="1.0"?><rss version="2.0"><channel><title>Feed</title><link>{upstream.url}/</link>
+    <description>d</description><item><title>{title}</title><link>{upstream.url}/story/1</link>
+    <guid>item-1</guid><description>{description}</description></item></channel></rss>"""
     upstream.reply("/feed.xml", body, "application/rss+xml")
-    add_feed(host, "cmp", upstream.url + "/feed.xml")
+    add_feed(host, "written", upstream.url + "/feed.xml")
     assert host.services[INTEGRATIONS].run_now("news_rss").status == "ok"
-    row = articles(host, "cmp")[0]
-    assert row["title"] == "3 < 5 and 7 > 2"
-    assert row["summary"] == "x <= y && y <3 z"
+    row = articles(host, "written")[0]
+    assert row["title"] == stored_title
+    assert row["summary"] == stored_summary
 
 
-# Plain text as feeds send it, "&" included: bare ampersands and legacy entity names without
-# ";" ("&not" is one: html.unescape turned "Fish&notes" into "Fish¬es"). No ";" from the random
-# alphabet, so that no complete entity reference (which is decoded, see below) forms by chance.
-def test_rss_titles_with_ampersands_are_stored_as_written(host, upstream):
-    body = f"""<?xml version="1.0"?><rss version="2.0"><channel><title>Shop</title>
-    <link>{upstream.url}/</link><description>d</description>
-    <item><title>Fish&amp;notes from AT&amp;T</title><link>{upstream.url}/s/1</link>
-    <guid>amp-1</guid><description>&lt;p&gt;Fish &amp;amp; chips&amp;not&lt;/p&gt;</description></item>
-    </channel></rss>"""
-    upstream.reply("/feed.xml", body, "application/rss+xml")
-    add_feed(host, "amp", upstream.url + "/feed.xml")
-    assert host.services[INTEGRATIONS].run_now("news_rss").status == "ok"
-    row = articles(host, "amp")[0]
-    assert row["title"] == "Fish&notes from AT&T"
-    assert row["summary"] == "Fish & chips&not"
-
-
+# No ";" from the random alphabet, so that no complete entity reference (which is decoded, see
+# below) forms by chance.
 _PLAIN = st.lists(st.one_of(
     st.text(st.characters(blacklist_characters="<;", blacklist_categories=("Cs",)), max_size=30),
     st.sampled_from([" < ", " > ", " <= ", " >= ", "<3", " <- ", "->", "1<2", " << ", "<>",

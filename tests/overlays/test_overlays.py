@@ -54,7 +54,8 @@ def test_types_schemas_and_examples(host):
     confetti = host.registries.overlay_types.get("birthday_confetti").config_schema
     assert set(confetti["properties"]) == {"messages", "shapes", "colors", "density", "message_interval_sec",
                                            "fall_speed", "opacity"}
-    assert confetti["properties"]["shapes"]["items"] == {"enum": ["rect", "circle", "mix"]}
+    assert confetti["properties"]["shapes"]["items"] == {
+        "enum": ["rect", "circle", "mix"], "x-enum-titles": {"rect": "Strips", "circle": "Dots", "mix": "Strips and dots"}}
 
 
 def test_first_start_seeds_a_disabled_birthday_example_and_delete_sticks(make_host):
@@ -242,3 +243,22 @@ def test_permissions(overlays):
     assert overlays.patch("/v1/display/overlays/m", key=viewer, json={"enabled": False}).status_code == 403
     assert overlays.delete("/v1/display/overlays/m", key=viewer).status_code == 403
     assert overlays.client.simulate_get("/v1/display/overlays").status_code == 401
+
+
+def test_an_overlay_without_any_date_is_active_all_year(overlays):
+    """The first overlay a newcomer writes (no start_month/start_day) was a 400: now it is the
+    whole year, said in the answer; with year_exact alone, that whole year; a start without an
+    end is still that one day; half a start is still refused."""
+    result = overlays.post("/v1/display/overlays", json={"id": "hello", "overlay_type": "bouncing_message",
+                                                         "config_json": {"messages": ["Hello"]}})
+    assert result.status_code == 200, result.text
+    assert [result.json[k] for k in ("start_month", "start_day", "end_month", "end_day", "repeat_annually")] == \
+        [1, 1, 12, 31, True]
+    _post(overlays, id="only2027", start_month=None, start_day=None, year_exact=2027)
+    _post(overlays, id="oneday", start_month=3, start_day=9)
+    assert _active_ids(overlays, _when(2026, 1, 1, 0)) == ["hello"]
+    assert _active_ids(overlays, _when(2026, 3, 9, 12)) == ["hello", "oneday"]
+    assert _active_ids(overlays, _when(2027, 12, 31, 23, 59)) == ["hello", "only2027"]
+    assert _active_ids(overlays, _when(2028, 7, 4, 12)) == ["hello"]
+    half = overlays.post("/v1/display/overlays", json={"overlay_type": "bouncing_message", "start_day": 4})
+    assert half.status_code == 400 and "start_month" in half.json["details"]

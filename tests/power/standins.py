@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import stat
 import sys
+import time
+import uuid
 from pathlib import Path
 
 TOOLS = ("cec-client", "vcgencmd", "wlr-randr", "xset")
@@ -94,3 +97,37 @@ class StandIns:
     def calls(self) -> list[dict]:
         path = self.folder / "calls.jsonl"
         return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+WATCHDOG_USEC = 2_000_000  # an interval of 2 s: pings every 0.5 s, none 1 s after the last sign of life
+
+
+class Systemd:
+    """The notify socket: an abstract-namespace datagram socket, as systemd's own is."""
+
+    def __init__(self):
+        self.name = f"svc-display-test-{uuid.uuid4().hex[:12]}"
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind("\0" + self.name)
+
+    def receive(self, timeout: float) -> str | None:
+        self.sock.settimeout(timeout)
+        try:
+            return self.sock.recv(4096).decode()
+        except (TimeoutError, socket.timeout):
+            return None
+
+    def wait(self, message: str, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.receive(max(0.01, deadline - time.monotonic())) == message:
+                return
+        raise AssertionError(f"no {message} within {timeout} s")
+
+    def drain(self, seconds: float) -> list[str]:
+        got, deadline = [], time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            message = self.receive(left)
+            if message is not None:
+                got.append(message)
+        return got

@@ -12,52 +12,19 @@ pings while off (from the server loop).
 from __future__ import annotations
 
 import socket
-import time
-import uuid
 
 import pytest
 from websockets.sync.client import connect
 
 from svc_display.testing.upstream import wait_for
 from tests.display.canvas import ServeCanvas, canvas_env, decode
-from tests.power.standins import StandIns
+from tests.power.helpers import power
+from tests.power.standins import WATCHDOG_USEC, StandIns, Systemd
 from tests.power.witness import install
 
 pytestmark = pytest.mark.slow
 
-WATCHDOG_USEC = 2_000_000  # an interval of 2 s: pings every 0.5 s, none 1 s after the last sign of life
 INTERVAL = WATCHDOG_USEC / 1e6
-
-
-class Systemd:
-    """The notify socket: an abstract-namespace datagram socket, as systemd's own is."""
-
-    def __init__(self):
-        self.name = f"svc-display-test-{uuid.uuid4().hex[:12]}"
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.sock.bind("\0" + self.name)
-
-    def receive(self, timeout: float) -> str | None:
-        self.sock.settimeout(timeout)
-        try:
-            return self.sock.recv(4096).decode()
-        except (TimeoutError, socket.timeout):
-            return None
-
-    def wait(self, message: str, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.receive(max(0.01, deadline - time.monotonic())) == message:
-                return
-        raise AssertionError(f"no {message} within {timeout} s")
-
-    def drain(self, seconds: float) -> list[str]:
-        got, deadline = [], time.monotonic() + seconds
-        while (left := deadline - time.monotonic()) > 0:
-            message = self.receive(left)
-            if message is not None:
-                got.append(message)
-        return got
 
 
 @pytest.fixture(scope="module")
@@ -92,12 +59,6 @@ def frames(display) -> int:
 
 def panel(display) -> str:
     return display.request("GET", "/v1/display/power", key=display.admin).json()["panel_state"]
-
-
-def power(display, **body):
-    answer = display.request("POST", "/v1/display/power", key=display.admin, json=body)
-    assert answer.status_code == 200, answer.text
-    return answer.json()
 
 
 def test_ready_after_the_port_is_bound_then_pings_while_drawing(display):

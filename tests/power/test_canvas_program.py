@@ -7,7 +7,7 @@ from websockets.sync.client import connect
 
 from svc_display.testing.upstream import wait_for
 from tests.display.canvas import PREVIEW_WIDTH, CanvasServer, canvas_env, colour_fraction, decode
-from tests.power.test_canvas_power import power
+from tests.power.helpers import power
 
 pytestmark = pytest.mark.slow
 

@@ -85,6 +85,8 @@ def test_a_window_past_midnight_runs_into_the_next_day(power):
      "/schedule/1"),
     ([{"days": ["mon", "funday"], "on": "07:00", "off": "12:00"}], "/schedule/0/days/1"),
     ([{"days": [], "on": "07:00", "off": "12:00"}], "/schedule/0/days"),
+    ([{"days": ["mon", "mon"], "on": "07:00", "off": "12:00"}], "/schedule/0/days/1"),
+    ([{"days": ["tue", "fri", "tue"], "on": "07:00", "off": "12:00"}], "/schedule/0/days/2"),
     ([{"days": ["mon"], "on": "07:00", "off": "12:00"}, {"days": ["tue"], "on": "07:00", "off": "24:00"}],
      "/schedule/1/off"),
     ([{"days": ["mon"], "on": "7:00", "off": "12:00"}], "/schedule/0/on"),

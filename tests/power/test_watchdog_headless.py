@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from svc_display.testing import ServerProcess
-from tests.power.test_canvas_power import WATCHDOG_USEC, Systemd
+from tests.power.standins import WATCHDOG_USEC, Systemd
 
 pytestmark = pytest.mark.slow
 

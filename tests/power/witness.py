@@ -6,7 +6,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from tests.host.test_plugin_safety import write_distribution
+from tests.distributions import write_distribution
 
 SOURCE = textwrap.dedent('''
     import os, time

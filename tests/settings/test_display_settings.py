@@ -10,8 +10,8 @@ pytestmark = pytest.mark.svc_display_storage
 
 KEYS = {
     "display_theme_id", "display_custom_themes", "display_text_scale_screen", "display_text_scale_ticker",
-    "display_timezone", "controller_time_format", "controller_date_order", "display_weather_temperature_unit",
-    "adoption_allowed_roles", "adoption_allow_new_requests",
+    "display_overscan_percent", "display_timezone", "controller_time_format", "controller_date_order",
+    "display_weather_temperature_unit", "adoption_allowed_roles", "adoption_allow_new_requests", "sync_group",
 }
 
 
@@ -30,7 +30,7 @@ def test_defaults(api):
 def test_partial_update_round_trip(api):
     body = {"display_text_scale_screen": 1.25, "display_text_scale_ticker": 0.75, "display_timezone": "Asia/Tokyo",
             "controller_time_format": "12h", "controller_date_order": "dmy",
-            "display_weather_temperature_unit": "f", "display_theme_id": "plum_gold"}
+            "display_weather_temperature_unit": "f", "display_theme_id": "plum_gold", "display_overscan_percent": 5.0}
     result = api.put("/v1/display/settings", json=body)
     assert result.status_code == 200, result.text
     for key, value in body.items():
@@ -68,6 +68,9 @@ def test_unknown_theme_id(api):
     ({"display_timezone": None}, "display_timezone"),
     ({"display_text_scale_screen": 0}, "display_text_scale_screen"),
     ({"display_text_scale_ticker": "big"}, "display_text_scale_ticker"),
+    ({"display_overscan_percent": 11}, "display_overscan_percent"),
+    ({"display_overscan_percent": -1}, "display_overscan_percent"),
+    ({"display_overscan_percent": "a little"}, "display_overscan_percent"),
     ({"controller_time_format": "36h"}, "controller_time_format"),
     ({"controller_date_order": "ydm"}, "controller_date_order"),
     ({"display_weather_temperature_unit": "k"}, "display_weather_temperature_unit"),
@@ -106,3 +109,18 @@ def test_permissions(api):
         assert denied.status_code == 403 and denied.json["code"] == "forbidden"
     settings = api.get("/v1/display/settings").json
     assert settings["adoption_allowed_roles"] == ALL_ROLES and settings["controller_time_format"] == "12h"
+
+
+def test_overscan_percent_is_a_display_setting_from_0_to_10(api):
+    """The overscan (issue 35): stored, read back, handed to the canvas in the preferences; a value
+    out of range is a 400 naming it and changes nothing."""
+    from svc_host.kit.services import preferences
+
+    assert api.get("/v1/display/settings").json["display_overscan_percent"] == 0.0
+    assert preferences(api.host).overscan_percent == 0.0
+    assert api.put("/v1/display/settings", json={"display_overscan_percent": 5}).json["display_overscan_percent"] == 5.0
+    assert preferences(api.host).overscan_percent == 5.0
+    result = api.put("/v1/display/settings", json={"display_overscan_percent": 12.5, "controller_time_format": "12h"})
+    assert result.status_code == 400 and "display_overscan_percent" in result.json["details"], result.text
+    after = api.get("/v1/display/settings").json
+    assert after["display_overscan_percent"] == 5.0 and after["controller_time_format"] == "24h"

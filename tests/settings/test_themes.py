@@ -3,7 +3,7 @@ import pytest
 from pony import orm
 
 from builtin_plugins.settings.themes import BUILTIN_THEMES, MAX_CUSTOM_THEMES, contrast_problems, preview_problems
-from hookspecs.contrast import BLACK, WHITE, contrast_ratio, legible, qr_colours, readable_on
+from svc_host.kit.contrast import BLACK, WHITE, contrast_ratio, legible, qr_colours, readable_on
 from hookspecs.render import parse_color
 from svc_display.testing import issue_key
 from hookspecs.services import SETTINGS
@@ -121,6 +121,8 @@ def test_builtin_and_unknown_theme_errors(api):
     {**PREVIEW, "accents": ["#000000"] * 5},
     {**PREVIEW, "accents": "#000000"},
     {**PREVIEW, "extra": ["#000000", "#000000"]},
+    {**PREVIEW, "transition": "spin"},
+    {**PREVIEW, "transition": True},
     {k: v for k, v in PREVIEW.items() if k != "accents"},
     {**PREVIEW, "display": [1, 2]},
 ])
@@ -208,3 +210,19 @@ def test_one_theme_by_id_builtin_or_custom(api):
     assert api.get(f"/v1/display/themes/{created['id']}").json == created
     missing = api.get("/v1/display/themes/custom_nope")
     assert missing.status_code == 404 and missing.json["code"] == "display_theme_not_found"
+
+
+def test_a_theme_says_how_slides_change(api, host):
+    """A preview's optional ``transition`` (fade, the default, or push) reaches the display's theme."""
+    from builtin_plugins.settings.themes import TRANSITIONS
+    from hookspecs.render import theme_from_preview
+    from svc_host.kit.services import preferences
+
+    assert TRANSITIONS == ("fade", "push")
+    assert theme_from_preview("x", PREVIEW).transition == "fade"
+    assert theme_from_preview("x", {**PREVIEW, "transition": "sideways"}).transition == "fade"
+    assert BUILTIN_THEMES["slate_citrus"]["preview"]["transition"] == "push"
+    created = api.post("/v1/display/themes", json={"label": "Pushy", "preview": {**PREVIEW, "transition": "push"}})
+    assert created.status_code == 201, created.text
+    assert api.put("/v1/display/settings", json={"display_theme_id": created.json["id"]}).status_code == 200
+    assert preferences(host).theme.transition == "push"

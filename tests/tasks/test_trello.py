@@ -6,7 +6,7 @@ from pony import orm
 
 from svc_display.testing import issue_key
 from svc_display.testing.clients import ApiClient as Api
-from tests.integrations.test_accounts import _json
+from tests.integrations.upstream import json_reply
 from hookspecs.services import INTEGRATIONS
 
 
@@ -22,8 +22,8 @@ def test_trello_boards_into_tasks(make_host, upstream):
                 or "key" in request.query
                 or "token" in request.query
             ):
-                return _json(401, {"message": "invalid key"})
-            return _json(200, payload)
+                return json_reply(401, {"message": "invalid key"})
+            return json_reply(200, payload)
 
         return handler
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import itertools
 import re
 import threading
+import time
 from typing import Any
 
 from pony import orm
@@ -113,3 +114,22 @@ def fake_alerts_site(tmp_path) -> str:
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-alerts\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text("[svc_display.plugins]\nmemory_alerts = tests.trust.helpers:ALERTS_PLUGIN\n")
     return str(site)
+
+
+def challenge_lines(server, identifier: str) -> list[str]:
+    """The console lines for ``identifier``: on stderr (stdout is captured apart)."""
+    return [line for line in server.stderr.splitlines()
+            if "adoption challenge" in line and f'"{identifier}"' in line]
+
+
+def wait_for_code(server, identifier: str, count: int = 1) -> str:
+    """The code of the ``count``-th headless console line for ``identifier``."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        lines = challenge_lines(server, identifier)
+        if len(lines) >= count:
+            match = CODE.search(lines[count - 1])
+            assert match, lines[count - 1]
+            return match.group(1)
+        time.sleep(0.05)
+    raise AssertionError(f"no console line for {identifier!r}:\n{server.log}")

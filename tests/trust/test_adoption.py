@@ -267,23 +267,26 @@ def test_role_outside_adoption_allowed_roles_is_403(trust):
     assert trust.post("/v1/adoption/clients", json={"identifier": "n2", "role": "operator"}).status_code == 201
 
 
-def test_empty_allowed_roles_blocks_public_adoption(trust):
+def test_empty_allowed_roles_blocks_public_adoption_naming_the_switch(trust):
+    """New requests off (no role allowed): a 403 of its own that names the switch, not the role."""
     _set_setting(trust.host, "adoption_allowed_roles", [])
     for role in ALL_ROLES:
-        assert_error(request(trust, "blocked", role), 403, "adoption_role_not_allowed")
+        body = assert_error(request(trust, "blocked", role), 403, "adoption_requests_off")
+        assert "adoption_allow_new_requests" in body["message"]
+        assert body["details"] == {"setting": "adoption_allow_new_requests"}
     assert count(trust.host, "AdoptionChallenge") == 0
 
 
 def test_legacy_allow_new_requests_false_blocks_and_true_allows(trust):
     _set_setting(trust.host, "adoption_allow_new_requests", False)
-    assert_error(request(trust, "legacy", "viewer"), 403, "adoption_role_not_allowed")
+    assert_error(request(trust, "legacy", "viewer"), 403, "adoption_requests_off")
     _set_setting(trust.host, "adoption_allow_new_requests", True)
     assert request(trust, "legacy", "admin").status_code == 200
 
 
 def test_a_corrupt_allowed_roles_setting_blocks_public_adoption(trust):
     _set_setting(trust.host, "adoption_allowed_roles", "admin")
-    assert_error(request(trust, "corrupt", "admin"), 403, "adoption_role_not_allowed")
+    assert_error(request(trust, "corrupt", "admin"), 403, "adoption_requests_off")
     _set_setting(trust.host, "adoption_allowed_roles", ["viewer", "wizard", 3])
     assert request(trust, "corrupt", "viewer").status_code == 200
     assert_error(request(trust, "corrupt", "operator"), 403, "adoption_role_not_allowed")

@@ -2,33 +2,12 @@
 from __future__ import annotations
 
 import json
-import re
-import time
 
 from svc_display.testing.clock import advance_clock
 from tests import REPO
-from tests.trust.helpers import assert_error, fake_alerts_site
+from tests.trust.helpers import assert_error, challenge_lines, fake_alerts_site, wait_for_code
 
 FIVE_MINUTES = 5 * 60 * 1000
-
-
-def challenge_lines(server, identifier: str) -> list[str]:
-    """The console lines for ``identifier``: on stderr (stdout is captured apart)."""
-    return [line for line in server.stderr.splitlines()
-            if "adoption challenge" in line and f'"{identifier}"' in line]
-
-
-def wait_for_code(server, identifier: str, count: int = 1) -> str:
-    """The code of the ``count``-th headless console line for ``identifier``."""
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        lines = challenge_lines(server, identifier)
-        if len(lines) >= count:
-            match = re.search(r"\b([0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4})\b", lines[count - 1])
-            assert match, lines[count - 1]
-            return match.group(1)
-        time.sleep(0.05)
-    raise AssertionError(f"no console line for {identifier!r}:\n{server.log}")
 
 
 def test_pairing_flow_over_https(start_server, tmp_path):

@@ -170,7 +170,7 @@ def test_rest_rotation_readoption_and_revoke_are_refused_at_once_over_https(star
     very next request (REST rotation, an admin's instant re-grant, re-adoption by challenge,
     REST revoke)."""
     from svc_display.testing import ServerProcess
-    from tests.trust.test_black_box import wait_for_code
+    from tests.trust.helpers import wait_for_code
 
     server = start_server({"SVC_DISPLAY_ADOPTION_RATE_PER_MIN": "0"})
     second = ServerProcess({**env, "SVC_DISPLAY_ADOPTION_RATE_PER_MIN": "0"}).start()

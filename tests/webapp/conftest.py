@@ -2,8 +2,9 @@
 Playwright for Python) against a real ``svc-controller serve`` and real ``svc-display serve``
 processes. One browser per module; servers are module-scoped.
 
-Screenshots of the main pages go to ``docs/screenshots/`` at phone (390x844) and desktop
-(1440x900) sizes: the README shows them.
+Screenshots of the main pages are taken at phone (390x844) and desktop (1440x900) sizes into a
+temporary folder (its path printed at the end of the run), or ``SVC_SCREENSHOTS_DIR``; with
+``SVC_REFRESH_SCREENSHOTS=1`` into ``docs/screenshots/``, which the README shows (docs/testing.md).
 
 Without Chromium the suite is skipped on a developer's machine, but fails where a browser is
 required: under CI (``CI`` set, as CI services do) or with ``SVC_REQUIRE_BROWSER=1``
@@ -14,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Iterator
@@ -26,7 +28,7 @@ from tests import REPO
 CHROMIUM = os.environ.get("SVC_TEST_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
-SCREENSHOTS = REPO / "docs" / "screenshots"
+SCREENSHOTS = REPO / "docs" / "screenshots"  # the tracked ones: refreshed only on request
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1440, "height": 900}
 CODE = re.compile(r'adoption challenge for identifier "([^"]+)" role \w+: ([0-9A-Z]{4}-[0-9A-Z]{4})')
@@ -85,14 +87,45 @@ def challenge_code(display: ServerProcess, identifier_prefix: str, timeout: floa
     raise AssertionError(f"no adoption challenge in the display's log:\n{display.log[-2000:]}")
 
 
-def screenshot(page: Any, name: str, focus: Any = None) -> None:
-    """The viewport, scrolled to the top or to ``focus`` (a locator) in the middle."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+def _flag(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true", "yes")
+
+
+_taken: list[Path] = []  # this run's temporary folder, once made
+_written: set[Path] = set()  # the folders screenshots went to, named at the end of the run
+
+
+def screenshots_dir(env: dict[str, str] = os.environ) -> Path:
+    """Where screenshots go: ``docs/screenshots`` with ``SVC_REFRESH_SCREENSHOTS=1`` (the tracked
+    files change only when asked), else ``SVC_SCREENSHOTS_DIR``, else one temporary folder per run."""
+    if _flag(env.get("SVC_REFRESH_SCREENSHOTS")):
+        return SCREENSHOTS
+    if env.get("SVC_SCREENSHOTS_DIR"):
+        return Path(env["SVC_SCREENSHOTS_DIR"])
+    if not _taken:
+        _taken.append(Path(tempfile.mkdtemp(prefix="svc-screenshots-")))
+    return _taken[0]
+
+
+def screenshot(page: Any, name: str, focus: Any = None) -> Path:
+    """The viewport, scrolled to the top or to ``focus`` (a locator) in the middle, as
+    ``<screenshots_dir()>/<name>.png``; its path."""
+    out = screenshots_dir()
+    out.mkdir(parents=True, exist_ok=True)
     if focus is None:
         page.evaluate("window.scrollTo(0, 0)")
     else:
         focus.evaluate("el => el.scrollIntoView({block: 'center'})")
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=False)
+    path = out / f"{name}.png"
+    page.screenshot(path=str(path), full_page=False)
+    _written.add(out)
+    return path
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    for folder in sorted(_written):
+        terminalreporter.write_line(f"web app screenshots: {folder} (SVC_REFRESH_SCREENSHOTS=1 refreshes "
+                                    "docs/screenshots)")
 
 
 UNLABELLED = """() => [...document.querySelectorAll('input, select, textarea, button')]

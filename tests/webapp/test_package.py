@@ -56,3 +56,16 @@ def test_a_missing_browser_fails_under_ci_and_skips_elsewhere(tmp_path):
         assert code == 1 and "1 error" in out and "requires the browser tests to run" in out, (name, out)
     assert not browser_required({}) and not browser_required({"CI": "false", "SVC_REQUIRE_BROWSER": "0"})
     assert browser_required({"CI": "1"}) and browser_required({"SVC_REQUIRE_BROWSER": "yes"})
+
+
+def test_screenshots_refresh_the_tracked_ones_only_when_asked(tmp_path):
+    """docs/testing.md: screenshots go to a folder of the run, or SVC_SCREENSHOTS_DIR; the tracked
+    docs/screenshots only with SVC_REFRESH_SCREENSHOTS=1."""
+    from tests.webapp.conftest import SCREENSHOTS, screenshots_dir
+
+    assert SCREENSHOTS == REPO / "docs" / "screenshots"
+    assert screenshots_dir({"SVC_REFRESH_SCREENSHOTS": "1"}) == SCREENSHOTS
+    assert screenshots_dir({"SVC_SCREENSHOTS_DIR": str(tmp_path)}) == tmp_path
+    for env in ({}, {"SVC_REFRESH_SCREENSHOTS": "0"}, {"SVC_REFRESH_SCREENSHOTS": ""}):
+        default = screenshots_dir(env)
+        assert default != SCREENSHOTS and REPO not in default.parents and default.is_dir()

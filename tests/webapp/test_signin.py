@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.controller.conftest import CSRF, ControllerProcess, running, start_display
+from tests.controllers import CSRF, ControllerProcess, running, start_display
 from tests.webapp.conftest import Page, shoot
 
 pytestmark = pytest.mark.slow

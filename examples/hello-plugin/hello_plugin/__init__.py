@@ -1,15 +1,15 @@
 """hello: a complete svc-display plugin. A route (``GET /v1/hello``), a collector with its own
-table and a migration, a ticker type, and a screen type and an overlay panel drawn by ``display.py``."""
+table and a migration, a ticker type, and a screen type and an overlay panel drawn by ``display.py``,
+the types declared in ``types.json`` as every builtin declares its own."""
 import time
 
 from marshmallow import Schema, fields, validate
 from pony import orm
 
-from hookspecs import AUTHENTICATED, IntegrationType, Migration, Operation, OverlayType, Route, ScreenType
-from hookspecs import TickerType, hookimpl
+from hookspecs import AUTHENTICATED, Feature, Migration, Operation, Route, hookimpl
+from hookspecs.catalog import load_types
 from hookspecs.collect import CollectorError
-from hookspecs.schema import POSITION, obj, text
-from svc_host.schema import add_column
+from svc_host.kit.storage import add_column
 
 
 class HelloQuery(Schema):
@@ -64,26 +64,6 @@ def register_routes(host):
     return [Route("/v1/hello", HelloResource(), {"GET": hello}, db_session=False)]
 
 
-@hookimpl
-def register_integration_types():
-    return [IntegrationType("hello_greetings", "Greetings", obj("hello_greetings", {}), {}, family="hello",
-                            collect=collect)]
-
-
-@hookimpl
-def register_ticker_types():
-    return [TickerType("hello", "Greetings", obj("hello", {}), {}, build_items=greetings,
-                       reads=("HelloGreeting",))]
-
-
-@hookimpl
-def register_screen_types():
-    config = obj("hello", {"text": text(200), "color": text(32)})
-    return [ScreenType("hello", "Card", config, {"color": "#ffcc00"}, renderer="hello_plugin.display:card")]
-
-
-@hookimpl
-def register_overlay_types():
-    # zone: a panel in the bottom-right corner (without it, an overlay covers the whole screen)
-    return [OverlayType("hello_note", "Greeting note", obj("hello_note", {"position": POSITION}), {},
-                        renderer="hello_plugin.display:note", zone="bottom_right")]
+# the types (a collector, a ticker tape, a slide and a corner panel) are data: types.json beside
+# this file, read when the plugin loads; the code they name ("module:attr") is imported at its first use
+FEATURE = Feature(types=load_types(__name__))

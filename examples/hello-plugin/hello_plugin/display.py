@@ -1,7 +1,7 @@
 """hello's drawing, imported only when a canvas runs (its types name it as ``"module:attr"``)."""
 from hookspecs.render import parse_color, renderer
 from hello_plugin import greetings
-from svc_host.display import kit
+from svc_host.kit import display as kit
 
 
 def newest(context):  # runs first, on the loader thread inside a db_session: read the database here

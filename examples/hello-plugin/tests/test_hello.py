@@ -15,5 +15,5 @@ def test_hello(svc_display_host, svc_display_api, svc_display_collect, svc_displ
     assert 0.002 < slide.fraction((255, 204, 0)) < 0.5  # the greeting, drawn in the configured colour
     x, y, width, height = svc_display_frame(host, "overlay", "hello_note", size=(640, 360)).panel
     assert 320 < x < x + width < 640 and 180 < y < y + height < 360  # a panel in the bottom-right corner
-    for rows in svc_display_migrated(hello_plugin, V1_0, "hello_greeting").values():  # SQLite, PostgreSQL
+    for rows in svc_display_migrated(hello_plugin, V1_0, "hello_greeting").values():  # SQLite (section 8)
         assert rows == [{"id": "1", "text": "hi", "lang": ""}]  # 0002_lang added lang to the 1.0 table

@@ -19,6 +19,7 @@ const FRIENDLY = {
   proxy_target_forbidden: "This controller only talks to displays on the local network (private, loopback or .local addresses).",
   invalid_challenge: "That code is wrong or has expired. Request a new code and type the one shown on the screen.",
   adoption_role_not_allowed: "The display does not allow pairing with this role. Choose another role, or ask an admin to allow it in the display's settings.",
+  adoption_requests_off: "The display takes no new pairing requests: an admin has switched them off (its setting adoption_allow_new_requests). Choose \"Paste an API key\" with a key made on the display, or ask an admin to switch new requests on.",
   adoption_unavailable: "The display cannot pair right now (its instance id is missing).",
   rate_limited: "Too many attempts. Wait a minute and try again.",
   forbidden: "The key this controller holds for the display may not do that (its role lacks the permission).",
@@ -31,6 +32,7 @@ const FRIENDLY = {
   invalid_backup_archive: "The file is not a valid display backup.",
   payload_too_large: "The file is too large.",
   upgrade_unavailable: "This display cannot upgrade itself.",
+  display_key_missing: "The controller holds no key for this display. Pair it again from the Displays page.",
 };
 
 export function describeError(err) {
@@ -94,11 +96,27 @@ export const bff = {
   del: (path) => send(`/bff/v1${path}`, { method: "DELETE" }),
 };
 
+/** How the proxy is told which display, and with which key (docs/controller.md "The proxy"):
+ * a display picked from the controller's fleet (`viaController`, store.js) by its id (the
+ * controller adds the key it stores); any other by its URL, with this browser's key. */
+export function displayHeaders(display, { anonymous = false } = {}) {
+  if (display.viaController) return { "X-Svc-Display-Id": display.id };
+  const headers = { "X-Svc-Display-Url": display.url };
+  if (display.apiKey && !anonymous) headers.Authorization = `Bearer ${display.apiKey}`;
+  return headers;
+}
+
+/** The same for a WebSocket (browsers cannot set its headers): query parameters and subprotocols. */
+export function displaySocket(display) {
+  if (display.viaController) return { query: { svc_display_id: display.id }, protocols: [] };
+  // the key travels as the subprotocol bearer.<key>
+  return { query: { svc_display_url: display.url }, protocols: [`bearer.${display.apiKey}`] };
+}
+
 /** A display's REST interface through the controller's proxy. */
 export function displayApi(display) {
   const call = async (method, path, opts = {}) => {
-    const headers = { "X-Svc-Display-Url": display.url, ...(opts.headers || {}) };
-    if (display.apiKey && !opts.anonymous) headers.Authorization = `Bearer ${display.apiKey}`;
+    const headers = { ...displayHeaders(display, opts), ...(opts.headers || {}) };
     try {
       return await send(`/bff/v1/proxy${path}`, { ...opts, method, headers });
     } catch (err) {

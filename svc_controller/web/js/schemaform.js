@@ -30,13 +30,20 @@ function kindOf(schema) {
   return type; // string, integer, number, boolean
 }
 
+/** An enum value's words: the form's `enumTitles` (a presentation overlay), else the display's
+ * own (`x-enum-titles` of the served schema, docs/plugins.md), else the value in words. */
+export function enumTitle(schema, value) {
+  const titles = schema.enumTitles || schema["x-enum-titles"] || {};
+  return titles[value] || (typeof value === "string" ? humanize(value) : String(value));
+}
+
 function control(name, schema, required, value) {
   const kind = kindOf(schema);
   switch (kind) {
     case "enum": {
       const select = h("select", { name },
-        required ? null : h("option", { value: "" }, "(default)"),
-        schema.enum.map((v) => h("option", { value: JSON.stringify(v) }, String(v))));
+        required ? null : h("option", { value: "" }, schema.emptyTitle || "(default)"),
+        schema.enum.map((v) => h("option", { value: JSON.stringify(v) }, enumTitle(schema, v))));
       select.value = value === undefined ? (required ? JSON.stringify(schema.enum[0]) : "") : JSON.stringify(value);
       return { kind, input: select };
     }
@@ -57,7 +64,15 @@ function control(name, schema, required, value) {
       }
       const long = (schema.maxLength || 0) > 200;
       const attrs = { name, value: value === undefined ? "" : value, spellcheck: long ? "true" : "false" };
-      if (schema.pattern === HEX_PATTERN) attrs.placeholder = "#1a2b3c";
+      if (schema.pattern === HEX_PATTERN) {
+        // a colour: typed (any of the display's forms, #rgb to #rrggbbaa) or picked
+        attrs.placeholder = "#1a2b3c";
+        const text = h("input", { ...attrs, type: "text", class: "colour-text" });
+        const picker = h("input", { type: "color", value: /^#[0-9a-fA-F]{6}$/.test(attrs.value) ? attrs.value : "#000000" });
+        picker.addEventListener("input", () => { text.value = picker.value; });
+        text.addEventListener("input", () => { if (/^#[0-9a-fA-F]{6}$/.test(text.value)) picker.value = text.value.toLowerCase(); });
+        return { kind, input: text, picker };
+      }
       return { kind, input: long ? h("textarea", { ...attrs, rows: 3 }) : h("input", { ...attrs, type: "text" }) };
     }
     case "string-list":
@@ -66,7 +81,7 @@ function control(name, schema, required, value) {
     case "enum-list": {
       const box = h("fieldset", { class: "choices", name },
         schema.items.enum.map((v) => h("label", { class: "check" },
-          h("input", { type: "checkbox", value: JSON.stringify(v), checked: Array.isArray(value) && value.includes(v) }), " ", String(v))));
+          h("input", { type: "checkbox", value: JSON.stringify(v), checked: Array.isArray(value) && value.includes(v) }), " ", enumTitle(schema.items, v))));
       return { kind, input: box };
     }
     default:
@@ -141,6 +156,12 @@ export function schemaFields(schema, initial = {}, { legend = "Settings of this 
     const c = control(name, sub, required.has(name), initial && initial[name] !== null ? initial[name] : undefined);
     const label = `${sub.title || humanize(name)}${required.has(name) ? " (required)" : ""}`;
     const f = field(label, c.input, { hint: sub.description || c.hint, name });
+    if (c.picker) { // the picker beside the text box, named after the field
+      c.picker.setAttribute("aria-label", `${sub.title || humanize(name)}: pick a colour`);
+      const pair = h("div", { class: "colour-pair" });
+      c.input.replaceWith(pair);
+      pair.append(c.input, c.picker);
+    }
     if (required.has(name)) c.input.setAttribute("aria-required", "true");
     fields[name] = { ...f, ...c, schema: sub, required: required.has(name) };
     return f.wrap;

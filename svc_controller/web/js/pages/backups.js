@@ -154,9 +154,11 @@ function targetCard(target, reloadAll) {
   const snapshots = h("div", {}, "Loading…");
   snapshotsOf(target, snapshots, reloadAll);
   const last = target.lastRun;
+  // titled by the display's name as this browser knows it (the id, and the address, in the details under it)
+  const known = listDisplays().find((d) => d.id === target.displayId);
   return h("li", { class: "card target", dataset: { target: target.id } },
-    h("h3", {}, target.displayId, target.enabled ? null : h("span", { class: "badge warn" }, " paused")),
-    h("p", { class: "mono" }, target.baseUrl),
+    h("h3", {}, known && known.name ? known.name : target.displayId, target.enabled ? null : h("span", { class: "badge warn" }, " paused")),
+    h("p", { class: "hint" }, "Display ", h("span", { class: "mono" }, target.displayId), " at ", h("span", { class: "mono" }, target.baseUrl)),
     h("p", {}, `Schedule: ${target.cronExpr} (${target.timezone}) · next ${when(target.nextRunAt)} · keep ${target.retentionCount}`,
       target.apiKeyConfigured ? "" : " · no key set"),
     last ? h("p", { class: last.status === "failed" ? "note error" : "hint" },

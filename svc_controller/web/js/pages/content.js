@@ -194,10 +194,11 @@ function integrationRow(api, row, patchBody, reload) {
 
 async function integrationsSection(api, display, holder) {
   const query = h("input", { type: "search", id: "integration-q", placeholder: "weather, news…" });
-  const list = h("ul", { class: "cards" });
+  const list = h("ul", { class: "cards", id: "integration-list", "aria-busy": "true" });
   let latest = 0; // only the newest load draws the list (an older answer arriving late is dropped)
   const load = async () => {
     const mine = ++latest;
+    list.setAttribute("aria-busy", "true"); // until the newest answer is drawn
     try {
       const q = query.value.trim();
       // The display strips "_" and "%" from q (spec 4.12): "home assistant" finds home_assistant.
@@ -212,9 +213,13 @@ async function integrationsSection(api, display, holder) {
       for (const r of page.items) if (r.config_json_schema) schemas[r.integration_type] = r.config_json_schema;
       replace(list, page.items.length ? page.items.map((r) => integrationRow(api, { ...r, config_json_schema: schemas[r.integration_type] }, patchBody, load))
         : h("li", {}, "No integration matches."));
-    } catch (err) { if (mine === latest) replace(list, h("li", { class: "note error" }, describeError(err))); }
+      list.setAttribute("aria-busy", "false");
+    } catch (err) {
+      if (mine === latest) { replace(list, h("li", { class: "note error" }, describeError(err))); list.setAttribute("aria-busy", "false"); }
+    }
   };
-  const enabledOnly = h("input", { type: "checkbox", id: "integration-enabled", checked: true, onchange: load });
+  // unticked at first: a fresh display has none enabled, and "No integration matches." hid them all
+  const enabledOnly = h("input", { type: "checkbox", id: "integration-enabled", checked: false, onchange: load });
   const form = h("form", { class: "row", role: "search", onsubmit: (e) => { e.preventDefault(); load(); } },
     h("label", { for: "integration-q" }, "Find"), query, h("label", { class: "check", for: "integration-enabled" }, enabledOnly, " enabled only"),
     h("button", { type: "submit" }, "Search"));
@@ -280,16 +285,28 @@ function fileToBase64(file) {
 
 const MIB = 1024 * 1024;
 
+/** A category field chosen by name from the display's content categories (GET
+ * /v1/curator/categories), as the joke and trivia interests are; `preferred` first when the
+ * display has it. Without categories (an older display), the field stays as the display describes it. */
+function categoryChoice(categories, look, preferred) {
+  if (!categories.length) return { look, initial: preferred };
+  const ids = categories.map((c) => c.id);
+  return { look: { ...look, enum: ids, enumTitles: Object.fromEntries(categories.map((c) => [c.id, c.label || c.id])),
+    description: "The display's content categories (Content page, Joke categories: make a new one)." },
+  initial: ids.includes(preferred) ? preferred : ids[0] };
+}
+
 /** Photo upload: its accepted types and size, category and text limits are the display's (POST /v1/curator/manual/photos). */
-function photoForm(api, body) {
+function photoForm(api, body, categories) {
   const kinds = choices(property(body, "content_type"));
   const maxBytes = property(body, "bytes_base64")["x-max-bytes"];
   const names = Object.fromEntries(kinds.map(([type]) => [type, type.replace(/^image\//, "").toUpperCase()]));
   const sizeWords = maxBytes ? `, at most ${maxBytes % MIB === 0 ? `${maxBytes / MIB} MiB` : `${maxBytes} bytes`}` : "";
+  const category = categoryChoice(categories, { title: "Category" }, "photos");
   const fields = schemaFields(formSchema(body, {
-    category: { title: "Category", description: "A content category id." },
+    category: category.look,
     alt_text: { title: "Description (alt text)" }, photographer_name: { title: "Photographer" } },
-  { omit: ["bytes_base64", "content_type"] }), { category: "general" }, { legend: "About the photo" });
+  { omit: ["bytes_base64", "content_type"] }), { category: category.initial }, { legend: "About the photo" });
   const photo = field("Photo", h("input", { type: "file", name: "photo", accept: kinds.map(([type]) => type).join(",") }),
     { hint: `${Object.values(names).join(", ")}${sizeWords}.` });
   const form = h("form", { class: "stack", novalidate: true, "aria-label": "Upload a photo" }, photo.wrap, fields.element,
@@ -335,11 +352,12 @@ const MANUAL = [
       start_ms: new Date(start_ms).getTime(), end_ms: new Date(end_ms).getTime() }) },
 ];
 
-function manualForm(api, spec, body) {
-  const schema = formSchema(body, spec.look, { omit: spec.omit || [] });
+function manualForm(api, spec, body, categories) {
+  const category = categoryChoice(categories, spec.look.category_id, "general");
+  const schema = formSchema(body, { ...spec.look, category_id: category.look }, { omit: spec.omit || [] });
   // a category is always sent (the display needs one of category_id / category_ids)
   if ("category_id" in schema.properties && !schema.required.includes("category_id")) schema.required.push("category_id");
-  const fields = schemaFields(schema, { category_id: "general" }, { legend: `A ${spec.one}` });
+  const fields = schemaFields(schema, { category_id: category.initial }, { legend: `A ${spec.one}` });
   const form = h("form", { class: "stack", novalidate: true, "aria-label": `Add a ${spec.one}` }, fields.element,
     h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, `Add ${spec.one}`)));
   form.addEventListener("submit", async (e) => {
@@ -354,10 +372,12 @@ function manualForm(api, spec, body) {
 
 async function manualSection(api, display, holder) {
   try {
-    const [photoBody, ...bodies] = await Promise.all([requestSchema(display, "POST", "/v1/curator/manual/photos"),
+    const [categories, photoBody, ...bodies] = await Promise.all([
+      api.get("/v1/curator/categories").then((r) => r.items, () => []),
+      requestSchema(display, "POST", "/v1/curator/manual/photos"),
       ...MANUAL.map((spec) => requestSchema(display, "POST", spec.path))]);
-    replace(holder, section("Add your own content", h("div", { class: "grid2" }, photoForm(api, photoBody),
-      ...MANUAL.map((spec, i) => manualForm(api, spec, bodies[i])))));
+    replace(holder, section("Add your own content", h("div", { class: "grid2" }, photoForm(api, photoBody, categories),
+      ...MANUAL.map((spec, i) => manualForm(api, spec, bodies[i], categories)))));
   } catch (err) { replace(holder, section("Add your own content", h("p", { class: "note error" }, describeError(err)))); }
 }
 

@@ -2,7 +2,7 @@
 // 07:00") and the Power section of a display's settings page: the weekly schedule and
 // on/off now. Times are the display's (its display_timezone), as the schedule is.
 import { displayApi, describeError, ApiError } from "../api.js";
-import { h, replace, field, setFieldError, notify, button, newId } from "../dom.js";
+import { h, replace, field, setFieldError, notify, button, newId, confirmDialog } from "../dom.js";
 import { section } from "./common.js";
 import { requestSchema, property, choices } from "../contract.js";
 
@@ -24,6 +24,41 @@ export function describePower(power, zone) {
   const why = { schedule: "by schedule", manual: `turned ${power.state} by hand`, default: "no schedule" }[power.reason] || power.reason;
   const until = power.next_change_at_ms ? ` until ${when(power.next_change_at_ms, zone)}` : "";
   return `${state}, ${why}${until}`;
+}
+
+const minutes = (hhmm) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+
+/** Minute of the week (the first of `week`, the display's days in its order, at 00:00 = 0) of `ms`
+ * in the display's zone. */
+function minuteOfWeek(ms, zone, week) {
+  const format = (z) => new Intl.DateTimeFormat("en-GB", { weekday: "short", hour: "2-digit", minute: "2-digit",
+    hourCycle: "h23", timeZone: z }).formatToParts(new Date(ms));
+  let parts;
+  try { parts = format(zone || "UTC"); } catch { parts = format("UTC"); }
+  const part = (type) => parts.find((p) => p.type === type).value;
+  return week.indexOf(part("weekday").toLowerCase().slice(0, 3)) * 1440 + Number(part("hour")) * 60 + Number(part("minute"));
+}
+
+/** Whether `schedule` has the display on at `ms` (the display's rule, builtin_plugins/power/schedule.py:
+ * a window whose off is earlier than its on runs past midnight; an empty schedule is always on). */
+export function scheduledOn(schedule, ms, zone, week) {
+  if (!schedule.length) return true;
+  const now = minuteOfWeek(ms, zone, week);
+  return schedule.some((win) => {
+    const on = minutes(win.on), off = minutes(win.off);
+    const length = off > on ? off - on : off + 1440 - on;
+    return win.days.some((day) => {
+      const start = week.indexOf(day) * 1440 + on;
+      return (now >= start && now < start + length) || (now + 7 * 1440 >= start && now + 7 * 1440 < start + length);
+    });
+  });
+}
+
+/** "Sunday 20:15" now, in the display's zone. */
+function nowAt(zone) {
+  const options = { weekday: "long", hour: "2-digit", minute: "2-digit", hourCycle: "h23" };
+  try { return new Intl.DateTimeFormat("en-GB", { ...options, timeZone: zone || "UTC" }).format(new Date()); }
+  catch { return new Intl.DateTimeFormat("en-GB", options).format(new Date()); }
 }
 
 async function loadPower(api) {
@@ -52,9 +87,10 @@ function windowRow(win, dayChoices, remove) {
   const on = field("On at", h("input", { type: "time", name: "on", value: win.on, required: true }));
   const off = field("Off at", h("input", { type: "time", name: "off", value: win.off, required: true }),
     { hint: "Earlier than on: runs past midnight." });
+  // aligned at their labels: the hint under "Off at" must not push its box above "On at"'s
   const error = h("p", { class: "field-error", hidden: true, role: "alert" });
   const row = h("fieldset", { class: "choices power-window", "aria-labelledby": legend },
-    h("legend", { id: legend }, "Window"), h("div", { class: "row" }, days), h("div", { class: "row" }, on.wrap, off.wrap),
+    h("legend", { id: legend }, "Window"), h("div", { class: "row" }, days), h("div", { class: "row fields" }, on.wrap, off.wrap),
     error, h("div", { class: "actions" }, button("Remove window", () => { row.remove(); remove(); }, { kind: "secondary small" })));
   row.read = () => ({ days: [...row.querySelectorAll("input[name=day]:checked")].map((i) => i.value),
     on: on.input.value, off: off.input.value });
@@ -112,8 +148,18 @@ export async function powerSection(display, rerender) {
     event.preventDefault();
     const list = [...rows.children];
     list.forEach((r) => r.clearError());
+    const schedule = list.map((r) => r.read());
+    // a schedule that turns the panel off at once is said first (an override keeps it as it is)
+    const complete = schedule.every((w) => w.days.length && /^\d\d:\d\d$/.test(w.on) && /^\d\d:\d\d$/.test(w.off));
+    if (complete && power.state === "on" && !power.override && !scheduledOn(schedule, Date.now(), zone, dayChoices.map(([d]) => d))
+        && !(await confirmDialog("Turn the display off now?",
+          `It is ${nowAt(zone)} at the display (${zone || "UTC"}), outside every window of this schedule: `
+          + "saving it turns the panel off at once, until the next window starts.", "Save and turn off"))) {
+      notify("Not saved: the display stays on.", "ok");
+      return;
+    }
     try {
-      await api.put("/v1/display/power/schedule", { schedule: list.map((r) => r.read()) });
+      await api.put("/v1/display/power/schedule", { schedule });
       notify("Power schedule saved.");
       rerender();
     } catch (err) {

@@ -1,12 +1,12 @@
 // Live preview: the display's JPEG WebSocket through the controller's proxy, drawn on a
 // canvas, with back/forward buttons for the slides and the ticker.
-import { displayApi, describeError } from "../api.js";
+import { displayApi, displaySocket, describeError } from "../api.js";
 import { h, replace, button, notify } from "../dom.js";
 import { needDisplay, section } from "./common.js";
 
 function socketUrl(display, ticket) {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  const query = new URLSearchParams({ ticket, svc_display_url: display.url });
+  const query = new URLSearchParams({ ticket, ...displaySocket(display).query });
   return `${scheme}//${location.host}/bff/v1/proxy/v1/display/live-preview/ws?${query}`;
 }
 
@@ -36,8 +36,7 @@ export async function render(main, { display }) {
     try {
       ticket = (await api.post("/v1/display/live-preview/session")).ticket;
     } catch (err) { state.textContent = describeError(err); return; }
-    // Browsers cannot set Authorization on a WebSocket: the key travels as the subprotocol bearer.<key>.
-    const ws = new WebSocket(socketUrl(display, ticket), [`bearer.${display.apiKey}`]);
+    const ws = new WebSocket(socketUrl(display, ticket), displaySocket(display).protocols);
     socket = ws;
     ws.binaryType = "arraybuffer";
     const ctx = canvas.getContext("2d");

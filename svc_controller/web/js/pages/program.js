@@ -10,25 +10,30 @@ const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "
 // its /v1/openapi.json) with these titles laid over; the limits are the display's, and a field
 // the display adds shows up without an edit here.
 const OMIT = ["id", "config_json", "overlay_kind", "messages_json"];
+// Row fields only some types read: shown for a type whose config schema lists them under
+// "x-row-fields" (docs/plugins.md), or for a row that has a value in one.
+const TYPE_ROW_FIELDS = ["data_key", "require_news_photo"];
+const WEIGHT_HINT = "How often it comes round: 1 is once in each round, 2 twice (spread out), 0 leaves it out; at most 10.";
 const KINDS = {
   screens: {
-    title: "Screens", one: "screen", path: "/v1/screens", typeField: "screen_type", nameField: "name",
+    title: "Screens", one: "screen", path: "/v1/screens", typeField: "screen_type", nameField: "name", defaultType: "message",
     meta: async (api) => (await api.get("/v1/meta/screen-types")).items,
     look: { name: { title: "Name" }, description: { title: "Description" }, enabled: { title: "Enabled" },
       dwell_seconds: { title: "Dwell time (seconds)" },
-      frequency_weight: { title: "Weight" }, sort_order: { title: "Sort order" },
-      data_key: { title: "Data key" }, require_news_photo: { title: "Only news with a photo" } },
+      frequency_weight: { title: "Weight", description: WEIGHT_HINT }, sort_order: { title: "Sort order" },
+      data_key: { title: "Data key", description: "Which data the slide reads (a feed, a category, a board…), over its settings below." },
+      require_news_photo: { title: "Only news with a photo" } },
     columns: (row) => [`${row.dwell_seconds} s`, String(row.frequency_weight)], headers: ["Dwell", "Weight"],
   },
   tickers: {
-    title: "Ticker tapes", one: "ticker tape", path: "/v1/ticker/tapes", typeField: "ticker_type", nameField: "name",
+    title: "Ticker tapes", one: "ticker tape", path: "/v1/ticker/tapes", typeField: "ticker_type", nameField: "name", defaultType: "text",
     meta: async (api) => (await api.get("/v1/meta/ticker-tape-types")).items,
     look: { name: { title: "Name" }, description: { title: "Description" }, enabled: { title: "Enabled" },
-      frequency_weight: { title: "Weight" }, sort_order: { title: "Sort order" } },
+      frequency_weight: { title: "Weight", description: WEIGHT_HINT }, sort_order: { title: "Sort order" } },
     columns: (row) => [String(row.frequency_weight)], headers: ["Weight"],
   },
   overlays: {
-    title: "Overlays", one: "overlay", path: "/v1/display/overlays", typeField: "overlay_type", nameField: "label",
+    title: "Overlays", one: "overlay", path: "/v1/display/overlays", typeField: "overlay_type", nameField: "label", defaultType: "bouncing_message",
     meta: async (api) => (await api.get("/v1/meta/config-schemas")).overlay_types,
     look: { label: { title: "Label" }, enabled: { title: "Enabled" },
       start_month: { title: "Start month" }, start_day: { title: "Start day" },
@@ -49,6 +54,30 @@ function windowText(row) {
 
 function typeId(kind, t) { return t[KINDS[kind].typeField]; }
 
+/** A type's words: its label from the display's type list, else its id in words. */
+function typeLabel(kind, types, id) {
+  const t = types.find((x) => typeId(kind, x) === id);
+  return (t && t.label) || humanize(id || "");
+}
+
+/** What a row is called: its name, else its type's label (ids are for the details view). */
+function rowLabel(kind, types, row) {
+  return row[KINDS[kind].nameField] || typeLabel(kind, types, row[KINDS[kind].typeField]);
+}
+
+// Why a row is not on the screen (issue 34): its type no loaded plugin provides (the display's
+// type list), or what the display's screen report (GET /v1/display/screen) says is skipped or failing.
+const REPORT_KIND = { screens: "screen", tickers: "ticker", overlays: "overlay" };
+function problem(kind, row, types, screen) {
+  const type = row[KINDS[kind].typeField];
+  if (!types.some((t) => typeId(kind, t) === type)) return `Not shown: no loaded plugin provides the type ${type}.`;
+  if (!screen || !row.enabled) return null;
+  const skipped = kind === "screens" ? (screen.skipped || []).find((s) => s.screen_id === row.id) : null;
+  if (skipped) return `Not shown: ${skipped.message}`;
+  const failing = (screen.failing || []).find((f) => f.kind === REPORT_KIND[kind] && f.type === type);
+  return failing ? `Failing: ${failing.message} (plugin ${failing.plugin}, ${failing.count}× in a row)` : null;
+}
+
 /** The editor of one row: create (row null) or edit. */
 function editor(kind, api, types, bodies, row, done) {
   const spec = KINDS[kind];
@@ -61,9 +90,20 @@ function editor(kind, api, types, bodies, row, done) {
   // a new overlay shows all year, every year, until its window is narrowed (1 January alone was a
   // one-day window: an overlay created without touching the dates never showed)
   const whole = { start_month: 1, start_day: 1, end_month: 12, end_day: 31, repeat_annually: true };
-  const rowSchema = formSchema(creating ? bodies.create : bodies.edit, spec.look, { omit: [...OMIT, spec.typeField] });
-  const common = schemaFields(rowSchema, creating ? { enabled: true, ...(kind === "overlays" ? whole : {}) } : row,
-    { legend: `About this ${spec.one}`, keepUnknown: false });
+  const rowBody = creating ? bodies.create : bodies.edit;
+  // a new row starts from the display's defaults (its request body's "default"s: a dwell time, a weight)
+  const defaults = Object.fromEntries(Object.entries(rowBody.properties || {})
+    .filter(([, p]) => p.default !== undefined && p.default !== null).map(([n, p]) => [n, p.default]));
+  const commonHolder = h("div", {});
+  let common = null;
+  const drawCommon = (t, initial) => {
+    const reads = (t && t.config_json_schema && t.config_json_schema["x-row-fields"]) || [];
+    const hidden = TYPE_ROW_FIELDS.filter((n) => !reads.includes(n) && (creating || row[n] === null || row[n] === undefined));
+    const look = Object.fromEntries(Object.entries(spec.look).filter(([n]) => !hidden.includes(n)));
+    common = schemaFields(formSchema(rowBody, look, { omit: [...OMIT, spec.typeField, ...hidden] }), initial,
+      { legend: `About this ${spec.one}`, keepUnknown: false });
+    replace(commonHolder, common.element);
+  };
   const configHolder = h("div", {});
   let config = null;
   const drawConfig = (initial) => {
@@ -72,22 +112,30 @@ function editor(kind, api, types, bodies, row, done) {
     replace(configHolder, t && t.description ? h("p", { class: "hint" }, t.description) : null, config.element);
   };
   if (creating) {
-    typeSelect.value = typeId(kind, types[0]);
+    // the simplest type first (a message, a text tape), not whichever sorts first
+    const first = types.find((t) => typeId(kind, t) === spec.defaultType) || types[0];
+    typeSelect.value = first ? typeId(kind, first) : "";
     idField.input.value = `${typeSelect.value}-${Math.random().toString(36).slice(2, 6)}`;
     typeSelect.addEventListener("change", () => {
       const t = types.find((x) => typeId(kind, x) === typeSelect.value);
       idField.input.value = `${typeSelect.value}-${Math.random().toString(36).slice(2, 6)}`;
+      drawCommon(t, { ...common.collect().value });
       drawConfig(t ? t.example_config_json : {});
     });
-    drawConfig(types[0] ? types[0].example_config_json : {});
+    drawCommon(first, { ...defaults, enabled: true, ...(kind === "overlays" ? whole : {}) });
+    drawConfig(first ? first.example_config_json : {});
   } else {
     typeSelect.value = row[spec.typeField];
+    drawCommon(types.find((x) => typeId(kind, x) === row[spec.typeField]), row);
     drawConfig(row.config_json || {});
   }
   const save = h("button", { type: "submit", class: "primary" }, creating ? `Create ${spec.one}` : "Save changes");
-  const form = h("form", { class: "stack editor", novalidate: true, "aria-label": creating ? `New ${spec.one}` : `Edit ${row.id}` },
-    h("h3", {}, creating ? `New ${spec.one}` : `Edit ${spec.one} ${row.id}`),
-    typeField.wrap, creating ? idField.wrap : null, common.element, configHolder,
+  const label = creating ? null : rowLabel(kind, types, row);
+  const form = h("form", { class: "stack editor", novalidate: true, "aria-label": creating ? `New ${spec.one}` : `Edit ${label}` },
+    h("h3", {}, creating ? `New ${spec.one}` : `Edit ${spec.one} “${label}”`),
+    // the details: the row's id, for those who need it (API calls, logs)
+    creating ? null : h("p", { class: "hint" }, "Id ", h("span", { class: "mono" }, row.id)),
+    typeField.wrap, creating ? idField.wrap : null, commonHolder, configHolder,
     h("div", { class: "actions" }, save, button("Cancel", () => done(false), { kind: "secondary" })));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -102,6 +150,8 @@ function editor(kind, api, types, bodies, row, done) {
       return;
     }
     const body = { ...a.value, config_json: c.value };
+    // a row left without a name is called after its type, not after its id
+    if (creating && !body[spec.nameField]) body[spec.nameField] = typeLabel(kind, types, typeSelect.value);
     save.disabled = true;
     try {
       if (creating) {
@@ -135,8 +185,9 @@ function editor(kind, api, types, bodies, row, done) {
 
 async function kindSection(kind, api, display, holder) {
   const spec = KINDS[kind];
-  const [rows, types, create, edit] = await Promise.all([api.get(spec.path), spec.meta(api),
-    requestSchema(display, "POST", spec.path), requestSchema(display, "PATCH", `${spec.path}/{id}`)]);
+  const [rows, types, create, edit, screen] = await Promise.all([api.get(spec.path), spec.meta(api),
+    requestSchema(display, "POST", spec.path), requestSchema(display, "PATCH", `${spec.path}/{id}`),
+    api.get("/v1/display/screen").catch(() => null)]);
   const bodies = { create, edit };
   const reload = () => kindSection(kind, api, display, holder).catch((err) => notify(describeError(err), "error"));
   const open = (row) => {
@@ -147,10 +198,13 @@ async function kindSection(kind, api, display, holder) {
   const items = rows.items || [];
   const view = section(spec.title,
     items.length ? table(["Name", "Type", ...spec.headers, "On", "Actions"], items.map((row) => {
-      const label = row[spec.nameField] || row.id;
-      return h("tr", { dataset: { id: row.id } },
-        h("th", { scope: "row" }, label, label !== row.id ? h("span", { class: "hint mono" }, ` ${row.id}`) : null),
-        h("td", {}, row[spec.typeField]), spec.columns(row).map((c) => h("td", {}, c)),
+      const label = rowLabel(kind, types, row);
+      const why = problem(kind, row, types, screen);
+      return h("tr", { dataset: { id: row.id }, class: why ? "problem" : null },
+        h("th", { scope: "row" }, label),
+        h("td", {}, typeLabel(kind, types, row[spec.typeField]), why ? h("p", { class: "note warn", role: "status" }, why,
+          " Switch it off or delete it until its plugin works.") : null),
+        spec.columns(row).map((c) => h("td", {}, c)),
         h("td", {}, toggle(`${label} enabled`, row.enabled, async (on) => {
           await api.patch(`${spec.path}/${encodeURIComponent(row.id)}`, { enabled: on });
           notify(`${label} ${on ? "enabled" : "disabled"}.`);

@@ -106,14 +106,19 @@ export async function render(main, { display }) {
     value: String(settings[name]) }), { name });
   const scaleScreen = scale("display_text_scale_screen", "Text size on slides");
   const scaleTicker = scale("display_text_scale_ticker", "Text size in the ticker");
+  const overscan = field("Overscan (%)", h("input", { type: "number", name: "display_overscan_percent", step: "1",
+    ...inputLimits(property(body, "display_overscan_percent")), value: String(settings.display_overscan_percent ?? 0) }),
+  { hint: "A TV that crops the picture's edges (HDMI overscan): 2 to 5 % draws everything that much smaller.",
+    name: "display_overscan_percent" });
   const all = { controller_time_format: time, controller_date_order: date, display_weather_temperature_unit: unit,
-    display_timezone: zone, display_text_scale_screen: scaleScreen, display_text_scale_ticker: scaleTicker };
+    display_timezone: zone, display_text_scale_screen: scaleScreen, display_text_scale_ticker: scaleTicker,
+    display_overscan_percent: overscan };
   const themeError = h("p", { class: "field-error", hidden: true });
   const form = h("form", { class: "stack", novalidate: true, "aria-label": "Display settings" },
     themeChoices, themeError,
     h("div", { class: "row" }, time.wrap, date.wrap, unit.wrap), zone.wrap,
     h("datalist", { id: "zones" }, zones().map((z) => h("option", { value: z }))),
-    h("div", { class: "row" }, scaleScreen.wrap, scaleTicker.wrap),
+    h("div", { class: "row" }, scaleScreen.wrap, scaleTicker.wrap, overscan.wrap),
     h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Save settings")));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -125,7 +130,7 @@ export async function render(main, { display }) {
     if (theme && theme.value !== settings.display_theme_id) changes.display_theme_id = theme.value;
     for (const [name, f] of Object.entries(all)) {
       let value = f.input.value.trim();
-      if (name.startsWith("display_text_scale")) value = value === "" ? NaN : Number(value);
+      if (name.startsWith("display_text_scale") || name === "display_overscan_percent") value = value === "" ? NaN : Number(value);
       if (value !== settings[name]) {
         const problems = check(property(body, name), value, false);
         if (problems.length) { setFieldError(f, problems); bad = bad || f; }

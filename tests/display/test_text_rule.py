@@ -61,6 +61,10 @@ def test_the_kit_wraps_at_words_shrinks_to_its_minimum_and_says_what_does_not_fi
         {"kind": "scroll", "box": [400, 80], "font": 60, "minimum": minimum, "lines": 1, "text": "Storm warning at 15:00"},
         {"kind": "scroll", "box": [400, 80], "font": 60, "minimum": minimum, "lines": 1, "frames": 160,
          "text": "Storm warning: strong winds expected from 15:00, terrace closed"},
+        # a column whose first item fits whole at its minimum only where the "more" line would go:
+        # it ends early for the line (items are never left out unsaid)
+        {"kind": "column", "box": [300, 0], "font": 56, "minimum": minimum, "first_fits_alone": True,
+         "texts": [LONG["summary"], *LONG["headlines"][:3]]},
     ]
     answer = run(env, {"scenario": "tests.display.text_rule:kit_texts", "size": [960, 540], "cases": cases},
                  tmp_path)
@@ -70,7 +74,7 @@ def test_the_kit_wraps_at_words_shrinks_to_its_minimum_and_says_what_does_not_fi
         for label in seen["labels"]:
             if label["fits"] is False:  # said so: the caller shows fewer items or scrolls
                 continue
-            assert not judge(label, case["box"], floors), judge(label, case["box"], floors)
+            assert not judge(label, seen["box"], floors), judge(label, seen["box"], floors)
     (drawn,) = word["labels"]
     assert drawn["text"] == f"{WORD} is sunny" and drawn["lines"][0] == WORD, drawn  # tidied, whole
     assert minimum <= drawn["font_px"] < 56 and drawn["fits"], drawn
@@ -80,7 +84,7 @@ def test_the_kit_wraps_at_words_shrinks_to_its_minimum_and_says_what_does_not_fi
     assert drawn["fits"] is False and drawn["scrolls"] and len(drawn["lines"]) == 1, drawn
     assert drawn["font_px"] >= minimum and drawn["texture"][0] == 200 and drawn["whole_width"] > 200, drawn
     assert column["shown"] == 1, column  # the summary alone, as large as fits
-    fitted, scrolled = answer["cases"][4:]
+    fitted, scrolled, tight = answer["cases"][4:]
     (drawn,) = fitted["labels"]
     assert not drawn["scrolls"] and drawn["fits"] and minimum <= drawn["font_px"] < 60 and len(drawn["lines"]) == 1
     # too long at the minimum: the whole text on one line, drawn in a window of its box that moves
@@ -95,6 +99,9 @@ def test_the_kit_wraps_at_words_shrinks_to_its_minimum_and_says_what_does_not_fi
     assert first["text"].startswith(LONG["summary"][:60]) and first["text"].endswith("\u2026"), first
     assert first["font_px"] == minimum, first
     assert more["text"] == "+3 more" and more["role"] == "more" and more["rect"][1] >= 0, more
+    first, more = tight["labels"]  # was the summary whole and nothing said of the three left out
+    assert first["text"].endswith("\u2026") and first["font_px"] == minimum, first
+    assert more["text"] == "+3 more" and more["rect"][1] >= 0, (more, tight["box"])
 
 
 # -- every text slide ------------------------------------------------------------------------------

@@ -13,6 +13,8 @@ person reads: every word whole on its line, the text inside its box, never below
 """
 from __future__ import annotations
 
+import math
+
 from typing import Any
 
 from tests.display.driven import Canvas, window_rect
@@ -129,6 +131,9 @@ def kit_texts(canvas: Canvas, job: dict) -> dict:
             entries = [w.Entry([w.label(text, case["font"], (1, 1, 1, 1), minimum=case["minimum"])])
                        for text in case["texts"]]
             widget = w.Column(entries, gap=case["font"] * 0.4)
+            if case.get("first_fits_alone"):  # as tall as the first item at its minimum, and no taller
+                first = entries[0]
+                size = [size[0], math.ceil(first.height_at(size[0], first.least_scale())) + 1]
         elif case["kind"] == "line":
             widget = w.fit_label(case["text"], case["font"], (1, 1, 1, 1), minimum=case["minimum"])
         elif case["kind"] == "scroll":
@@ -138,7 +143,7 @@ def kit_texts(canvas: Canvas, job: dict) -> dict:
             widget = w.label(case["text"], case["font"], (1, 1, 1, 1), minimum=case["minimum"])
         _place(canvas, widget, size)
         _settle(canvas, widget)
-        answer = {"labels": labels(widget), "shown": getattr(widget, "shown", None)}
+        answer = {"labels": labels(widget), "shown": getattr(widget, "shown", None), "box": size}
         if case["kind"] == "scroll":  # frame time passing: where its text is drawn from, frame by frame
             answer["travel"] = widget.travel()
             answer["offsets"] = []

@@ -251,12 +251,9 @@ class Column(Widget):
             kept = self._arrange()
             if kept < len(self.entries):  # something must go: room for the line that says so, counted again
                 self._more_size()
+                # Said, never silent: when the items it keeps fit whole only in the line's room too,
+                # the last of them ends early (an ellipsis) to make room for the line.
                 self._reserved = self.more_height() + self.gap * self.scale * 0.5
-                least = max(item.least_scale() for item in self.entries[:self.keep])
-                last = self.entries[self.keep - 1].lines[-1]
-                ended = getattr(last, "whole", None) not in (None, last.text)  # the kept items did not fit whole
-                if not ended and self.kept_height(least) > self.room:  # the items it keeps come first: whole
-                    self._reserved = 0.0  # without the line, not cut for it (one too long is ended early anyway)
                 kept = self._arrange()
             left_out = len(self.entries) - kept
             self.more.opacity = 1.0 if left_out and self._reserved else 0.0

@@ -7,9 +7,23 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from hookspecs.render import RenderContext, renderer
+from hookspecs.render import TITLE_BOX, RenderContext, renderer
 from svc_host.kit.display import blob_images, config_flag, config_number, config_text, newest_shuffled
 from svc_host.kit.display import widgets as _w
+
+
+PROVIDER_NAMES = {"pexels": "Pexels", "unsplash": "Unsplash", "nasa_apod": "NASA"}
+"""The services whose name a credit carries (as their guidelines ask: "Photo by X on Unsplash").
+Any other provenance (the operator's own upload, the cloud feed) is no one a viewer should read
+about: a raw id such as ``manual_entry`` never reaches the screen."""
+
+
+def credit_line(photographer: str | None, provider: str | None) -> str:
+    """What a picture's credit says: ``Ana Lima on Pexels``, ``Ana Lima``, ``via NASA`` or ``""``."""
+    who, service = (photographer or "").strip(), PROVIDER_NAMES.get(provider or "", "")
+    if who and service:
+        return f"{who} on {service}"
+    return who or (f"via {service}" if service else "")
 
 
 def _prepare_photo(context: RenderContext) -> Any:
@@ -18,7 +32,7 @@ def _prepare_photo(context: RenderContext) -> Any:
         if data:
             attribution = config_flag(context, "showAttribution", True)
             return {"image": data, "caption": row.alt_text if attribution else "",
-                    "credit": row.photographer_name if attribution else ""}
+                    "credit": credit_line(row.photographer_name, row.data_provider) if attribution else ""}
     return None
 
 
@@ -36,12 +50,14 @@ class _KenBurns:
 
 def _caption(context: RenderContext, slide: Any, text: str, height: float) -> None:
     """``text`` in white on a dark band along the bottom of ``slide`` (nothing when empty): at 70 %
-    black the band keeps white text above 4.5:1 even over a white picture."""
+    black the band keeps white text above 4.5:1 even over a white picture. The band is full-bleed,
+    its text in the slides' title inset (the title-safe area at the screen's edge)."""
     if text:
         w = _w()
+        inset = TITLE_BOX[0]
         slide.add_widget(w.Backdrop([(0, 0, 0, 0.7)], size_hint=(1, height), pos_hint={"x": 0, "y": 0}))
-        slide.add_widget(w.label(text, context.type_px("caption"), (1, 1, 1, 1), size_hint=(0.94, height),
-                                 pos_hint={"x": 0.03, "y": 0}))
+        slide.add_widget(w.label(text, context.type_px("caption"), (1, 1, 1, 1), size_hint=(1 - 2 * inset, height),
+                                 pos_hint={"x": inset, "y": 0}))
 
 
 @renderer(prepare=_prepare_photo)
@@ -69,8 +85,7 @@ def _prepare_video(context: RenderContext) -> Any:
             continue
         duration = min(float(row.duration_seconds), max_seconds) if row.duration_seconds else max_seconds
         return {"path": str(blob.path), "title": row.alt_text or "Video",
-                "credit": row.photographer_name if attribution else "",
-                "provider": row.data_provider if attribution else "",
+                "credit": credit_line(row.photographer_name, row.data_provider) if attribution else "",
                 "duration": duration, "max_seconds": max_seconds,
                 "muted": config_flag(context, "muted", True)}
     return None
@@ -90,13 +105,14 @@ def _poster(context: RenderContext) -> Any:
     from kivy.graphics import Color, Triangle
 
     data = context.data
-    facts = (f"{int(data['duration'])} s", data["provider"], "muted" if data["muted"] else "")
+    facts = (f"{int(data['duration'])} s", "muted" if data["muted"] else "")
     slide = _w().text_slide(context, data["title"],
                             [f"{data['credit']}".strip(), " \u00b7 ".join(p for p in facts if p)])
     width, height = context.size
-    with slide.canvas:
+    with slide.canvas:  # in the lower right, under the text; centred under it on a portrait screen
         color = Color(*context.theme.accents[1])
-        cx, cy, r = width * 0.8, height * 0.3, height * 0.12
+        r = min(width, height) * 0.12
+        cx, cy = (width * 0.5, height * 0.22) if _w().stacked(context) else (width * 0.8, height * 0.3)
         Triangle(points=[cx - r * 0.6, cy - r, cx - r * 0.6, cy + r, cx + r, cy])
     slide.animate(_PlayPulse(color))
     return slide
@@ -117,7 +133,7 @@ def video(context: RenderContext) -> Any:
     slide.add_widget(player)
     slide.animate(player)
     slide.on_dispose(player.dispose)
-    _caption(context, slide, " \u2014 ".join(p for p in (data["credit"], data["provider"]) if p), 0.07)
+    _caption(context, slide, data["credit"], 0.07)
     return slide
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import pytest
 
-from hookspecs.render import TYPE_MIN
+from builtin_plugins.media.samples import PHOTOS
+from hookspecs.render import TITLE_BOX, TYPE_MIN
 from tests.display.driven import run
 from tests.display.text_rule import LONG
 
@@ -165,6 +166,19 @@ def check_long_texts(drawn: list[dict]) -> None:
     assert BIRTHDAY in by_type["bouncing_message"], by_type["bouncing_message"]
 
 
+def check_picture_caption(drawn: list[dict]) -> None:
+    """The photo's caption band is full-bleed, its text in the slides' title inset (it sat at 3 %,
+    outside the title-safe area at the screen's edge), and its credit names a person, never a raw
+    provenance id (it said "manual_entry" under every uploaded video)."""
+    (photo,) = [slide for slide in drawn if slide["type"] == "photo"]
+    (caption,) = [label for label in photo["labels"] if not label["icon"]]
+    width = photo["box"][0]
+    x, _y, w, _h = caption["rect"]
+    assert x >= width * TITLE_BOX[0] - 1 and x + w <= width * (1 - TITLE_BOX[0]) + 1, (caption, photo["box"])
+    assert caption["text"].split(" \u2014 ")[-1] in {who for _alt, who, *_ in PHOTOS}, caption  # the samples'
+    assert "_" not in caption["text"], caption
+
+
 def check_grid(drawn: list[dict]) -> None:
     """The month's cells share one size (the text rule for a grid): no day drawn larger than its
     neighbours, none below the body's minimum."""
@@ -183,6 +197,7 @@ def test_every_text_slide_keeps_its_words_whole_at_a_readable_size_beside_corner
     check_slides(drawn)
     check_long_texts(drawn)
     check_grid(drawn)
+    check_picture_caption(drawn)
 
 
 @pytest.mark.slow
@@ -191,6 +206,7 @@ def test_every_text_slide_keeps_its_words_whole_at_a_readable_size_on_a_portrait
     check_slides(drawn)
     check_long_texts(drawn)
     check_grid(drawn)
+    check_picture_caption(drawn)
 
 
 def test_a_slide_in_part_of_the_screen_meets_the_theme_backdrop_without_a_seam(env, tmp_path):

@@ -47,7 +47,8 @@ def _qr_slide(context: RenderContext, payload: str, title: str, caption: str,
                                                                          "center_y": 0.5}
     slide.add_widget(w.ImageFill(w.qr_texture(payload, fg, bg), size_hint=(hint[0] * 0.95, hint[1] * 0.95),
                                  pos_hint=inner))
-    slide.says = "qr"  # one voice per fact: the QR panel yields while the slide has its own code
+    slide.says = "qr"  # one voice per fact: the QR panel yields while the slide has its own code,
+    slide.told_apart = payload  # unless both are captioned codes of different payloads
     return slide
 
 
@@ -111,4 +112,5 @@ def qr_code_overlay(context: RenderContext) -> Any:
                                size_hint=(0.96, 0.055 / box_h),
                                pos_hint={"center_x": 0.5, "y": 0.005 / box_h}))
     box.says = "qr"
+    box.told_apart = payload if caption else None  # captioned: it may stand beside another captioned code
     return box

@@ -33,6 +33,28 @@ def test_an_overlay_yields_while_the_slide_says_the_same(env, tmp_path):
     assert by_slide["welcome"] == {(("qr", 1.0), ("time", 1.0))}  # nothing said twice: both panels
 
 
+def test_captioned_codes_of_different_payloads_stand_together_and_the_same_code_is_shown_once(env, tmp_path):
+    """Two QR codes a viewer can tell apart, each with its caption, may stand together ("or both
+    captioned"): the "Rate your visit" panel stays beside the Wi-Fi slide's captioned code (it
+    yielded, leaving its corner empty), while a panel of the slide's own code yields to it."""
+    wifi = SLIDES[1]["config_json"]["payload"]
+    overlays = [{"id": "rate", "overlay_type": "qr_code", "config_json": {
+                    "payload": "https://example.org/rate", "caption": "Rate your visit",
+                    "position": "bottom_right"}, **WHOLE_YEAR},
+                {"id": "same", "overlay_type": "qr_code", "config_json": {
+                    "payload": wifi, "caption": "Wi-Fi", "position": "top_right"}, **WHOLE_YEAR}]
+    requests = [["POST", "/v1/display/overlays", o] for o in overlays] + \
+        [["POST", "/v1/screens", s] for s in SLIDES[1:]]
+    seen = run(env, {"scenario": "tests.display.voices:program", "requests": requests, "size": [960, 540],
+                     "seconds": 6, "dt": 0.1}, tmp_path)["seen"]
+    by_slide: dict[str, set] = {}
+    for frame in seen:
+        by_slide.setdefault(frame["slide"], set()).add(tuple(sorted(frame["panels"].items())))
+    rate, same = "qr:https://example.org/rate", f"qr:{wifi}"
+    assert by_slide["wifi"] == {tuple(sorted({rate: 1.0, same: 0.0}.items()))}, by_slide  # told apart: both
+    assert by_slide["welcome"] == {tuple(sorted({rate: 1.0, same: 1.0}.items()))}, by_slide
+
+
 def test_every_time_on_screen_is_in_the_displays_zone(env, tmp_path):
     """Issue 35, item 10: the clock panel and the ticker's time tape, with no zone of their own, both
     show the display's zone (Europe/Berlin here, never UTC beside it): the same HH:MM, the display's

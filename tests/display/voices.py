@@ -14,7 +14,8 @@ def program(canvas: Any, job: dict) -> dict:
         canvas.frame(job["dt"])
         if slides.current is None or slides._change is not None:  # noqa: SLF001  at rest between changes
             continue
-        panels = {str(w.says): round(w.opacity, 2) for w in voices(overlays.widget)}
+        panels = {":".join(filter(None, (str(w.says), getattr(w, "told_apart", None)))): round(w.opacity, 2)
+                  for w in voices(overlays.widget)}
         seen.append({"slide": slides.current["row"]["id"], "panels": panels})
     return {"seen": seen}
 

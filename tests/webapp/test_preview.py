@@ -27,13 +27,13 @@ pytestmark = pytest.mark.slow
 def fleet(tmp_path_factory):
     root = tmp_path_factory.mktemp("webapp-preview")
     controller = ControllerProcess(root / "ctl" / "data")
-    # The key is pasted, not paired here, so the display learns the controller's origin from its env.
     plugin = write_distribution(root / "site", "failing", FAILING)
+    controller.start()  # first: its address (a port the OS chose) is the display's allowed origin
+    # The key is pasted, not paired here, so the display learns the controller's origin from its env.
     display = ServeCanvas(canvas_env(root / "screen" / "data", SVC_DISPLAY_HTTP_CORS_ORIGINS=controller.url),
                           extra_pythonpath=[plugin, str(REPO)])
-    with running(display, controller):
+    with running(display, controller):  # (the controller stops first: it holds connections to the display)
         display.start(timeout=90)
-        controller.start()
         admin = display.key("admin", "pasted-admin")
         r = display.request("POST", "/v1/screens", key=admin, json={
             "id": "welcome", "screen_type": "message", "dwell_seconds": 30,

@@ -105,19 +105,29 @@ def _prepare_article(context: RenderContext) -> Any:
     return item
 
 
-def _article_slide(context: RenderContext, data: dict, texture: Any) -> Any:
+PICTURE_BAND = 0.36
+"""The picture's share of the height on a slide taller than wide (it is on top there)."""
+
+
+def _article_slide(context: RenderContext, data: dict, texture: Any) -> tuple[Any, float]:
     """The picture on the left 45 % (on top on a slide taller than wide) when there is one, the
     headline, its source and age and the summary on the rest, the QR code's corner kept free. The
     headline and summary shrink together down to their minimums; then the summary ends early at a
-    sentence (its start always shown)."""
+    sentence (its start always shown). Also the QR code's bottom (a share of the height): on a
+    tall slide with a picture, the code sits on the picture's lower right corner, so the text
+    has the whole width and height under the picture (it had a band above the code, an empty
+    row beside it)."""
     w = _w()
     summary = clip_text(data["summary"], 360)
     slide = w.themed_slide(context)
     tall = w.stacked(context)  # a portrait screen or a slide higher than wide: picture above text
     left, top = 0.08, 0.06
+    qr = _qr_side(context) if data.get("link") else 0.0
+    on_picture = bool(qr) and texture is not None and tall and qr * 1.08 + 0.04 <= PICTURE_BAND
     if texture is not None and tall:
-        slide.add_widget(w.ImageFill(texture, mode="cover", size_hint=(1, 0.36), pos_hint={"x": 0, "top": 1}))
-        top = 0.4
+        slide.add_widget(w.ImageFill(texture, mode="cover", size_hint=(1, PICTURE_BAND),
+                                     pos_hint={"x": 0, "top": 1}))
+        top = PICTURE_BAND + 0.04
     elif texture is not None:
         slide.add_widget(w.ImageFill(texture, mode="cover", size_hint=(0.45, 1), pos_hint={"x": 0, "y": 0}))
         left = 0.5
@@ -125,12 +135,11 @@ def _article_slide(context: RenderContext, data: dict, texture: Any) -> Any:
     headline.main.role = "title"
     entries = [headline] + ([w.entry(context, summary)] if summary else [])
     width, bottom = (0.96 if texture is not None and not tall else 0.92) - left, 0.06
-    if data.get("link"):  # the QR code's corner: above it beside a picture or on a tall slide, beside it else
-        qr = _qr_side(context)
+    if qr and not on_picture:  # the QR code's corner: above it beside a picture or on a tall slide, beside it else
         bottom, width = (0.06 + qr + 0.03, width) if texture is not None or tall else \
             (0.06, width - qr * context.size[1] / context.size[0] - 0.04)
     w.body_column(context, slide, entries, (left, top, width, 1 - top - bottom), keep=len(entries))
-    return slide
+    return slide, (1 - PICTURE_BAND + 0.02 if on_picture else 0.025)
 
 
 def _qr_side(context: RenderContext) -> float:
@@ -143,13 +152,13 @@ def _qr_side(context: RenderContext) -> float:
 def news_article(context: RenderContext) -> Any:
     w = _w()
     data = context.data
-    slide = _article_slide(context, data, w.texture_from_bytes(data.get("image")))
+    slide, low = _article_slide(context, data, w.texture_from_bytes(data.get("image")))
     if data.get("link"):
         high = _qr_side(context)
         side = high * context.size[1] / context.size[0]
         slide.add_widget(w.Backdrop([(1, 1, 1, 1)], size_hint=(side * 1.08, high * 1.08),
-                                    pos_hint={"right": 0.985, "y": 0.025}))
+                                    pos_hint={"right": 0.985, "y": low}))
         slide.add_widget(w.ImageFill(w.qr_texture(data["link"]), size_hint=(side, high),
-                                     pos_hint={"right": 0.98, "y": 0.025 + high * 0.04}))
+                                     pos_hint={"right": 0.98, "y": low + high * 0.04}))
         slide.says = "qr"  # one voice per fact: the QR panel yields while the article shows its link's code
     return slide

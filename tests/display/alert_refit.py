@@ -45,6 +45,7 @@ def refit(canvas: Canvas, job: dict) -> dict:
         slides = canvas.layer("slides")
         context = slides.stage.context("screen", row)
         answers.append({"id": row["id"], "before": before, "after": columns(slides.current["widget"]),
+                        "slide_rect": window_rect(slides.current["widget"]),
                         "cards": [card_texts(card) for card in cards], "body_px": context.type_px("body"),
                         "caption_min": context.min_px("caption", min(canvas.root.size)),
                         "body_min": context.min_px("body", min(canvas.root.size))})

@@ -77,3 +77,23 @@ def test_a_warning_alert_trims_nothing_unseen(env, tmp_path, size, trims, compos
     drawn_before = sum(item["drawn"] for column in now["before"] for item in column["items"])
     drawn_after = sum(item["drawn"] for column in now["after"] for item in column["items"])
     assert drawn_after < drawn_before and said, json.dumps(now, indent=1)
+
+
+def test_a_news_article_in_portrait_keeps_its_text_whole_under_the_alert_its_code_on_the_picture(env, tmp_path):
+    """Portrait, the café's panels and a warning alert: the article's link code sits on its
+    picture's lower right corner, so the headline and summary have the slide's whole width down to
+    its bottom inset. The column used to stop above the code's row (an empty band beside the code)
+    and the summary ended early under the alert with room to spare."""
+    article = {"id": "article", "screen_type": "news_article", "dwell_seconds": 600,
+               "config_json": {"feedIds": ["bbc-world"], "showSummary": True, "showQrLink": True}}
+    job = {"scenario": "tests.display.alert_refit:refit", "size": [1080, 1920], "seed": "samples",
+           "slides": [article], "alert": ALERT, "overlays": cafe(), "samples": ["news"]}
+    seen = run(env, job, tmp_path)
+    assert "Traceback" not in seen["log"], seen["log"][-3000:]
+    (slide,) = seen["slides"]
+    x, y, width, height = slide["slide_rect"]  # under the alert
+    for column in slide["before"] + slide["after"]:
+        assert all(item["drawn"] and "\u2026" not in item["text"] for item in column["items"]), column
+    (column,) = slide["after"]
+    assert column["rect"][1] <= y + height * 0.06 + 1, (column["rect"], slide["slide_rect"])  # to the bottom inset
+    assert column["rect"][2] >= width * 0.84 - 1, (column["rect"], slide["slide_rect"])  # the whole text width

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
-MAX_EXAMPLES = os.environ.get("SVC_FUZZ_MAX_EXAMPLES", "30")
+MAX_EXAMPLES = os.environ.get("SVC_FUZZ_MAX_EXAMPLES", "15")
 MAX_SECONDS = os.environ.get("SVC_FUZZ_MAX_SECONDS", "240")
 # `make fuzz` (the large run, figures in docs/reliability.md) sets a floor on generated cases.
 MIN_CASES = int(os.environ.get("SVC_FUZZ_MIN_CASES", "0"))

@@ -152,7 +152,7 @@ def glyph_pixels(out: Path, picture: dict, text: dict) -> int:
     x, y, w, h = text["box"]
     with Image.open(out / picture["file"]) as image:
         crop = image.convert("RGB").crop((x, y, x + w, y + h))
-    return sum(count for count, colour in crop.getcolors(1 << 22)
+    return sum(count for count, colour in crop.getcolors(max(1, crop.width * crop.height))  # one a pixel at most
                if max(abs(a - b) for a, b in zip(colour, want)) <= 24)
 
 

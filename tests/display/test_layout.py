@@ -330,7 +330,9 @@ def test_an_overlay_type_in_an_unknown_zone_is_refused_naming_its_plugin(caplog)
 
 COMPOSITION = "tests.display.composition:"
 QR_SLIDE = {"id": "menu", "screen_type": "qr_code", "dwell_seconds": 600, "frequency_weight": 1,
-            "config_json": {"payload": "https://example.org/menu", "caption": "Today's menu"}}
+            "config_json": {"payload": "https://example.org/feedback", "caption": "Tell us what you think"}}
+"""The QR panel's own code on the slide: the same code twice is shown once (the panel yields; a
+captioned code of another payload would stand beside it, tests/display/test_one_voice.py)."""
 CAFE_PANELS = [overlay("qr_code", {"payload": "https://example.org/feedback", "caption": "Tell us",
                                    "position": "bottom_right"}),
                overlay("digital_clock", {"position": "top_right", "show_date": True})]
@@ -354,7 +356,7 @@ def test_decoration_falls_behind_the_slides_text_images_qr_codes_and_the_panels(
         kinds = {box["what"] for box in step["boxes"]}
         assert kinds == {"slide", "o_qr_code"}, step
         # one voice per fact: the QR panel yields (is hidden, decoration may show in its place) while
-        # the slide shows its own code, and only then
+        # the slide shows the same code, and only then
         yielded = {box["what"] for box in step["boxes"] if box.get("yielded")}
         assert yielded == ({"o_qr_code"} if step["slide"] == QR_SLIDE["id"] else set()), step
         covered = [box for box in step["boxes"] if not box["same"] and box["what"] not in yielded]

@@ -99,3 +99,29 @@ def _check_size(display: str, size: str) -> None:
         said = run.stderr.strip()[:200]
         raise _Unreachable(f"X display {display} shows {found.group(1) if found else 'no screen'}, not {wanted}"
                            + (f" ({said})" if said else ""))
+
+
+@contextlib.contextmanager
+def unserved_display() -> Iterator[str]:
+    """``with unserved_display() as display:`` a ``DISPLAY`` (``":N"``) no X server answers for
+    the block. Its abstract socket (``@/tmp/.X11-unix/XN``, what clients try first) is bound by
+    this process and not listened on, so a client is refused there; no X server can take the
+    number meanwhile (it could not bind that socket), and none holds its socket file. Linux only."""
+    import socket
+
+    for number in range(1000, 2000):  # above the numbers Xvfb -displayfd hands out from 0 upwards
+        holder = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            holder.bind(f"\0/tmp/.X11-unix/X{number}")
+        except OSError:
+            holder.close()
+            continue
+        if os.path.exists(f"/tmp/.X11-unix/X{number}"):  # a server's file from before: not ours to vouch for
+            holder.close()
+            continue
+        try:
+            yield f":{number}"
+        finally:
+            holder.close()
+        return
+    raise RuntimeError("no X display number from 1000 to 1999 could be held")

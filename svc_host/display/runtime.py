@@ -88,6 +88,13 @@ def _prepare_kivy_environment(host: Any, mode: str) -> tuple[int, int] | None:
     os.environ.setdefault("KIVY_WINDOW", "sdl2")  # other providers (x11) exit the process on failure
     if mode == MODE_OFFSCREEN:
         os.environ["SDL_VIDEODRIVER"] = "offscreen"
+    elif (mode == MODE_WINDOW and sys.platform.startswith("linux") and os.environ.get("DISPLAY")
+          and not os.environ.get("SDL_VIDEODRIVER") and not os.environ.get("WAYLAND_DISPLAY")):
+        # SDL tries its drivers in turn and ends on its offscreen one when x11 does not come up:
+        # a 1024x768 "window" nobody sees, the status saying the canvas runs (an X server that is
+        # gone; 6 starts in 84 beside X servers coming and going). DISPLAY names the screen meant:
+        # x11 it is, or the canvas is unavailable and says why.
+        os.environ["SDL_VIDEODRIVER"] = "x11"
     size = parse_size(host.settings.window_size)
     if mode == MODE_OFFSCREEN and size is None:
         size = DEFAULT_OFFSCREEN_SIZE
@@ -175,7 +182,9 @@ def _create_window(size: tuple[int, int] | None, settings: Any) -> Any:
     except Exception as exc:
         raise CanvasUnavailable(f"{type(exc).__name__}: {exc}") from None
     if Window is None:
-        raise CanvasUnavailable("no usable window provider (no display or no OpenGL)")
+        screen = f"the X server at DISPLAY={os.environ['DISPLAY']} did not answer, or no OpenGL" \
+            if os.environ.get("SDL_VIDEODRIVER") == "x11" and os.environ.get("DISPLAY") else "no display or no OpenGL"
+        raise CanvasUnavailable(f"no usable window provider ({screen})")
     return Window
 
 

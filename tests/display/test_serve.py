@@ -4,6 +4,7 @@ from __future__ import annotations
 import time
 
 from svc_display.testing import ServerProcess
+from svc_display.testing.xserver import unserved_display
 from tests.display.canvas import canvas_env
 
 
@@ -40,6 +41,24 @@ def test_serve_keeps_serving_headless_when_the_canvas_cannot_start(tmp_path):
     lines = [line for line in server.log.splitlines() if "canvas unavailable" in line]
     assert len(lines) == 1 and "serving headless" in lines[0]
     assert "Traceback" not in server.log
+
+
+def test_a_window_whose_x_server_does_not_answer_is_said_unavailable_not_drawn_offscreen(tmp_path):
+    """DISPLAY names the screen meant: SDL falling back to its offscreen driver drew a 1024x768
+    "window" nobody saw while the log said a window canvas ran (beside X servers coming and going,
+    6 starts in 84 under a reachable Xvfb)."""
+    with unserved_display() as display:
+        server = serve(tmp_path, SDL_VIDEODRIVER="", SVC_DISPLAY_WINDOW_SIZE="", DISPLAY=display)
+        try:
+            key = server.key("admin")
+            r = server.request("POST", "/v1/display/navigation", key=key, json={"surface": "screen",
+                                                                                "direction": "forward"})
+            assert r.status_code == 503 and r.json()["code"] == "navigation_unavailable"
+        finally:
+            server.stop()
+    lines = [line for line in server.log.splitlines() if "canvas unavailable" in line]
+    assert len(lines) == 1 and "serving headless" in lines[0] and f"DISPLAY={display} did not answer" in lines[0]
+    assert "window canvas" not in server.log and "offscreen canvas" not in server.log
 
 
 def test_serve_headless_has_no_canvas(tmp_path):

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
 import logging
 import os
 import shlex
+import signal
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -40,6 +42,11 @@ def cmd_serve(host: Any, args: argparse.Namespace) -> int:
     from svc_host.server import serve
 
     app = create_app(host)
+    # ``kill -USR1 <pid>``: every thread's stack to the log (stderr), and the display goes on:
+    # where a display that does not answer is stuck (the test kit asks for it when a server it
+    # starts does not answer in time). Written by the interpreter itself, so a held lock or a
+    # blocked event loop cannot keep it from being said.
+    faulthandler.register(signal.SIGUSR1, all_threads=True, chain=False)
     # Kivy needs the main thread: the runtime serves HTTP on a background thread when a
     # canvas runs, or right here when headless.
     display.run(host, lambda: serve(host, app))

@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import Any, Iterator
 
 import requests
 
-from svc_display.testing.waiting import ProcessExited, wait_until_up
+from svc_display.testing.waiting import NotYet, ProcessExited, wait_until_up
 
 
 def stop_process(process: subprocess.Popen | None, timeout: float = 30) -> int | None:
@@ -130,12 +131,33 @@ class ServerProcess:
             if chosen:
                 try:
                     self._use_port(int(port_file.read_text()))
-                except (OSError, ValueError):
-                    return False  # not bound yet
-            return self.get("/v1/health", timeout=1).status_code == 200
+                except (OSError, ValueError) as exc:
+                    raise NotYet(f"no port in {port_file.name} yet ({exc})") from None
+            answer = self.get("/v1/health", timeout=1)
+            if answer.status_code != 200:
+                raise NotYet(f"health answered {answer.status_code}: {answer.text[:200]}")
+            return True
 
-        wait_until_up(self.process, up, timeout, what, lambda: self.log, self.stop, interval=interval)
+        wait_until_up(self.process, up, timeout, what, lambda: self.log, self._stop_saying_where, interval=interval)
         return self
+
+    def _stop_saying_where(self) -> None:
+        """Stop a server that did not answer in time, its threads' stacks in its log first
+        (``svc-display serve`` writes them on SIGUSR1): the timeout's message says where it hung."""
+        if self.process is not None and self.process.poll() is None:
+            size = self.log_path.stat().st_size if self.log_path.exists() else 0
+            try:
+                self.process.send_signal(signal.SIGUSR1)
+            except OSError:
+                pass
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and self.process.poll() is None:
+                with open(self.log_path, "rb") as log:
+                    log.seek(size)
+                    if b"most recent call first" in log.read():
+                        break
+                time.sleep(0.05)
+        self.stop()
 
     @property
     def stderr(self) -> str:

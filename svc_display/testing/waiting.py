@@ -31,21 +31,30 @@ class ProcessExited(RuntimeError):
         self.returncode = returncode
 
 
+class NotYet(Exception):
+    """Raised by a ``healthy()`` of :func:`wait_until_up` to say why it is not up yet (the last
+    reason is in the timeout's message)."""
+
+
 def wait_until_up(process: subprocess.Popen, healthy: Callable[[], bool], timeout: float, what: str,
                   log: Callable[[], str], stop: Callable[[], Any], interval: float = 0.1) -> None:
     """Return once ``healthy()`` (a health request answered 200) while ``process`` starts; a refused
     or timed-out connection is a server not listening yet. Raise :class:`ProcessExited` when the
     process ends first; after ``timeout`` seconds, ``stop()`` it and raise RuntimeError. Both
-    messages name ``what`` and hold ``log()``."""
+    messages name ``what`` and hold ``log()``; the timeout's names the last reason too (the last
+    connection error, or what ``healthy()`` raised as :class:`NotYet`), with how many tries."""
     deadline = time.monotonic() + timeout
+    last, tries = "not tried", 0
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise ProcessExited(f"{what} exited with {process.returncode}:\n{log()}", process.returncode)
+        tries += 1
         try:
             if healthy():
                 return
-        except (requests.ConnectionError, requests.Timeout, OSError):
-            pass
+            last = "not healthy"
+        except (requests.ConnectionError, requests.Timeout, OSError, NotYet) as exc:
+            last = f"{type(exc).__name__}: {exc}"[:300]
         time.sleep(interval)
     stop()
-    raise RuntimeError(f"{what} did not answer within {timeout}s:\n{log()}")
+    raise RuntimeError(f"{what} did not answer within {timeout}s ({tries} tries, the last: {last}):\n{log()}")

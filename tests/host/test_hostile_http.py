@@ -13,6 +13,7 @@ import os
 import select
 import socket
 import ssl
+import sys
 import time
 
 import pytest
@@ -461,17 +462,14 @@ def test_a_body_the_disk_has_no_room_for_is_507_and_changes_nothing(tmp_path):
     process, which fails a write with EFBIG as a full disk fails it with ENOSPC) is answered 507
     ``insufficient_storage`` in the CONTRACT shape, not 500; nothing is restored and the server
     goes on answering."""
-    import resource
-    import signal
-
-    limits = resource.getrlimit(resource.RLIMIT_FSIZE)
-    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # both pass to the server through exec
-    resource.setrlimit(resource.RLIMIT_FSIZE, (4 * 1024 * 1024, limits[1]))
-    try:
-        process = ServerProcess(hostile_env(tmp_path)).start()
-    finally:
-        resource.setrlimit(resource.RLIMIT_FSIZE, limits)
-        signal.signal(signal.SIGXFSZ, handler)
+    # The limit and the ignored SIGXFSZ are set in the server's own process, then it becomes
+    # `svc-display serve` (both pass through exec); this test's process keeps its own limits.
+    limited = ("import os, resource, signal, sys\n"
+               "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+               "resource.setrlimit(resource.RLIMIT_FSIZE, (4 * 1024 * 1024, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))\n"
+               "os.execv(sys.executable, [sys.executable, '-m', 'svc_host', 'serve'])\n")
+    process = ServerProcess(hostile_env(tmp_path))
+    process.launch([sys.executable, "-c", limited], timeout=60)
     try:
         key = process.key("admin")
         assert process.request("POST", "/v1/screens", key=key, json={

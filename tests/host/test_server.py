@@ -7,6 +7,7 @@ import signal
 import socket
 import ssl
 import subprocess
+import sys
 import threading
 import time
 
@@ -18,7 +19,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from svc_display.testing import ServerProcess
-from svc_display.testing.waiting import ProcessExited
+from svc_display.testing.waiting import ProcessExited, wait_for
 from svc_host.config import load_settings
 from svc_host.tls import ensure_certificate, generate_self_signed, local_ipv4_addresses
 
@@ -216,6 +217,35 @@ def test_a_taken_port_is_not_announced_and_a_test_server_reads_back_the_port_it_
         finally:
             assert server.stop() == 0
         assert not (server.data_dir / "http-port").exists()
+
+
+def test_a_display_writes_every_threads_stack_on_sigusr1_and_goes_on_serving(env):
+    """``kill -USR1``: where a display that does not answer is stuck, said in its log."""
+    server = ServerProcess(env).start(timeout=60)
+    try:
+        server.process.send_signal(signal.SIGUSR1)
+        wait_for(lambda: "most recent call first" in server.stderr, 30, what="the stacks in the log")
+        assert "Current thread" in server.stderr or "Thread 0x" in server.stderr
+        assert server.get("/v1/health").status_code == 200
+    finally:
+        assert server.stop() == 0
+
+
+def test_a_server_that_does_not_answer_in_time_is_stopped_with_its_stacks_in_the_message(tmp_path):
+    """The kit's timeout says where the server hung (its stacks, asked for with SIGUSR1) and why
+    the last health request failed."""
+    hung = ServerProcess({"SVC_DISPLAY_DATA_DIR": str(tmp_path / "data"), "SVC_DISPLAY_HTTP_PORT": "0"})
+    program = ("import faulthandler, signal, time\n"
+               "faulthandler.register(signal.SIGUSR1, all_threads=True)\n"
+               "def stuck_in_startup():\n"
+               "    time.sleep(120)\n"
+               "stuck_in_startup()\n")
+    with pytest.raises(RuntimeError) as failed:
+        hung.launch([sys.executable, "-c", program], timeout=2)
+    message = str(failed.value)
+    assert "did not answer within 2s" in message and "the last: NotYet: no port in http-port yet" in message
+    assert "stuck_in_startup" in message and "most recent call first" in message
+    assert hung.process.poll() is not None
 
 
 def test_a_port_the_os_chose_cannot_be_bound_by_another_program_before_the_server_answers(tmp_path):

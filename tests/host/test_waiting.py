@@ -7,7 +7,7 @@ import sys
 import pytest
 import requests
 
-from svc_display.testing.waiting import ProcessExited, wait_until_up
+from svc_display.testing.waiting import NotYet, ProcessExited, wait_until_up
 
 
 def start(code: str) -> subprocess.Popen:
@@ -64,3 +64,15 @@ def test_stop_process_terminates_then_kills_and_gives_the_status():
     assert stubborn.stdout.readline() == "ready\n"  # SIGTERM is ignored from now on
     assert stop_process(stubborn, timeout=0.5) == -9  # so it is killed
     stubborn.stdout.close()
+
+
+def test_the_timeout_names_the_last_reason_the_process_was_not_up():
+    process = start("import time; time.sleep(30)")
+
+    def healthy() -> bool:
+        raise NotYet("health answered 503: starting")
+    try:
+        with pytest.raises(RuntimeError, match=r"the last: NotYet: health answered 503: starting"):
+            wait_until_up(process, healthy, 0.3, "mute", lambda: "", process.kill, interval=0.05)
+    finally:
+        process.kill()

@@ -232,11 +232,15 @@ class FakeDisplay:
                     fake.jobs_peak = max(fake.jobs_peak, fake.jobs_in_flight)
                 try:
                     fake._release.wait(fake.job_hold_s)
+                finally:
+                    # counted out before the answer, as ``Gauge`` does: the controller may start its
+                    # next pull the moment it has the answer, before this thread runs again (a
+                    # loaded CI run counted 3 in flight against a bound of 2)
+                    with fake._jobs_guard:
+                        fake.jobs_in_flight -= 1
+                try:
                     self._send(503, b'{"code":"busy","message":"the display is busy"}')
                 except OSError:
                     pass
-                finally:
-                    with fake._jobs_guard:
-                        fake.jobs_in_flight -= 1
 
         return Handler

@@ -210,7 +210,14 @@ def desktop_size() -> tuple[int, int] | None:
 
     try:
         sdl = ctypes.CDLL(name)
-        if sdl.SDL_InitSubSystem(0x20) != 0:  # SDL_INIT_VIDEO; Kivy's own init counts on top of it
+        # SDL_INIT_VIDEO; Kivy's own init counts on top of it. Tried a few times: beside X servers
+        # starting and stopping, x11 failed to come up now and then where Kivy's init a moment
+        # later worked, and the window was then Kivy's 800x600 on a larger screen.
+        for _ in range(5):
+            if sdl.SDL_InitSubSystem(0x20) == 0:
+                break
+            time.sleep(0.2)
+        else:
             return None
         mode = DisplayMode()
         if sdl.SDL_GetDesktopDisplayMode(0, ctypes.byref(mode)) != 0 or mode.w <= 0 or mode.h <= 0:

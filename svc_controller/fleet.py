@@ -87,17 +87,25 @@ class Fleet:
 
     def item(self, display: Any) -> dict:
         """One display's item, with the problem of a sync group whose programs differ (its
-        group-mates read only when it reports a sync group)."""
+        group-mates read only when it reports a sync group). The item then comes from that one
+        read of the fleet, never a mix of two reads: the poller may have changed its status since."""
         item = self.item_json(display)
-        if sync_key(item) is not None:
-            return next(i for i in self._marked_with(sync_key(item)[0]) if i["id"] == item["id"])
-        return item
+        if sync_key(item) is None:
+            return item
+        found = [i for i in self._marked() if i["id"] == item["id"]]
+        if not found:  # deleted meanwhile
+            raise ApiError(404, "not_found", "display not found")
+        return found[0]
+
+    def _marked(self) -> list[dict]:
+        """Every display's item, read once, marked (:func:`mark_sync`)."""
+        every = [self.item_json(d) for d in self.db.FleetDisplay.select().order_by(lambda d: d.id)]
+        mark_sync(every)
+        return every
 
     def _marked_with(self, *sync_groups: str | None) -> list[dict]:
         """The marked items of every display reporting one of ``sync_groups``."""
-        every = [self.item_json(d) for d in self.db.FleetDisplay.select().order_by(lambda d: d.id)]
-        mark_sync(every)
-        return [i for i in every if sync_key(i) is not None and sync_key(i)[0] in sync_groups]
+        return [i for i in self._marked() if sync_key(i) is not None and sync_key(i)[0] in sync_groups]
 
     def get(self, display_id: str) -> Any:
         display = row(self.db.FleetDisplay, display_id)

@@ -77,9 +77,11 @@ def define_entities(db: orm.Database) -> None:
         api_key_encrypted = orm.Optional(orm.LongStr, lazy=False, nullable=True)
         group = orm.Optional(str, 64, default="")
         created_at_ms = orm.Required(int, size=64)
-        # the poller's last result (svc_controller/fleet.py): the item's ``status``
-        state = orm.Required(str, 16, default="unknown")
-        status_json = orm.Optional(orm.LongStr, lazy=False, nullable=True)
+        # the poller's last result (svc_controller/fleet.py): the item's ``status``. Volatile: the
+        # poller's threads commit them at any time, so a session that reads the row, then the fleet,
+        # takes the newer value instead of failing (Pony's UnrepeatableReadError, a 500 on a GET)
+        state = orm.Required(str, 16, default="unknown", volatile=True)
+        status_json = orm.Optional(orm.LongStr, lazy=False, nullable=True, volatile=True)
         # the ``since_ms`` of the unreachable/degraded spell a "display.down" webhook was sent for
         alerted_since_ms = orm.Optional(int, size=64, nullable=True)
 

@@ -9,6 +9,8 @@
   ``upstream`` (``svc_display_upstream``). Clocks: ``svc_display_clock`` and
   ``svc_display.testing.clock`` (``advance_clock``, ``FixedClock``).
 - Fixture modules shared across folders (``pytest_plugins``).
+- The order: modules heaviest first by ``tests/module_seconds.json`` (``tests/module_seconds.py``),
+  so ``make test``'s workers start the long modules first and end together.
 - The tiers (docs/testing.md): a test that starts a process (a server, a CLI, a canvas, a
   browser, an X server), seen in its code, its fixtures' or its helpers', is marked ``process``;
   ``make check`` runs the rest (``-m "not process and not slow"``) with ``SVC_CHECK=1``, under
@@ -29,6 +31,7 @@ from typing import Any, Callable, Iterable
 import pytest
 
 from svc_display.testing import ApiClient, ServerProcess, issue_key
+from tests import module_seconds
 
 pytest_plugins = ("tests.examples.plugins", "tests.ticker.tapes")
 
@@ -77,7 +80,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark ``process`` the tests whose code, fixtures or helpers start processes."""
+    """Mark ``process`` the tests whose code, fixtures or helpers start processes; then order the
+    modules heaviest first (:mod:`tests.module_seconds`)."""
     seen: dict[Any, bool] = {}
     for item in items:
         function = getattr(item, "function", None)
@@ -91,6 +95,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 break
         if starts:
             item.add_marker(pytest.mark.process)
+    # heaviest modules first (a stable sort: each module's own order, its backends' grouping, stays)
+    weight = module_seconds.weigher(module_seconds.load())
+    items.sort(key=lambda item: -weight(item.nodeid.split("::", 1)[0]))
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

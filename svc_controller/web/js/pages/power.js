@@ -121,8 +121,10 @@ export async function powerSection(display, rerender) {
     ` · backend ${power.backend}${power.backend_available ? "" : " (not available)"}`,
     power.panel_state !== "unknown" ? ` · the panel reads ${power.panel_state}` : "");
   const send = async (body, message) => {
-    try { await api.post("/v1/display/power", body); notify(message); rerender(); }
-    catch (err) { notify(describeError(err), "error"); }
+    try { await api.post("/v1/display/power", body); }
+    catch (err) { notify(describeError(err), "error"); return; }
+    await rerender(); // said once the section shows the new state: a click before that lands on the old one
+    notify(message);
   };
   const now = h("div", { class: "actions" },
     power.state === "on" ? button("Turn off now", () => send({ state: "off" }, "The display is turning off."), { kind: "danger" })
@@ -160,14 +162,16 @@ export async function powerSection(display, rerender) {
     }
     try {
       await api.put("/v1/display/power/schedule", { schedule });
-      notify("Power schedule saved.");
-      rerender();
     } catch (err) {
       const pointer = err instanceof ApiError && err.details && err.details.pointer;
       const match = typeof pointer === "string" && pointer.match(/^\/schedule\/(\d+)(?:\/(\w+))?/);
       if (match && list[Number(match[1])]) list[Number(match[1])].showError(match[2], err.details.reason);
       notify(describeError(err), "error");
+      return;
     }
+    // said once the section is drawn again: a window added before that went with the old form
+    await rerender();
+    notify("Power schedule saved.");
   });
   // a display older than its typed schedule schema names no days: its schedule is not editable here
   if (!dayChoices.length) return section("Power", state, now, h("h3", {}, "Weekly schedule"),

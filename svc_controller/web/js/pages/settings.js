@@ -62,14 +62,16 @@ function themeEditor(api, themeBody, done) {
     setFieldError(label, []);
     const problems = label.input.value.trim() ? check(labelSchema, label.input.value.trim(), true) : ["Give the theme a name."];
     if (problems.length) { setFieldError(label, problems); label.input.focus(); return; }
+    let theme;
     try {
-      const theme = await api.post("/v1/display/themes", { label: label.input.value.trim(), preview: preview() });
-      notify(`Theme ${theme.label || label.input.value.trim()} created.`);
-      done();
+      theme = await api.post("/v1/display/themes", { label: label.input.value.trim(), preview: preview() });
     } catch (err) {
       if (err instanceof ApiError && err.details && err.details.label) setFieldError(label, err.details.label);
       notify(describeError(err), "error");
+      return;
     }
+    await done(); // said once the page shows the new theme
+    notify(`Theme ${theme.label || label.input.value.trim()} created.`);
   });
   return form;
 }
@@ -87,7 +89,7 @@ export async function render(main, { display }) {
       themePreview(t), h("span", { class: "theme-label" }, t.label)),
       t.builtin === false ? button(`Delete theme ${t.label}`, async () => {
         if (!(await confirmDialog(`Delete the theme ${t.label}?`, "A display using it goes back to the default theme.", "Delete"))) return;
-        try { await api.del(`/v1/display/themes/${encodeURIComponent(t.id)}`); notify(`Theme ${t.label} deleted.`); rerender(); }
+        try { await api.del(`/v1/display/themes/${encodeURIComponent(t.id)}`); await rerender(); notify(`Theme ${t.label} deleted.`); }
         catch (err) { notify(describeError(err), "error"); }
       }, { kind: "danger small" }) : null)));
   // the choices and ranges are the display's (PUT /v1/display/settings); the words are ours

@@ -19,6 +19,7 @@ from hookspecs.types import LAYER_AREAS
 from svc_host.permissions import ROLES, PermissionTable
 from svc_host.plugins import HOST_PLUGIN_NAME, PluginError, PluginHost, PluginSkipped, log
 from svc_host.references import check_reference, resolve_reference
+from svc_host.schema_checks import checked_schemas
 
 _TYPE_ID = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _LIST_PATH = re.compile(r"^[a-z][a-z0-9-]{0,63}$")
@@ -122,14 +123,21 @@ def _check_configurable(item: ConfigurableType, plugin: str) -> None:
 def _schema_problem(schema_and_example: str) -> str | None:
     """What is wrong with a type's schema or example (JSON text of both), or None. Checked once
     per process for each distinct pair: meta-schema validation is most of a host build's CPU
-    time, and every host of a process (tests, the gallery) registers the same types."""
+    time, and every host of a process (tests, the gallery) registers the same types. A pair that
+    passed in an earlier process is not checked again (:mod:`svc_host.schema_checks`)."""
+    checked = checked_schemas()
+    if checked.passed(schema_and_example):
+        return None
     schema, example = json.loads(schema_and_example)
     try:
         jsonschema.Draft202012Validator.check_schema(schema)
     except jsonschema.SchemaError as exc:
         return f"has an invalid JSON Schema: {exc.message}"
     errors = list(jsonschema.Draft202012Validator(schema).iter_errors(example))
-    return f"example does not match its schema: {errors[0].message}" if errors else None
+    if errors:
+        return f"example does not match its schema: {errors[0].message}"
+    checked.remember(schema_and_example)
+    return None
 
 
 def _check_renderer(item: ConfigurableType, plugin: str) -> None:

@@ -78,8 +78,7 @@ class Fleet:
     def listing(self, group: str | None = None) -> dict:
         """``GET /bff/v1/displays``: ``{items, syncGroups}`` (:func:`mark_sync`), ``group`` the
         controller's group to list (the sync groups are always the whole fleet's)."""
-        every = [self.item_json(d) for d in self.db.FleetDisplay.select().order_by(lambda d: d.id)]
-        groups = mark_sync(every)
+        every, groups = self._marked()
         return {"items": [i for i in every if group is None or i["group"] == group], "syncGroups": groups}
 
     def items(self, group: str | None = None) -> list[dict]:
@@ -92,20 +91,19 @@ class Fleet:
         item = self.item_json(display)
         if sync_key(item) is None:
             return item
-        found = [i for i in self._marked() if i["id"] == item["id"]]
+        found = [i for i in self._marked()[0] if i["id"] == item["id"]]
         if not found:  # deleted meanwhile
             raise ApiError(404, "not_found", "display not found")
         return found[0]
 
-    def _marked(self) -> list[dict]:
-        """Every display's item, read once, marked (:func:`mark_sync`)."""
+    def _marked(self) -> tuple[list[dict], list[dict]]:
+        """Every display's item, read once and marked, and the sync groups (:func:`mark_sync`)."""
         every = [self.item_json(d) for d in self.db.FleetDisplay.select().order_by(lambda d: d.id)]
-        mark_sync(every)
-        return every
+        return every, mark_sync(every)
 
     def _marked_with(self, *sync_groups: str | None) -> list[dict]:
         """The marked items of every display reporting one of ``sync_groups``."""
-        return [i for i in self._marked() if sync_key(i) is not None and sync_key(i)[0] in sync_groups]
+        return [i for i in self._marked()[0] if sync_key(i) is not None and sync_key(i)[0] in sync_groups]
 
     def get(self, display_id: str) -> Any:
         display = row(self.db.FleetDisplay, display_id)

@@ -4,8 +4,8 @@
 of five minutes handed out late is the run's last five minutes.
 
 ``tests/module_seconds.json`` is measured, not guessed: refresh it from the JUnit file of a whole
-run (``make test PYTEST_ARGS="-n 4 --dist loadscope --junitxml=/tmp/suite.xml"``, then
-``.venv/bin/python -m tests.module_seconds /tmp/suite.xml``). A module missing from it (new since)
+run (``make test PYTEST_ARGS="-n 4 --dist loadscope --no-loadscope-reorder
+--junitxml=/tmp/suite.xml"``, then ``.venv/bin/python -m tests.module_seconds /tmp/suite.xml``). A module missing from it (new since)
 counts as the median module.
 """
 from __future__ import annotations

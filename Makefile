@@ -46,16 +46,18 @@ run: $(RUNTIME)
 	  if [ $$status -ne 75 ]; then exit $$status; fi; \
 	  echo "make run: svc-display exited with 75 (restore), starting it again" >&2; done
 
-# Workers: twice the cores, at most 8. A worker spends much of its time waiting on what it started
-# (a server's answer, a canvas's next frame, a browser), so two per core keep the cores busy:
-# measured on the 2-core machine, quiet, 2 workers ran `make test` in 1,208 s with the cores 80 %
-# busy, 4 workers in 761 s, 89 % busy (docs/testing.md). The same for `make check`: 112 s, 94 s.
+# Workers: for `make test` three per core, at most 8. A worker spends much of its time waiting on
+# what it started (a server's answer, a canvas's next frame, a browser), so fewer leave the cores
+# idle: measured on the 2-core machine, quiet, 2 workers ran `make test` in 1,208 s with the cores
+# 80 % busy, 4 in 705 s (90 % busy), 6 in 680 s (99 % busy; docs/testing.md). `make check`'s tests
+# are CPU-bound: two per core (112 s with 2, 94 s with 4).
+TEST_WORKERS ?= $(shell n=$$(( $$(nproc 2>/dev/null || echo 1) * 3 )); [ $$n -gt 8 ] && n=8; echo $$n)
 WORKERS ?= $(shell n=$$(( $$(nproc 2>/dev/null || echo 1) * 2 )); [ $$n -gt 8 ] && n=8; echo $$n)
 
 # A module per worker (module-scoped servers start once), handed out heaviest first in the order
 # tests/conftest.py gives them (tests/module_seconds.json; xdist's own reorder would put the
 # modules with the most tests first instead); the 20 slowest tests are printed at the end.
-PYTEST_ARGS ?= -n $(WORKERS) --dist loadscope --no-loadscope-reorder --durations=20
+PYTEST_ARGS ?= -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder --durations=20
 
 test: $(TEST_DEPS)
 	$(PY) -m pytest $(PYTEST_ARGS)

@@ -38,7 +38,7 @@ pytest_plugins = ("tests.examples.plugins", "tests.ticker.tapes")
 # What code that starts a process says (a server, the CLI, a canvas child, Chromium, Xvfb).
 STARTS_PROCESS = re.compile(r"\bsubprocess\b|Popen|\w*Process\(|start_server|svc_display_server"
                             r"|svc_display_frame|render_frame|svc_display_canvas_check|check_on_canvas"
-                            r"|playwright|\bxvfb\b|Xvfb|canvas_process|\bcli\(")
+                            r"|playwright|\bxvfb\b|Xvfb|canvas_process|\bcli\(|\bforkserver\b")
 # Product modules whose functions start a program when called (Chromium, sidecars, canvas children).
 PROCESS_MODULES = ("builtin_plugins.folder_plugins.web_snapshot", "builtin_plugins.folder_plugins.supervisor",
                    "svc_host.display.scenes")

@@ -20,7 +20,7 @@ from typing import Any, Iterator
 import requests
 
 from hookspecs.services import PLAYS
-from svc_display.testing import ServerProcess
+from svc_display.testing import ServerProcess, forkserver
 from svc_display.testing.clock import FixedClock
 from svc_display.testing.server import stop_process
 from svc_display.testing.waiting import wait_until_up
@@ -66,8 +66,9 @@ class ControllerProcess:
             env["SVC_CONTROLLER_PORT"] = str(self.port)
         elif env["SVC_CONTROLLER_PORT"] == "0":
             port_file.unlink(missing_ok=True)  # (an earlier controller's of this data dir)
-        self.process = subprocess.Popen([sys.executable, "-m", "svc_controller", "serve"], env=env,
-                                        stdout=log, stderr=subprocess.STDOUT, cwd=self.data_dir.parent)
+        with log:
+            self.process = forkserver.popen([sys.executable, "-m", "svc_controller", "serve"], env=env,
+                                            stdout=log, stderr=subprocess.STDOUT, cwd=self.data_dir.parent)
 
         def up() -> bool:
             if not self.port:
@@ -111,8 +112,8 @@ class ControllerProcess:
         return int(time.time() * 1000) + offset
 
     def cli(self, *args: str, input: str | None = None) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "svc_controller", *args], env=self.env, capture_output=True,
-                              text=True, input=input, timeout=60, cwd=self.data_dir.parent)
+        return forkserver.run([sys.executable, "-m", "svc_controller", *args], env=self.env, input=input,
+                              timeout=60, cwd=self.data_dir.parent)
 
     def stop(self, timeout: float = 30) -> int | None:
         # An idle kept-alive TLS connection holds uvicorn's graceful stop until asyncio's TLS

@@ -22,6 +22,7 @@ from typing import Any, Iterator
 
 import requests
 
+from svc_display.testing import forkserver
 from svc_display.testing.waiting import NotYet, ProcessExited, wait_until_up
 
 
@@ -124,8 +125,8 @@ class ServerProcess:
         port_file = self.data_dir / self.PORT_FILE
         if chosen:
             port_file.unlink(missing_ok=True)  # (an earlier server's of this data dir)
-        self.process = subprocess.Popen(command, env=env, cwd=cwd or self.data_dir.parent,
-                                        stdout=open(self.stdout_path, "ab"), stderr=open(self.log_path, "ab"))
+        with open(self.stdout_path, "ab") as out, open(self.log_path, "ab") as err:
+            self.process = forkserver.popen(command, env=env, cwd=cwd or self.data_dir.parent, stdout=out, stderr=err)
 
         def up() -> bool:
             if chosen:
@@ -182,8 +183,8 @@ class ServerProcess:
 
     def cli(self, *args: str, input: str | None = None) -> subprocess.CompletedProcess:
         """``svc-display ARGS`` with the server's environment (same data dir and plugins)."""
-        return subprocess.run([sys.executable, "-m", "svc_host", *args], env=self.env, capture_output=True,
-                              text=True, input=input, timeout=60, cwd=self.data_dir.parent)
+        return forkserver.run([sys.executable, "-m", "svc_host", *args], env=self.env, input=input, timeout=60,
+                              cwd=self.data_dir.parent)
 
     def key(self, role: str = "admin", identifier: str | None = None) -> str:
         """A fresh API key of ``role``; the server accepts it at once.

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from svc_display.testing import forkserver
 from svc_host.display.driven import Canvas  # noqa: F401  the scenarios' canvas, shared with the scene gallery
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,8 +34,8 @@ def run(env: dict[str, str], job: dict[str, Any], tmp_path: Path, timeout: float
     path.write_text(json.dumps({"env": env, **job}))
     child_env = {**os.environ, **env, "SDL_VIDEODRIVER": "offscreen", "SVC_DISPLAY_HEADLESS": "",
                  "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run([sys.executable, "-m", "tests.display.driven", str(path)], env=child_env,
-                          capture_output=True, text=True, timeout=timeout, cwd=str(REPO))
+    done = forkserver.run([sys.executable, "-m", "tests.display.driven", str(path)], env=child_env,
+                          timeout=timeout, cwd=str(REPO))
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     assert done.returncode == 0 and lines, f"driven canvas failed ({done.returncode}):\n{done.stderr[-5000:]}"
     answer = json.loads(lines[-1])

@@ -216,17 +216,12 @@ class ForkedProcess:
     def kill(self) -> None:
         self.send_signal(signal.SIGKILL)
 
-    def __enter__(self) -> "ForkedProcess":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.wait()
-
 
 class _Zygote:
     def __init__(self, startup: dict[str, str]) -> None:
         self.startup = startup
-        env = {name: value for name, value in os.environ.items() if name not in _startup(os.environ)}
+        ours = _startup(os.environ)
+        env = {name: value for name, value in os.environ.items() if name not in ours}
         import tempfile
 
         here, there = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)

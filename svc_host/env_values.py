@@ -60,8 +60,10 @@ def env_number(env: Mapping[str, str], name: str, default: Any, low: float, high
 
 
 def env_path(env: Mapping[str, str], name: str) -> Path | None:
+    """The path in ``name``, absolute: a relative one is the working directory's at start, as a
+    shell user means it (SQLite through Pony would resolve a relative file from Pony's module)."""
     value = env_text(env, name)
-    return Path(value).expanduser() if value else None
+    return Path(value).expanduser().absolute() if value else None
 
 
 def env_url(env: Mapping[str, str], name: str, schemes: tuple[str, ...]) -> str | None:

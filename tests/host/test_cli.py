@@ -231,3 +231,18 @@ def test_serve_help_and_the_docs_list_the_same_variables_and_every_one_read(env)
     assert not re.findall(r"""environ(?:\.get\(|\[)\s*["'](SVC_DISPLAY_[A-Z0-9_]+)["']""", canvas), \
         "the runtime takes the canvas's settings from the host's (svc_host/config.py reads them)"
     assert read - set(DEPRECATED_KEY_VARIABLES) - set(SIDECAR_VARIABLES) <= helped, read - helped
+
+
+def test_a_relative_data_dir_is_the_working_directorys(tmp_path):
+    """``SVC_DISPLAY_DATA_DIR=relative-data`` names a folder under the directory the command runs in,
+    as a shell user means it (SQLite through Pony would otherwise resolve it from Pony's module)."""
+    (tmp_path / "here").mkdir()
+    env = {**os.environ, "SVC_DISPLAY_DATA_DIR": "relative-data", "SVC_DISPLAY_HEADLESS": "1"}
+    env.pop("SVC_DISPLAY_DATABASE_URL", None)
+    done = subprocess.run([sys.executable, "-m", "svc_host", "migrate"], capture_output=True, text=True,
+                          env=env, timeout=60, cwd=tmp_path / "here")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (tmp_path / "here" / "relative-data" / "svc_display.sqlite3").exists()
+    listed = subprocess.run([sys.executable, "-m", "svc_host", "keys", "list"], capture_output=True, text=True,
+                            env=env, timeout=60, cwd=tmp_path / "here")
+    assert listed.returncode == 0, listed.stderr[-2000:]

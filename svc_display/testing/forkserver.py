@@ -92,11 +92,8 @@ def _zygote(control: socket.socket) -> Callable[[], None] | None:
                     pass
                 reply.close()
 
-    while True:
-        try:
-            ready, _, _ = select.select([control, wake_read], [], [])
-        except InterruptedError:
-            continue
+    while True:  # (a signal does not interrupt select or recv_fds: PEP 475 retries them)
+        ready, _, _ = select.select([control, wake_read], [], [])
         if wake_read in ready:
             try:
                 os.read(wake_read, 4096)
@@ -105,10 +102,7 @@ def _zygote(control: socket.socket) -> Callable[[], None] | None:
         reap()
         if control not in ready:
             continue
-        try:
-            message, fds, _, _ = socket.recv_fds(control, 1 << 20, 4)
-        except InterruptedError:
-            continue
+        message, fds, _, _ = socket.recv_fds(control, 1 << 20, 4)
         if not message:
             return None  # the test process is gone
         request = json.loads(message)
@@ -219,7 +213,6 @@ class ForkedProcess:
 
 class _Zygote:
     def __init__(self, startup: dict[str, str]) -> None:
-        self.startup = startup
         ours = _startup(os.environ)
         env = {name: value for name, value in os.environ.items() if name not in ours}
         import tempfile
@@ -263,8 +256,7 @@ def _zygote_for(command: Sequence[str], env: dict[str, str]) -> _Zygote | None:
     """The zygote for ``command`` in ``env`` (started now if it is the first), or None when the
     command must run as a plain subprocess."""
     if (os.environ.get("SVC_TEST_FORKSERVER", "1") == "0" or len(command) < 3 or command[0] != sys.executable
-            or command[1] != "-m" or _startup(env).get("PYTHONPATH", "") != os.environ.get("PYTHONPATH", "")
-            and not _extends(env)):
+            or command[1] != "-m" or not _same_modules(env.get("PYTHONPATH", ""))):
         return None
     startup = _startup(env)
     key = tuple(sorted(startup.items()))
@@ -278,15 +270,17 @@ def _zygote_for(command: Sequence[str], env: dict[str, str]) -> _Zygote | None:
     return zygote if zygote.usable() else None
 
 
-def _extends(env: dict[str, str]) -> bool:
-    """Whether ``env``'s ``PYTHONPATH`` adds only this checkout to the test process's (as the
-    driven canvas's child does), so that the same modules are found."""
+def _same_modules(pythonpath: str) -> bool:
+    """Whether a child with ``pythonpath`` finds the modules this process finds: the same
+    ``PYTHONPATH``, or this checkout put in front of it (as the driven canvas's child does)."""
     ours = os.environ.get("PYTHONPATH", "")
-    theirs = env.get("PYTHONPATH", "").split(os.pathsep)
+    if pythonpath == ours:
+        return True
+    first, _, rest = pythonpath.partition(os.pathsep)
     import svc_display
 
     checkout = os.path.dirname(os.path.dirname(os.path.abspath(svc_display.__file__)))
-    return os.pathsep.join(theirs[1:]) == ours and os.path.abspath(theirs[0]) == checkout if theirs else False
+    return rest == ours and os.path.abspath(first) == checkout
 
 
 def _fd(stream: Any, default: int) -> tuple[int, Callable[[], None]]:

@@ -59,7 +59,11 @@ WORKERS ?= $(shell n=$$(( $$(nproc 2>/dev/null || echo 1) * 2 )); [ $$n -gt 8 ] 
 # modules with the most tests first instead); the 20 slowest tests are printed at the end.
 PYTEST_ARGS ?= -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder --durations=20
 
+# Both first write the bytecode caches, one collection per core (tests/precompile.py): every
+# worker collects the whole suite, and on a fresh clone each would otherwise rewrite the test
+# modules' asserts and compile the project itself, all at once.
 test: $(TEST_DEPS)
+	$(PY) -m tests.precompile
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # The loop after each edit: unit, contract and docs tests, no server, CLI, canvas, browser or X
@@ -69,6 +73,7 @@ test: $(TEST_DEPS)
 CHECK_ARGS ?= -n $(WORKERS) --dist load -m "not process and not slow" --durations=10
 
 check: $(TEST_DEPS)
+	$(PY) -m tests.precompile
 	SVC_CHECK=1 SVC_TEST_BACKENDS=sqlite $(PY) -m pytest $(CHECK_ARGS)
 
 # The large property-based run (at least 10,000 generated requests over every operation;

@@ -1,0 +1,71 @@
+"""The start of ``make test`` on a fresh clone: its workers' collection with the bytecode caches
+written first by ``tests/precompile.py`` (one collection per core), against the workers writing
+them themselves, measured in the same run.
+
+Each round copies this checkout without any ``__pycache__`` (as a fresh clone is) and runs
+``pytest --collect-only -n WORKERS`` there (``make test``'s workers collect the whole suite each),
+once as it is and once after ``python -m tests.precompile``. The CPU is each command tree's (user
++ system, from ``os.wait4``: reaped descendants included). Prints the medians and the ratios
+precompiled / cold.
+
+    .venv/bin/python benchmarks/precompile.py [--rounds 3] [--workers 6]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SKIP = shutil.ignore_patterns("__pycache__", ".venv", ".git", ".hypothesis", ".pytest_cache", "*.egg-info")
+
+
+def run(command: list[str], cwd: Path) -> tuple[float, float]:
+    """(CPU seconds of the whole tree, wall seconds)."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    started = time.monotonic()
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _pid, status, usage = os.wait4(process.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{command} failed in {cwd}")
+    return usage.ru_utime + usage.ru_stime, time.monotonic() - started
+
+
+def round_(workers: int, precompiled: bool) -> tuple[float, float]:
+    with tempfile.TemporaryDirectory(prefix="svc-precompile-") as tmp:
+        tree = Path(tmp) / "clone"
+        shutil.copytree(REPO, tree, ignore=SKIP)
+        cpu = wall = 0.0
+        if precompiled:
+            cpu, wall = run([sys.executable, "-m", "tests.precompile"], tree)
+        more_cpu, more_wall = run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                                   "-n", str(workers)], tree)
+        return cpu + more_cpu, wall + more_wall
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=min(8, 3 * (os.cpu_count() or 1)))
+    options = parser.parse_args()
+    results: dict[bool, list[tuple[float, float]]] = {False: [], True: []}
+    for _ in range(options.rounds):
+        for precompiled in (False, True):  # interleaved: a drift in load falls on both
+            results[precompiled].append(round_(options.workers, precompiled))
+    cold_cpu, cold_wall = (statistics.median(x[i] for x in results[False]) for i in (0, 1))
+    warm_cpu, warm_wall = (statistics.median(x[i] for x in results[True]) for i in (0, 1))
+    print(f"collection by {options.workers} workers on a fresh copy, median of {options.rounds} rounds")
+    print(f"  cold (each worker writes the caches): {cold_cpu:7.1f} s CPU {cold_wall:6.1f} s wall")
+    print(f"  tests.precompile first              : {warm_cpu:7.1f} s CPU {warm_wall:6.1f} s wall")
+    print(f"ratio precompiled/cold: CPU {warm_cpu / cold_cpu:.3f}, wall {warm_wall / cold_wall:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

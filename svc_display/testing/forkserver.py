@@ -23,6 +23,7 @@ offers that.
 """
 from __future__ import annotations
 
+import gc
 import importlib
 import json
 import os
@@ -157,6 +158,10 @@ def _main() -> Callable[[], None] | None:
                else "the preload imported Kivy")
         control.send(b"refused " + why.encode())
         return None
+    # What the preload made lives as long as any child: out of the collector's way (as
+    # tests/conftest.py does in the workers). A child's full collections then walk only what it
+    # made, and do not write to the inherited objects' headers, which would copy their pages.
+    gc.freeze()
     control.send(b"ready")
     return _zygote(control)
 

@@ -61,7 +61,7 @@ PYTEST_ARGS ?= -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder --dura
 
 # Both first write the bytecode caches, one collection per core (tests/precompile.py): every
 # worker collects the whole suite, and on a fresh clone each would otherwise rewrite the test
-# modules' asserts and compile the project itself, all at once.
+# modules' asserts and compile the project itself, all at once (with the caches there: nothing).
 test: $(TEST_DEPS)
 	$(PY) -m tests.precompile
 	$(PY) -m pytest $(PYTEST_ARGS)

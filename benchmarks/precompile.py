@@ -6,8 +6,7 @@ Each round copies this checkout without any ``__pycache__`` (as a fresh clone is
 ``pytest -n WORKERS`` selecting no test there (``make test``'s workers collect the whole suite each),
 once as it is and once after ``python -m tests.precompile``. The CPU is the machine's (``/proc/stat``:
 xdist's workers are not reaped by the command, so its own accounting misses them): run it on a
-quiet machine. Prints the medians and the ratios
-precompiled / cold.
+quiet machine. Prints the medians and the ratios precompiled / cold.
 
     .venv/bin/python benchmarks/precompile.py [--rounds 3] [--workers 6]
 """
@@ -35,13 +34,12 @@ def machine_cpu() -> float:
 
 
 def run(command: list[str], cwd: Path, ok: tuple[int, ...] = (0,)) -> tuple[float, float]:
-    """(CPU seconds of the whole tree, wall seconds)."""
+    """(the machine's CPU seconds while ``command`` ran, wall seconds)."""
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    started = time.monotonic()
-    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    before = machine_cpu()
-    _pid, status, _usage = os.wait4(process.pid, 0)
-    if os.waitstatus_to_exitcode(status) not in ok:
+    started, before = time.monotonic(), machine_cpu()
+    status = subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL).returncode
+    if status not in ok:
         raise SystemExit(f"{command} failed in {cwd}")
     return machine_cpu() - before, time.monotonic() - started
 

@@ -21,7 +21,7 @@ CREATED    := $(VENV)/.created
 RUNTIME    := $(VENV)/.runtime-installed
 TEST_DEPS  := $(VENV)/.test-installed
 
-.PHONY: run test check install fuzz gallery-scenes clean
+.PHONY: run test test-full check install fuzz gallery-scenes clean
 
 $(CREATED):
 	$(if $(filter 1,$(shell $(PYTHON) -c 'import sys; print(int(sys.version_info >= (3, 11)))' 2>/dev/null)),,$(error svc-display needs Python 3.11 or newer: $(PYTHON) is $(or $(shell $(PYTHON) -V 2>&1),missing); set PYTHON=python3.11 or newer))
@@ -79,8 +79,16 @@ check: $(TEST_DEPS)
 # The large property-based run (at least 10,000 generated requests over every operation;
 # counts in docs/reliability.md). Not part of `make test`, which runs the bounded one.
 fuzz: $(TEST_DEPS)
-	SVC_FUZZ_MAX_EXAMPLES=120 SVC_FUZZ_MAX_SECONDS=2400 SVC_FUZZ_MIN_CASES=10000 \
+	SVC_FUZZ_PHASES=examples,coverage,fuzzing SVC_FUZZ_MAX_EXAMPLES=120 SVC_FUZZ_MAX_SECONDS=2400 SVC_FUZZ_MIN_CASES=10000 \
 	  $(PY) -m pytest tests/host/test_openapi_fuzz.py -p no:xdist -p no:cacheprovider -s -q
+
+# What `make test` runs bounded, the rest of it (CI runs this after `make test`: .ci/run;
+# docs/testing.md): the gallery in every builtin theme (make test draws two) and the fuzz's
+# coverage phase (make test runs its examples and fuzzing phases).
+test-full: $(TEST_DEPS)
+	$(PY) -m tests.precompile
+	SVC_GALLERY_ALL=1 SVC_FUZZ_PHASES=coverage $(PY) -m pytest tests/display/test_gallery.py \
+	  tests/host/test_openapi_fuzz.py -n 2 --dist loadscope -p no:cacheprovider -q
 
 # The committed scene gallery (docs/gallery/scenes/, docs/display.md "Scenes"): the café welcome and
 # the menu board under the café composition, four sizes, every builtin theme, small JPEGs.

@@ -21,6 +21,20 @@ pytestmark = pytest.mark.svc_display_storage
 PASSWORD = "correct horse battery"
 
 
+@pytest.fixture(autouse=True)
+def cheaper_scrypt(request, monkeypatch):
+    """scrypt at n = 2**10 instead of the product's 2**15 (a hash is self-describing, so verifying
+    reads the cost from it): these tests log in, fail and change passwords by the dozen (the rate
+    limits), and at 0.1 s of CPU a hash they spent about 55 s of the suite's CPU on it. What they
+    prove (who may log in, what is refused, counted and rate-limited) does not depend on the cost;
+    the product's own cost is checked by ``test_password_hashes_are_salted_scrypt``, which keeps it."""
+    if request.node.get_closest_marker("real_scrypt_cost") is None:
+        import svc_host.passwords as passwords
+
+        monkeypatch.setattr(passwords, "LOG2_N", 10)
+        monkeypatch.setattr(passwords, "_DUMMY", None)  # the unknown-user hash, made again at this cost
+
+
 def add_user(host, username="ada", role="operator", password=PASSWORD):
     with orm.db_session:
         return create_user(host, username, role, password).id
@@ -30,9 +44,10 @@ def login(api, username="ada", password=PASSWORD, **kwargs):
     return api.post("/v1/auth/login", key="", json={"username": username, "password": password}, **kwargs)
 
 
+@pytest.mark.real_scrypt_cost
 def test_password_hashes_are_salted_scrypt():
     one, two = hash_password("secret-password"), hash_password("secret-password")
-    assert one != two and one.startswith("scrypt$") and "secret-password" not in one
+    assert one != two and one.startswith("scrypt$15$8$1$") and "secret-password" not in one
     assert verify_password("secret-password", one)
     assert not verify_password("secret-passwore", one)
     assert not verify_password("anything", None)

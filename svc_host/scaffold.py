@@ -26,13 +26,11 @@ class ScaffoldError(ValueError):
 
 def taken_names(disabled: set[str] = frozenset()) -> set[str]:
     """Names a new plugin must not take: installed plugins, type ids and integration families."""
-    from importlib import metadata
-
     from hookspecs import ENTRY_POINT_GROUP
-    from svc_host.plugins import PluginError, load_plugins
+    from svc_host.plugins import PluginError, installed_entry_points, load_plugins
     from svc_host.registries import build_registries
 
-    taken = {ep.name for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+    taken = {ep.name for ep in installed_entry_points(ENTRY_POINT_GROUP)}
     try:
         registries = build_registries(load_plugins(disabled))
     except PluginError:  # a broken installation: the plugin names still count

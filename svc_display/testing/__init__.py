@@ -226,17 +226,16 @@ def svc_display_plugin() -> Any:
 def svc_display_host(svc_display_env: dict[str, str], svc_display_plugin: Any):
     """``factory(plugins=(), disable=(), env=None, strict=True)``: an in-process host, closed after
     the test."""
-    from importlib import metadata
-
     from hookspecs import ENTRY_POINT_GROUP
     from svc_host.config import load_settings
     from svc_host.host import build_host
+    from svc_host.plugins import installed_entry_points
 
     hosts: list[Any] = []
 
     def factory(plugins: Iterable[Any] = (), disable: Iterable[str] = (),
                 env: dict[str, str] | None = None, strict: bool = True) -> Any:
-        installed = {ep.name: ep.value for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+        installed = {ep.name: ep.value for ep in installed_entry_points(ENTRY_POINT_GROUP)}
         # (name, plugin) pairs; a third item, the origin ("builtin" ...), is passed on to the host
         given = [item if isinstance(item, tuple) else (_plugin_name(item, installed), item)
                  for item in [*svc_display_plugin.registered, *plugins]]

@@ -80,14 +80,13 @@ def schema_template(admin_url: str = PG_ADMIN_URL) -> str:
     import atexit
     import shutil
     import tempfile
-    from importlib import metadata
 
     import psycopg2
 
     from hookspecs import ENTRY_POINT_GROUP
     from svc_host.config import load_settings
     from svc_host.host import build_host
-    from svc_host.plugins import BUILTIN_DISTRIBUTION
+    from svc_host.plugins import BUILTIN_DISTRIBUTION, installed_entry_points
 
     name = "svc_tpl_" + uuid.uuid4().hex[:16]
     admin = psycopg2.connect(admin_url)
@@ -95,7 +94,7 @@ def schema_template(admin_url: str = PG_ADMIN_URL) -> str:
     with admin.cursor() as cursor:
         cursor.execute(f'CREATE DATABASE "{name}"')
     atexit.register(lambda: _drop_quietly(admin_url, name))
-    others = [ep.name for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)
+    others = [ep.name for ep in installed_entry_points(ENTRY_POINT_GROUP)
               if ep.dist is None or ep.dist.metadata["Name"] != BUILTIN_DISTRIBUTION]
     data_dir = tempfile.mkdtemp(prefix="svc-tpl-")
     try:

@@ -282,24 +282,27 @@ def _state_row(info: PluginInfo, state: str, reason: str | None) -> dict[str, An
 
 
 # The last reading of each entry-point group, with what it depends on (see installed_entry_points).
-_ENTRY_POINTS: dict[str, tuple[tuple[tuple[str, int], ...], metadata.EntryPoints]] = {}
+_ENTRY_POINTS: dict[str, tuple[tuple[Any, ...], metadata.EntryPoints]] = {}
 
 
-def _path_stamp() -> tuple[tuple[str, int], ...]:
-    stamps = []
+def _path_stamp() -> tuple[Any, ...]:
+    """What a reading of the installed distributions depends on: each ``sys.path`` entry, its
+    modification time and the names in it (two changes within one tick of the file system's
+    clock can leave the time as it was)."""
+    stamps: list[Any] = []
     for entry in sys.path:
         try:
-            stamps.append((entry, os.stat(entry or ".").st_mtime_ns))
-        except OSError:
-            stamps.append((entry, -1))
+            stamps.append((entry, os.stat(entry or ".").st_mtime_ns, tuple(sorted(os.listdir(entry or ".")))))
+        except OSError:  # missing, or a file (a zip)
+            stamps.append((entry, None, None))
     return tuple(stamps)
 
 
 def installed_entry_points(group: str = hookspecs.ENTRY_POINT_GROUP) -> metadata.EntryPoints:
-    """``importlib.metadata.entry_points(group=group)``, read again only when ``sys.path`` or the
-    modification time of one of its folders changed since the last reading: installing or
-    removing a distribution adds or removes a ``.dist-info`` folder in one of them (stevedore's
-    entry-point cache keys its file the same way). Reading every installed distribution's
+    """``importlib.metadata.entry_points(group=group)``, read again only when ``sys.path``, the
+    modification time of one of its folders or the names in one changed since the last reading:
+    installing or removing a distribution adds or removes a ``.dist-info`` folder in one of them
+    (stevedore's entry-point cache keys its file on the times). Reading every installed distribution's
     metadata costs about 12 ms of CPU; a process that builds hosts many times (the test kit, by
     the thousand) read it twice a build. By hand: importlib.metadata keeps no cache, and
     stevedore's cached entry points carry no distribution (origin and version)."""

@@ -148,3 +148,26 @@ def test_plugins_list_prints_name_version_origin_and_hooks():
     text = subprocess.run([sys.executable, "-m", "svc_host", "plugins", "list"], capture_output=True, text=True,
                           timeout=60).stdout
     assert "clients" in text and "builtin" in text
+
+
+def test_installed_entry_points_are_read_again_when_a_distribution_is_added_or_removed(tmp_path, monkeypatch):
+    """``installed_entry_points`` keeps its reading while nothing on ``sys.path`` changed, and
+    sees a distribution installed into (or removed from) a folder already on it, or a new folder."""
+    import shutil
+
+    from svc_host.plugins import installed_entry_points
+    from tests.distributions import write_distribution
+
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    first = installed_entry_points()
+    assert installed_entry_points() is first  # nothing changed: the same reading
+    assert "extra" not in first.names
+    write_distribution(site, "extra", "")  # installed into a folder already on sys.path
+    assert "extra" in installed_entry_points().names
+    shutil.rmtree(site / "svc_display_extra-1.0.dist-info")
+    assert "extra" not in installed_entry_points().names
+    write_distribution(tmp_path / "other", "another", "")
+    monkeypatch.syspath_prepend(str(tmp_path / "other"))  # a new folder on sys.path
+    assert "another" in installed_entry_points().names

@@ -43,7 +43,12 @@ def row_counts(db: Any, table: str) -> tuple[int, int] | None:
 
 
 def ensure_row_counts(db: Any, tables: dict[str, bool]) -> None:
-    """Counter rows and triggers for ``tables`` (name -> has a ``suppressed`` column) that exist."""
+    """Counter rows and triggers for ``tables`` (name -> has a ``suppressed`` column) that exist.
+
+    What is there is read in three queries for all the tables; a table whose triggers and counter
+    row are both there is left alone (a start changes nothing, and takes no lock). Otherwise, under
+    the table's write lock: the triggers are made again when one is missing, and the counter row
+    gets a fresh count (an emptied or restored database may keep the triggers and lose the row)."""
     postgres = db.provider_name == "postgres"
     with orm.db_session:
         db.execute(f"CREATE TABLE IF NOT EXISTS {COUNTS_TABLE} (table_name TEXT PRIMARY KEY, "
@@ -51,22 +56,25 @@ def ensure_row_counts(db: Any, tables: dict[str, bool]) -> None:
         if postgres:
             for statement in _PG_FUNCTIONS:
                 db.execute(statement)
+        existing = _existing_tables(db, postgres)
+        triggers = _triggers(db, postgres)
+        counted = set(db.select(f"SELECT table_name FROM {COUNTS_TABLE}"))
     checked = _CHECKED.setdefault(db, set())
     for table, suppressible in tables.items():
+        if table not in existing:
+            continue
+        names = _trigger_names(table, suppressible, postgres)
+        if set(names) <= triggers and table in counted:
+            checked.add(table)
+            continue
         with orm.db_session:
-            if not _table_exists(db, table, postgres):
-                continue
             if postgres:
                 db.execute(f'LOCK TABLE "{table}" IN SHARE ROW EXCLUSIVE MODE')  # writers wait till commit
-            names = _trigger_names(table, suppressible, postgres)
-            if _triggers_present(db, names, postgres) and db.select(
-                    f"SELECT 1 FROM {COUNTS_TABLE} WHERE table_name = $table"):
-                checked.add(table)
-                continue
-            for name in _trigger_names(table, True, postgres):
-                db.execute(f'DROP TRIGGER IF EXISTS {name}' + (f' ON "{table}"' if postgres else ""))
-            for statement in (_pg_triggers if postgres else _sqlite_triggers)(table, suppressible):
-                db.execute(statement)
+            if not set(names) <= _triggers(db, postgres):  # (read again under the lock)
+                for name in _trigger_names(table, True, postgres):
+                    db.execute(f'DROP TRIGGER IF EXISTS {name}' + (f' ON "{table}"' if postgres else ""))
+                for statement in (_pg_triggers if postgres else _sqlite_triggers)(table, suppressible):
+                    db.execute(statement)
             hidden = f'(SELECT COUNT(*) FROM "{table}" WHERE suppressed)' if suppressible else "0"
             db.execute(f"DELETE FROM {COUNTS_TABLE} WHERE table_name = $table")
             db.execute(f'INSERT INTO {COUNTS_TABLE} (table_name, total, suppressed) '
@@ -74,11 +82,16 @@ def ensure_row_counts(db: Any, tables: dict[str, bool]) -> None:
         checked.add(table)
 
 
-def _table_exists(db: Any, table: str, postgres: bool) -> bool:
+def _existing_tables(db: Any, postgres: bool) -> set[str]:
     if postgres:
-        return bool(db.select("SELECT 1 FROM pg_tables WHERE schemaname = current_schema() "
-                              "AND tablename = $table"))
-    return bool(db.select("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = $table"))
+        return set(db.select("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"))
+    return set(db.select("SELECT name FROM sqlite_master WHERE type = 'table'"))
+
+
+def _triggers(db: Any, postgres: bool) -> set[str]:
+    if postgres:
+        return set(db.select("SELECT tgname FROM pg_trigger WHERE NOT tgisinternal"))
+    return set(db.select("SELECT name FROM sqlite_master WHERE type = 'trigger'"))
 
 
 def _trigger_names(table: str, suppressible: bool, postgres: bool) -> list[str]:
@@ -88,14 +101,6 @@ def _trigger_names(table: str, suppressible: bool, postgres: bool) -> list[str]:
     if postgres:
         names.append(f"{table}_count_at")
     return names
-
-
-def _triggers_present(db: Any, names: list[str], postgres: bool) -> bool:
-    if postgres:
-        found = db.select("SELECT tgname FROM pg_trigger WHERE NOT tgisinternal")
-    else:
-        found = db.select("SELECT name FROM sqlite_master WHERE type = 'trigger'")
-    return set(names) <= set(found)
 
 
 def _sqlite_triggers(table: str, suppressible: bool) -> list[str]:

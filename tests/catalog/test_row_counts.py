@@ -89,3 +89,37 @@ def test_missing_triggers_are_rebuilt_with_a_fresh_count_at_start(make_host, env
     with orm.db_session:
         add_article(again.db, "after", title="Counted again", summary="s", at=10)
     assert kept(again.db, table) == (7, 0)
+
+
+def trigger_ids(db) -> set:
+    """Each trigger's name and identity (PostgreSQL's oid; SQLite's row in its schema table)."""
+    with orm.db_session:
+        if db.provider_name == "postgres":
+            return set(db.select("SELECT tgname || ':' || oid FROM pg_trigger WHERE NOT tgisinternal"))
+        return set(db.select("SELECT name || ':' || rowid FROM sqlite_master WHERE type = 'trigger'"))
+
+
+def test_a_lost_counter_row_is_counted_again_at_start_and_the_triggers_kept(make_host, env):
+    """A database emptied or restored with its triggers but without the counter row (a
+    ``DELETE`` of the counters): the next start counts the table again and the triggers it kept
+    go on counting; a start that finds both in place changes neither."""
+    host = make_host()
+    table = host.db.RssArticle._table_
+    with orm.db_session:
+        for index in range(3):
+            add_article(host.db, f"a{index}", title=f"Story {index}", summary="s", at=index)
+        host.db.execute(f"DELETE FROM {COUNTS_TABLE} WHERE table_name = $table")
+    triggers = trigger_ids(host.db)
+    host.close()
+    again = make_host()
+    assert kept(again.db, table) == counted(again.db, table) == (3, 0)
+    assert trigger_ids(again.db) == triggers  # not dropped and made again
+    with orm.db_session:
+        add_article(again.db, "after", title="Counted by the kept triggers", summary="s", at=10)
+    assert kept(again.db, table) == (4, 0)
+    again.close()
+    third = make_host()  # both in place: the count is the triggers', not a new COUNT(*)
+    with orm.db_session:
+        third.db.execute(f"UPDATE {COUNTS_TABLE} SET total = 41 WHERE table_name = $table")
+    third.close()
+    assert kept(make_host().db, table) == (41, 0)

@@ -54,8 +54,7 @@ def ensure_row_counts(db: Any, tables: dict[str, bool]) -> None:
         db.execute(f"CREATE TABLE IF NOT EXISTS {COUNTS_TABLE} (table_name TEXT PRIMARY KEY, "
                    f"total BIGINT NOT NULL, suppressed BIGINT NOT NULL)")
         if postgres:
-            for statement in _PG_FUNCTIONS:
-                db.execute(statement)
+            _ensure_pg_functions(db)
         existing = _existing_tables(db, postgres)
         triggers = _triggers(db, postgres)
         counted = set(db.select(f"SELECT table_name FROM {COUNTS_TABLE}"))
@@ -138,23 +137,38 @@ def _pg_triggers(table: str, suppressible: bool) -> list[str]:
     return statements
 
 
+def _pg_source(body: str) -> str:
+    """A counting function's source, as PostgreSQL keeps it (``pg_proc.prosrc``)."""
+    return f" BEGIN UPDATE {COUNTS_TABLE} SET {body} WHERE table_name = TG_TABLE_NAME; RETURN NULL; END "
+
+
 def _pg_function(name: str, body: str) -> str:
     # "$$" is how Pony's raw SQL writes one "$": the function body is quoted with $body$.
     return (f"CREATE OR REPLACE FUNCTION {COUNTS_TABLE}_{name}() RETURNS trigger LANGUAGE plpgsql "
-            f"AS $$body$$ "
-            f"BEGIN UPDATE {COUNTS_TABLE} SET {body} WHERE table_name = TG_TABLE_NAME; RETURN NULL; "
-            f"END $$body$$")
+            f"AS $$body$${_pg_source(body)}$$body$$")
 
 
-_PG_FUNCTIONS = [
-    _pg_function("insert", "total = total + (SELECT COUNT(*) FROM new_rows)"),
-    _pg_function("delete", "total = total - (SELECT COUNT(*) FROM old_rows)"),
-    _pg_function("insert_suppressible", "total = total + (SELECT COUNT(*) FROM new_rows), "
-                 "suppressed = suppressed + (SELECT COUNT(*) FROM new_rows WHERE suppressed)"),
-    _pg_function("delete_suppressible", "total = total - (SELECT COUNT(*) FROM old_rows), "
-                 "suppressed = suppressed - (SELECT COUNT(*) FROM old_rows WHERE suppressed)"),
-    _pg_function("update_suppressible", "suppressed = suppressed "
-                 "+ (SELECT COUNT(*) FROM new_rows WHERE suppressed) "
-                 "- (SELECT COUNT(*) FROM old_rows WHERE suppressed)"),
-    _pg_function("truncate", "total = 0, suppressed = 0"),
-]
+# name -> what the function sets
+_PG_BODIES = {
+    "insert": "total = total + (SELECT COUNT(*) FROM new_rows)",
+    "delete": "total = total - (SELECT COUNT(*) FROM old_rows)",
+    "insert_suppressible": "total = total + (SELECT COUNT(*) FROM new_rows), "
+                           "suppressed = suppressed + (SELECT COUNT(*) FROM new_rows WHERE suppressed)",
+    "delete_suppressible": "total = total - (SELECT COUNT(*) FROM old_rows), "
+                           "suppressed = suppressed - (SELECT COUNT(*) FROM old_rows WHERE suppressed)",
+    "update_suppressible": "suppressed = suppressed "
+                           "+ (SELECT COUNT(*) FROM new_rows WHERE suppressed) "
+                           "- (SELECT COUNT(*) FROM old_rows WHERE suppressed)",
+    "truncate": "total = 0, suppressed = 0",
+}
+
+
+def _ensure_pg_functions(db: Any) -> None:
+    """The counting functions, made (or replaced) only where missing or different: a
+    ``CREATE OR REPLACE`` at every start rewrote the catalog each time."""
+    names = ", ".join(f"'{COUNTS_TABLE}_{name}'" for name in _PG_BODIES)
+    kept = dict(db.select("SELECT proname, prosrc FROM pg_proc "
+                          f"WHERE pronamespace = current_schema()::regnamespace AND proname IN ({names})"))
+    for name, body in _PG_BODIES.items():
+        if kept.get(f"{COUNTS_TABLE}_{name}") != _pg_source(body):
+            db.execute(_pg_function(name, body))

@@ -123,3 +123,25 @@ def test_a_lost_counter_row_is_counted_again_at_start_and_the_triggers_kept(make
         third.db.execute(f"UPDATE {COUNTS_TABLE} SET total = 41 WHERE table_name = $table")
     third.close()
     assert kept(make_host().db, table) == (41, 0)
+
+
+def test_the_counting_functions_are_made_again_only_when_they_differ(make_host, backend):
+    """PostgreSQL's counting functions: a start that finds them as they should be leaves them
+    (their catalog rows keep their transaction id), one that finds one changed replaces it."""
+    if backend != "postgres":
+        pytest.skip("SQLite's triggers count in their own bodies: no functions")
+    host = make_host()
+    query = "SELECT proname, xmin::text FROM pg_proc WHERE starts_with(proname, 'svc_catalog_count_')"
+    with orm.db_session:
+        before = dict(host.db.select(query))
+        assert len(before) == 6
+        host.db.execute("CREATE OR REPLACE FUNCTION svc_catalog_count_truncate() RETURNS trigger "
+                        "LANGUAGE plpgsql AS $$body$$ BEGIN RETURN NULL; END $$body$$")
+    host.close()
+    again = make_host()
+    with orm.db_session:
+        after = dict(again.db.select(query))
+        source = again.db.select("SELECT prosrc FROM pg_proc WHERE proname = 'svc_catalog_count_truncate'")[0]
+    assert "total = 0" in source  # replaced
+    changed = {name for name in before if after[name] != before[name]}
+    assert changed == {"svc_catalog_count_truncate"}, changed

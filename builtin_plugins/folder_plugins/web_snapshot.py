@@ -190,8 +190,8 @@ class PeriodicSnapshot:
     """
 
     def __init__(self, url: str, size: tuple[int, int], period: float | None, failing: bool = False,
-                 immediately: bool = False, browser: str | None = None):
-        self.url, self.size, self.browser = url, size, browser
+                 immediately: bool = False, browser: str | None = None, timeout: float = TIMEOUT_SECONDS):
+        self.url, self.size, self.browser, self.timeout = url, size, browser, timeout
         self.period = None if period is None else max(MIN_REFRESH_SECONDS, float(period))
         self.failing = failing
         self.elapsed = float("inf") if immediately else 0.0
@@ -219,8 +219,8 @@ class PeriodicSnapshot:
         return data
 
     def _run(self) -> None:
-        data = snapshot(self.url, self.size, browser=find_browser(self.browser), cancel=self._cancel,
-                        level=logging.DEBUG if self.failing else logging.WARNING)
+        data = snapshot(self.url, self.size, browser=find_browser(self.browser), timeout=self.timeout,
+                        cancel=self._cancel, level=logging.DEBUG if self.failing else logging.WARNING)
         self.failing = data is None
         if data is not None and not self._cancel.is_set():
             with self._lock:

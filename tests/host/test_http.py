@@ -182,3 +182,13 @@ def test_response_json_falls_back_to_the_standard_library_for_what_orjson_refuse
     assert json.loads(dumps_json({"text": "Grüße \u2028", "n": [1, 2.5, None, True]})) == {
         "text": "Grüße \u2028", "n": [1, 2.5, None, True]}
     assert json.loads(dumps_json({"big": 2**70, 1: "non-string key"})) == {"big": 2**70, "1": "non-string key"}
+
+
+def test_the_in_process_clients_of_one_host_share_its_app_and_each_sends_its_key(host):
+    """One REST app per host (building one costs about 35 ms); each client still answers as its
+    own key's caller."""
+    admin, viewer, anonymous = Api(host, issue_key(host, "admin")), Api(host, issue_key(host, "viewer")), Api(host)
+    assert admin.client.app is viewer.client.app is anonymous.client.app
+    assert admin.get("/v1/adoption/session").json["role"] == "admin"
+    assert viewer.get("/v1/adoption/session").json["role"] == "viewer"
+    assert anonymous.get("/v1/adoption/session").status_code == 401

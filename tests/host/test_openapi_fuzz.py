@@ -4,8 +4,9 @@ schemathesis generates valid and invalid requests for each documented operation 
 admin, the widest caller) and checks: no 5xx, status codes and content types that the
 document declares, and response bodies that conform to their schemas. It grows with every
 route a plugin adds. ``make test`` runs the examples and fuzzing phases, ``make test-full`` the
-coverage phase, ``make fuzz`` all three at large size. Bounded by examples per operation (``--max-time`` would make the
-fuzzing phase repeat until the budget is spent, so the budget is only a hard timeout).
+coverage phase, ``make fuzz`` all three at large size. Bounded by examples per operation
+(``--max-time`` would make the fuzzing phase repeat until the budget is spent, so the budget is
+only a hard timeout).
 """
 import os
 import re

@@ -53,7 +53,10 @@ class _Unreachable(RuntimeError):
 
 def _start(size: str, timeout: float) -> tuple[subprocess.Popen, str]:
     read_fd, write_fd = os.pipe()
-    server = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", size, "-nolisten", "tcp"],
+    # -noreset: no server reset when the last client leaves (the size check's xdpyinfo is the first
+    # one), so the next client never meets a server re-making its listeners
+    server = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", size, "-nolisten", "tcp",
+                               "-noreset"],
                               pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     os.close(write_fd)
     try:

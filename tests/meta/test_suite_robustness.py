@@ -69,8 +69,10 @@ def test_window_and_port_tests_pass_beside_competing_x_servers_and_servers(tmp_p
 
 
 def screen_of(display: str) -> str:
-    shown = subprocess.run(["xdpyinfo", "-display", display], capture_output=True, text=True, timeout=30).stdout
-    return next((line.split()[1] for line in shown.splitlines() if "dimensions:" in line), "no screen")
+    """``WxH`` of the screen on ``display``, or what ``xdpyinfo`` said instead."""
+    shown = subprocess.run(["xdpyinfo", "-display", display], capture_output=True, text=True, timeout=30)
+    return next((line.split()[1] for line in shown.stdout.splitlines() if "dimensions:" in line),
+                f"no screen (xdpyinfo exit {shown.returncode}: {shown.stderr.strip()[:200]})")
 
 
 @pytest.mark.skipif(not (shutil.which("Xvfb") and shutil.which("xdpyinfo")), reason="needs Xvfb and xdpyinfo")

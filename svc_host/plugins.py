@@ -379,6 +379,11 @@ def load_plugins(disabled: Iterable[str] = (), extra: Iterable[tuple[Any, ...]] 
     return plugins
 
 
+def builtin_names(group: str = hookspecs.ENTRY_POINT_GROUP) -> set[str]:
+    """The names of the installed entry points of ``group`` that svc-display itself ships."""
+    return {ep.name for ep in installed_entry_points(group) if _is_builtin(ep.dist)}
+
+
 def _is_builtin(dist: Any) -> bool:
     return _name_and_version(dist)[0] == BUILTIN_DISTRIBUTION
 

@@ -67,8 +67,49 @@ def add_column(db: orm.Database, table: str, column: str, sql_type: str, default
 
 
 def map_entities(db: orm.Database) -> None:
-    """Generate the mapping and create missing tables, without checking existing ones."""
-    db.generate_mapping(create_tables=True, check_tables=False)
+    """Generate the mapping and create missing tables, without checking existing ones.
+
+    Pony's ``create_tables`` asks the database about each table, index and foreign key in a
+    query of its own (about 160 on the builtin plugins, a round trip each on PostgreSQL) even
+    when all are there, as on every start after the first; the names are read here in one query
+    per kind, and Pony's pass runs only when one is missing (it then also refuses a name that
+    differs only in case)."""
+    db.generate_mapping(create_tables=False, check_tables=False)
+    if missing_schema_objects(db):
+        db.create_tables()
+
+
+_PG_NAMES = """
+SELECT 'Table', tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema()
+UNION ALL SELECT 'Index', indexname FROM pg_catalog.pg_indexes WHERE schemaname = current_schema()
+UNION ALL SELECT 'Foreign key', con.conname FROM pg_catalog.pg_constraint con
+  JOIN pg_catalog.pg_namespace ns ON con.connamespace = ns.oid
+  WHERE con.contype = 'f' AND ns.nspname = current_schema()"""
+_SQLITE_NAMES = "SELECT CASE type WHEN 'table' THEN 'Table' ELSE 'Index' END, name FROM sqlite_master " \
+                "WHERE type IN ('table', 'index')"
+
+
+def missing_schema_objects(db: orm.Database) -> list[tuple[str, str]]:
+    """The ``(kind, name)`` of each table, index and foreign key of ``db``'s mapping that its
+    database does not hold under exactly that name (Pony's kinds: ``Table``, ``Index``,
+    ``Foreign key``); a table in another schema counts as missing. Call after the mapping."""
+    provider = db.provider
+    query = {"sqlite": _SQLITE_NAMES, "postgres": _PG_NAMES}.get(db.provider_name)
+    wanted: list[tuple[str, str]] = []
+    created: set = set()
+    for table in db.schema.order_tables_to_create():
+        for item in table.get_objects_to_create(created):
+            name = item.name if isinstance(item.name, str) else None
+            if query is None or name is None or \
+                    provider.split_table_name(table.name)[0] not in (None, provider.default_schema_name):
+                return [(item.typename, str(item.name))]  # not read here: Pony's pass decides
+            wanted.append((item.typename, name))
+    with orm.db_session:
+        connection = db._get_cache().prepare_connection_for_query_execution()
+        cursor = connection.cursor()
+        cursor.execute(query)
+        present = {(kind, name) for kind, name in cursor.fetchall()}
+    return [item for item in wanted if item not in present]
 
 
 def check_tables(db: orm.Database) -> None:

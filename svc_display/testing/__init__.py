@@ -229,13 +229,15 @@ def svc_display_host(svc_display_env: dict[str, str], svc_display_plugin: Any):
     from hookspecs import ENTRY_POINT_GROUP
     from svc_host.config import load_settings
     from svc_host.host import build_host
-    from svc_host.plugins import installed_entry_points
+    from svc_host.plugins import builtin_names, installed_entry_points
+    from svc_host.storage import private_dir
 
     hosts: list[Any] = []
 
     def factory(plugins: Iterable[Any] = (), disable: Iterable[str] = (),
                 env: dict[str, str] | None = None, strict: bool = True) -> Any:
         installed = {ep.name: ep.value for ep in installed_entry_points(ENTRY_POINT_GROUP)}
+        builtin = builtin_names(ENTRY_POINT_GROUP)
         # (name, plugin) pairs; a third item, the origin ("builtin" ...), is passed on to the host
         given = [item if isinstance(item, tuple) else (_plugin_name(item, installed), item)
                  for item in [*svc_display_plugin.registered, *plugins]]
@@ -245,11 +247,22 @@ def svc_display_host(svc_display_env: dict[str, str], svc_display_plugin: Any):
         disabled += [*disable, *(item[0] for item in given if item[0] in installed)]
         if disabled:
             values["SVC_DISPLAY_DISABLE_PLUGINS"] = ",".join(dict.fromkeys(disabled))
+        settings = load_settings(values)
+        if (settings.database_url is None and not set(disabled) & builtin
+                and not any(hasattr(item[1], "prepare_storage") for item in given)
+                and not (settings.data_dir.is_dir() and any(settings.data_dir.iterdir()))):
+            # a new data dir's builtin tables from a file made once per process
+            # (databases.sqlite_template); not where the test prepared the data dir, disabled a
+            # builtin or gave a plugin that looks at storage before the database opens
+            from svc_display.testing.databases import seed_sqlite_file
+
+            private_dir(settings.data_dir)
+            seed_sqlite_file(settings.sqlite_path)
         capture = _Capture()
         logger = logging.getLogger("svc_host")
         logger.addHandler(capture)
         try:
-            host = build_host(load_settings(values), extra_plugins=given)
+            host = build_host(settings, extra_plugins=given)
         finally:
             logger.removeHandler(capture)
         host.svc_display_testing = {"env": values, "plugins": [(item[0], item[1]) for item in given]}

@@ -106,3 +106,73 @@ def test_blob_keys_cannot_escape_the_media_folder(tmp_path, key):
     with pytest.raises(BlobKeyError):
         store.put(key, b"x", "text/plain")
     assert store.get(key) is None
+
+
+def _schema(host) -> set:
+    """What the database holds besides rows: each table, index and trigger with its SQL."""
+    if host.db.provider_name == "sqlite":
+        query = "SELECT type, name, COALESCE(sql, '') FROM sqlite_master WHERE name NOT LIKE 'sqlite%'"
+    else:
+        query = ("SELECT 'table', tablename, '' FROM pg_tables WHERE schemaname = current_schema() "
+                 "UNION ALL SELECT 'index', indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema()")
+    with orm.db_session:
+        return set(host.db.select(query))
+
+
+def test_a_start_on_a_complete_schema_creates_nothing_and_a_missing_index_is_made_again(make_host, env, backend):
+    """The host reads which tables and indexes exist in one query (svc_host.schema.map_entities)
+    and leaves Pony's create pass out when all are there; one missing, the pass runs and makes it."""
+    from svc_host.schema import missing_schema_objects
+
+    first = make_host()
+    before = _schema(first)
+    assert missing_schema_objects(first.db) == []
+    index = next(item for table in first.db.schema.order_tables_to_create()
+                 for item in table.get_objects_to_create(set()) if item.typename == "Index")
+    with orm.db_session:
+        first.db.execute(f'DROP INDEX "{index.name}"')
+    assert missing_schema_objects(first.db) == [("Index", index.name)]
+    first.close()
+    again = make_host()
+    assert missing_schema_objects(again.db) == [] and _schema(again) == before
+
+
+@pytest.mark.parametrize("svc_display_backend", ["sqlite"], indirect=True)  # PostgreSQL has schema_template
+def test_a_host_built_on_the_kits_sqlite_template_has_the_schema_of_one_built_on_an_empty_file(
+        make_host, env, backend, tmp_path, monkeypatch):
+    """The kit writes its SQLite template (the builtin tables Pony creates, no rows and nothing a
+    migration makes) into a new host's data dir; the host's migrations then make the rest, so it
+    ends with the schema and seeded rows of a host started on an empty file."""
+    import sqlite3
+
+    from svc_display.testing import databases
+    from svc_host.config import load_settings
+    from svc_host.host import build_host
+
+    real, seeded_paths = databases.seed_sqlite_file, []
+
+    def seed(path):
+        written = real(path)
+        seeded_paths.append((path, written))
+        return written
+
+    monkeypatch.setattr(databases, "seed_sqlite_file", seed)
+    seeded = make_host()
+    assert seeded_paths == [(seeded.settings.sqlite_path, True)]  # the kit's factory wrote it
+    fresh = build_host(load_settings({**env, "SVC_DISPLAY_DATA_DIR": str(tmp_path / "empty" / "data")}))
+    try:
+        assert not real(fresh.settings.sqlite_path)  # a file there already is left alone
+        assert _schema(seeded) == _schema(fresh)
+        with orm.db_session:
+            counts = [{name: host.db.select(f'SELECT COUNT(*) FROM "{name}"')[0]
+                       for kind, name, _ in sorted(_schema(fresh)) if kind == "table"} for host in (seeded, fresh)]
+        assert counts[0] == counts[1] and any(counts[0].values())  # the same first-start rows
+    finally:
+        fresh.close()
+    template = tmp_path / "template.sqlite3"
+    template.write_bytes(databases.sqlite_template())
+    with sqlite3.connect(template) as connection:
+        names = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert names and all(connection.execute(f'SELECT COUNT(*) FROM "{name}"').fetchone()[0] == 0
+                             for name in names)
+        assert not connection.execute("SELECT name FROM sqlite_master WHERE type IN ('trigger', 'view')").fetchall()

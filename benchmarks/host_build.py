@@ -26,7 +26,6 @@ def per_build(hosts: int, seeded: bool) -> float:
     from svc_display.testing.databases import seed_sqlite_file
     from svc_host.config import load_settings
     from svc_host.host import build_host
-    from svc_host.storage import private_dir
 
     spent = 0.0
     for _ in range(hosts):
@@ -34,7 +33,6 @@ def per_build(hosts: int, seeded: bool) -> float:
             settings = load_settings({"SVC_DISPLAY_DATA_DIR": str(Path(tmp) / "data"), "SVC_DISPLAY_HEADLESS": "1"})
             started = time.process_time()
             if seeded:
-                private_dir(settings.data_dir)
                 seed_sqlite_file(settings.sqlite_path)
             build_host(settings).close()
             spent += time.process_time() - started

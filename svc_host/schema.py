@@ -70,10 +70,10 @@ def map_entities(db: orm.Database) -> None:
     """Generate the mapping and create missing tables, without checking existing ones.
 
     Pony's ``create_tables`` asks the database about each table, index and foreign key in a
-    query of its own (about 160 on the builtin plugins, a round trip each on PostgreSQL) even
-    when all are there, as on every start after the first; the names are read here in one query
-    per kind, and Pony's pass runs only when one is missing (it then also refuses a name that
-    differs only in case)."""
+    query of its own (about 60 on the builtin plugins, a round trip each on PostgreSQL) even
+    when all are there, as on every start after the first; the names are read here in one query,
+    and Pony's pass runs only when one is missing (it then also refuses a name that differs only
+    in case)."""
     db.generate_mapping(create_tables=False, check_tables=False)
     if missing_schema_objects(db):
         db.create_tables()

@@ -230,7 +230,6 @@ def svc_display_host(svc_display_env: dict[str, str], svc_display_plugin: Any):
     from svc_host.config import load_settings
     from svc_host.host import build_host
     from svc_host.plugins import builtin_names, installed_entry_points
-    from svc_host.storage import private_dir
 
     hosts: list[Any] = []
 
@@ -256,7 +255,6 @@ def svc_display_host(svc_display_env: dict[str, str], svc_display_plugin: Any):
             # builtin or gave a plugin that looks at storage before the database opens
             from svc_display.testing.databases import seed_sqlite_file
 
-            private_dir(settings.data_dir)
             seed_sqlite_file(settings.sqlite_path)
         capture = _Capture()
         logger = logging.getLogger("svc_host")

@@ -57,6 +57,14 @@ def require_postgres(admin_url: str = PG_ADMIN_URL) -> None:
 _TEMPLATES: dict[str, str] = {}  # admin URL -> this process's schema template database
 
 
+def _not_builtin() -> list[str]:
+    """The installed plugins svc-display does not ship: a template holds the builtin tables only."""
+    from svc_host.plugins import builtin_names, installed_entry_points
+
+    builtin = builtin_names()
+    return [ep.name for ep in installed_entry_points() if ep.name not in builtin]
+
+
 def _url_of(admin_url: str, name: str) -> str:
     return urlunparse(urlparse(admin_url)._replace(path="/" + name))
 
@@ -83,10 +91,8 @@ def schema_template(admin_url: str = PG_ADMIN_URL) -> str:
 
     import psycopg2
 
-    from hookspecs import ENTRY_POINT_GROUP
     from svc_host.config import load_settings
     from svc_host.host import build_host
-    from svc_host.plugins import BUILTIN_DISTRIBUTION, installed_entry_points
 
     name = "svc_tpl_" + uuid.uuid4().hex[:16]
     admin = psycopg2.connect(admin_url)
@@ -94,8 +100,7 @@ def schema_template(admin_url: str = PG_ADMIN_URL) -> str:
     with admin.cursor() as cursor:
         cursor.execute(f'CREATE DATABASE "{name}"')
     atexit.register(lambda: _drop_quietly(admin_url, name))
-    others = [ep.name for ep in installed_entry_points(ENTRY_POINT_GROUP)
-              if ep.dist is None or ep.dist.metadata["Name"] != BUILTIN_DISTRIBUTION]
+    others = _not_builtin()
     data_dir = tempfile.mkdtemp(prefix="svc-tpl-")
     try:
         host = build_host(load_settings({"SVC_DISPLAY_DATA_DIR": data_dir, "SVC_DISPLAY_HEADLESS": "1",
@@ -132,7 +137,7 @@ _SQLITE_TEMPLATE: list[bytes] = []  # this process's SQLite schema template, onc
 def sqlite_template() -> bytes:
     """A SQLite database file (its bytes) holding the builtin plugins' tables as Pony creates them
     on an empty database, and nothing else (made once per process): a host built on a copy skips
-    creating every table, about a sixth of a host build on SQLite. The tables are the ones
+    creating every table (``benchmarks/host_build.py``: 7 % of a build's CPU). The tables are the ones
     ``generate_mapping(create_tables=True)`` makes (Pony's own script for the builtin entities);
     what migrations make (indexes, full-text tables, triggers) and every row is left to the host's
     migrations and first-start seeding, which run as on an empty file. A test's own plugin creates
@@ -143,13 +148,10 @@ def sqlite_template() -> bytes:
     import sqlite3
     import tempfile
 
-    from hookspecs import ENTRY_POINT_GROUP
     from svc_host.config import load_settings
     from svc_host.host import build_host
-    from svc_host.plugins import BUILTIN_DISTRIBUTION, installed_entry_points
 
-    others = [ep.name for ep in installed_entry_points(ENTRY_POINT_GROUP)
-              if ep.dist is None or ep.dist.metadata["Name"] != BUILTIN_DISTRIBUTION]
+    others = _not_builtin()
     data_dir = Path(tempfile.mkdtemp(prefix="svc-tpl-"))
     try:
         host = build_host(load_settings({"SVC_DISPLAY_DATA_DIR": str(data_dir / "made"), "SVC_DISPLAY_HEADLESS": "1",
@@ -172,12 +174,14 @@ def sqlite_template() -> bytes:
 
 
 def seed_sqlite_file(path: Path) -> bool:
-    """Write :func:`sqlite_template` to ``path`` (owner-only, as the host creates its file) unless a
-    file is there already; whether it was written."""
+    """Write :func:`sqlite_template` to ``path`` (owner-only in an owner-only folder, as the host
+    makes them) unless a file is there already; whether it was written."""
+    from svc_host.storage import private_dir
+
     if path.exists():
         return False
     template = sqlite_template()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:

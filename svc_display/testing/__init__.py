@@ -34,7 +34,9 @@ Fixtures (``docs/plugins.md`` walks through each):
   ``@hookimpl`` functions or a ``FEATURE`` declaration, or ``(name, plugin)`` pairs; one that
   is also installed replaces the installed copy) minus ``disable``. A given plugin that fails
   to load fails the test with the host's reason (instead of being skipped) unless
-  ``strict=False`` (a test of the skipping itself). Hosts are closed after the test.
+  ``strict=False`` (a test of the skipping itself). On SQLite a new data dir starts with the
+  builtin tables already made (:func:`svc_display.testing.databases.sqlite_template`); its
+  migrations and first-start rows run as on an empty file. Hosts are closed after the test.
 - ``svc_display_plugin``: ``register(plugin, name=None)`` adds a throwaway plugin (a class
   or object with ``@hookimpl`` methods) to every host built afterwards in this test, and
   to none after it; usable as a class decorator.

@@ -57,12 +57,31 @@ def require_postgres(admin_url: str = PG_ADMIN_URL) -> None:
 _TEMPLATES: dict[str, str] = {}  # admin URL -> this process's schema template database
 
 
-def _not_builtin() -> list[str]:
-    """The installed plugins svc-display does not ship: a template holds the builtin tables only."""
+@contextlib.contextmanager
+def _builtin_host(env: dict[str, str] | None = None, with_routes: bool = True) -> Iterator[Any]:
+    """A host of the builtin plugins only (every other installed plugin disabled) on a throwaway
+    data dir, closed and removed after the block: what a schema template is made from."""
+    import shutil
+    import tempfile
+
+    from svc_host.config import load_settings
+    from svc_host.host import build_host
     from svc_host.plugins import builtin_names, installed_entry_points
 
     builtin = builtin_names()
-    return [ep.name for ep in installed_entry_points() if ep.name not in builtin]
+    others = [ep.name for ep in installed_entry_points() if ep.name not in builtin]
+    data_dir = tempfile.mkdtemp(prefix="svc-tpl-")
+    try:
+        host = build_host(load_settings({"SVC_DISPLAY_DATA_DIR": str(Path(data_dir) / "data"),
+                                         "SVC_DISPLAY_HEADLESS": "1",
+                                         "SVC_DISPLAY_DISABLE_PLUGINS": ",".join(others), **(env or {})}),
+                          with_routes=with_routes)
+        try:
+            yield host
+        finally:
+            host.close()
+    finally:
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def _url_of(admin_url: str, name: str) -> str:
@@ -86,13 +105,8 @@ def schema_template(admin_url: str = PG_ADMIN_URL) -> str:
     if name is not None:
         return name
     import atexit
-    import shutil
-    import tempfile
 
     import psycopg2
-
-    from svc_host.config import load_settings
-    from svc_host.host import build_host
 
     name = "svc_tpl_" + uuid.uuid4().hex[:16]
     admin = psycopg2.connect(admin_url)
@@ -100,15 +114,8 @@ def schema_template(admin_url: str = PG_ADMIN_URL) -> str:
     with admin.cursor() as cursor:
         cursor.execute(f'CREATE DATABASE "{name}"')
     atexit.register(lambda: _drop_quietly(admin_url, name))
-    others = _not_builtin()
-    data_dir = tempfile.mkdtemp(prefix="svc-tpl-")
-    try:
-        host = build_host(load_settings({"SVC_DISPLAY_DATA_DIR": data_dir, "SVC_DISPLAY_HEADLESS": "1",
-                                         "SVC_DISPLAY_DATABASE_URL": _url_of(admin_url, name),
-                                         "SVC_DISPLAY_DISABLE_PLUGINS": ",".join(others)}))
-        host.close()
-    finally:
-        shutil.rmtree(data_dir, ignore_errors=True)
+    with _builtin_host({"SVC_DISPLAY_DATABASE_URL": _url_of(admin_url, name)}):
+        pass  # its migrations made every table; the rows go below
     connection = psycopg2.connect(_url_of(admin_url, name))
     try:
         with connection.cursor() as cursor:
@@ -144,23 +151,13 @@ def sqlite_template() -> bytes:
     its tables as it would anywhere. The PostgreSQL counterpart is :func:`schema_template`."""
     if _SQLITE_TEMPLATE:
         return _SQLITE_TEMPLATE[0]
-    import shutil
     import sqlite3
     import tempfile
 
-    from svc_host.config import load_settings
-    from svc_host.host import build_host
-
-    others = _not_builtin()
-    data_dir = Path(tempfile.mkdtemp(prefix="svc-tpl-"))
-    try:
-        host = build_host(load_settings({"SVC_DISPLAY_DATA_DIR": str(data_dir / "made"), "SVC_DISPLAY_HEADLESS": "1",
-                                         "SVC_DISPLAY_DISABLE_PLUGINS": ",".join(others)}), with_routes=False)
-        try:
-            script = host.db.schema.generate_create_script()
-        finally:
-            host.close()
-        path = data_dir / "template.sqlite3"
+    with _builtin_host(with_routes=False) as host:
+        script = host.db.schema.generate_create_script()
+    with tempfile.TemporaryDirectory(prefix="svc-tpl-") as folder:
+        path = Path(folder) / "template.sqlite3"
         connection = sqlite3.connect(path)
         try:
             connection.executescript(script)
@@ -168,8 +165,6 @@ def sqlite_template() -> bytes:
         finally:
             connection.close()
         _SQLITE_TEMPLATE.append(path.read_bytes())
-    finally:
-        shutil.rmtree(data_dir, ignore_errors=True)
     return _SQLITE_TEMPLATE[0]
 
 
